@@ -1,0 +1,218 @@
+//! Argument parsing, file reading, printing and exit codes. No science here: every number
+//! comes from the library.
+
+mod hash;
+mod metrics;
+mod style;
+
+use std::path::{Path, PathBuf};
+
+use clap::{Parser, Subcommand};
+
+use counterlab::{Error, Experiment, Packs, RunOptions};
+
+/// Exit code: success.
+pub(crate) const EXIT_OK: i32 = 0;
+/// Exit code: a data error (bad CSV, missing column, invalid experiment).
+pub(crate) const EXIT_DATA: i32 = 1;
+/// Exit code: usage or I/O error.
+pub(crate) const EXIT_USAGE: i32 = 2;
+
+#[derive(Parser)]
+#[command(name = "counterlab", version, about = "Deterministic kernel and verifier for ML evaluation-design experiments")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run an experiment on its pack and write the payload (results + hashes).
+    Run {
+        /// The experiment JSON.
+        experiment: PathBuf,
+        /// Where to write the payload (default: print it to stdout).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// A folder of pack folders (default: fixtures/packs of the working directory).
+        #[arg(long)]
+        packs: Option<PathBuf>,
+        /// Worker threads (results are identical for any number).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Accuracy, ROC AUC with DeLong CI and counts for any predictions CSV.
+    Metrics {
+        /// The predictions CSV (with a header row).
+        predictions: PathBuf,
+        /// The label column (text).
+        #[arg(long)]
+        label: String,
+        /// The score column (finite numbers; higher = more positive).
+        #[arg(long)]
+        score: String,
+        /// The label text of the positive class.
+        #[arg(long, default_value = "1")]
+        positive: String,
+        /// Predicted positive ⇔ score ≥ threshold.
+        #[arg(long, default_value_t = 0.5)]
+        threshold: f64,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The canonical hash of a fixture, experiment, payload or report.
+    Hash {
+        /// The file.
+        file: PathBuf,
+    },
+    /// The packs found, with fixture hashes.
+    Packs {
+        /// A folder of pack folders (default: fixtures/packs of the working directory).
+        #[arg(long)]
+        packs: Option<PathBuf>,
+    },
+}
+
+/// Runs the command line and returns the exit code.
+pub(crate) fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+        }
+    };
+    match cli.command {
+        Command::Run { experiment, out, packs, threads } => run(&experiment, out.as_deref(), packs.as_deref(), threads),
+        Command::Metrics { predictions, label, score, positive, threshold, json } => {
+            metrics::command(&predictions, &label, &score, &positive, threshold, json)
+        }
+        Command::Hash { file } => hash::command(&file),
+        Command::Packs { packs } => list_packs(packs.as_deref()),
+    }
+}
+
+/// Prints an error and returns its exit code.
+pub(crate) fn fail(error: &Error) -> i32 {
+    eprintln!("{} {error}", style::error_tag());
+    if error.is_data_error() {
+        EXIT_DATA
+    } else {
+        EXIT_USAGE
+    }
+}
+
+/// Prints a usage/I-O problem that is not a library error.
+pub(crate) fn fail_usage(message: &str) -> i32 {
+    eprintln!("{} {message}", style::error_tag());
+    EXIT_USAGE
+}
+
+fn load_packs(dir: Option<&Path>) -> Result<Packs, Error> {
+    Packs::discover(dir.unwrap_or(Path::new("fixtures/packs")))
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, i32> {
+    std::fs::read(path).map_err(|e| fail_usage(&format!("{}: {e}", path.display())))
+}
+
+fn run(experiment_path: &Path, out: Option<&Path>, packs_dir: Option<&Path>, threads: Option<usize>) -> i32 {
+    let bytes = match read_file(experiment_path) {
+        Ok(bytes) => bytes,
+        Err(code) => return code,
+    };
+    let experiment = match Experiment::from_json(&bytes) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("{} {}: {e}", style::error_tag(), experiment_path.display());
+            return EXIT_DATA;
+        }
+    };
+    let packs = match load_packs(packs_dir) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let pack = match packs.get(&experiment.pack) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let mut options = RunOptions::default();
+    if let Some(threads) = threads {
+        if threads == 0 {
+            return fail_usage("--threads must be at least 1");
+        }
+        options.threads = threads;
+    }
+    let payload = match counterlab::run_with(pack, &experiment, &options) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{} {}: {e}", style::error_tag(), experiment_path.display());
+            return if e.is_data_error() { EXIT_DATA } else { EXIT_USAGE };
+        }
+    };
+    let text = match payload.to_json_pretty() {
+        Ok(t) => t,
+        Err(e) => return fail(&e),
+    };
+    match out {
+        None => {
+            println!("{text}");
+            EXIT_OK
+        }
+        Some(path) => {
+            if let Err(e) = std::fs::write(path, format!("{text}\n")) {
+                return fail_usage(&format!("{}: {e}", path.display()));
+            }
+            print_run_summary(&payload);
+            println!("wrote {}", path.display());
+            EXIT_OK
+        }
+    }
+}
+
+fn print_run_summary(payload: &counterlab::Payload) {
+    println!("pack         {}  (fixture {})", payload.pack.id, &payload.pack.fixture_blake3[..16]);
+    println!("result_hash  {}", payload.result_hash);
+    let metric_names: Vec<&str> = payload.experiment.metrics.iter().map(|m| m.as_str()).collect();
+    let mut header = format!("{:<18} {:<15} {:>7} {:>7} {:>9}", "arm", "split", "train", "test", "overlap");
+    for name in &metric_names {
+        header.push_str(&format!(" {:>w$}", name, w = name.len().max(9)));
+    }
+    println!("{}", style::bold(&header));
+    for arm in &payload.experiment.arms {
+        let result = &payload.results[&arm.name];
+        let mut line = format!(
+            "{:<18} {:<15} {:>7} {:>7} {:>9}",
+            arm.name, result.split.kind, result.split.train_rows, result.split.test_rows, result.overlap.entities
+        );
+        for name in &metric_names {
+            let shown = match &result.metrics[*name] {
+                counterlab::metrics::MetricValue::Value(v) => format!("{v:.4}"),
+                counterlab::metrics::MetricValue::Undefined { .. } => "undefined".to_owned(),
+            };
+            line.push_str(&format!(" {:>w$}", shown, w = name.len().max(9)));
+        }
+        println!("{line}");
+    }
+}
+
+fn list_packs(dir: Option<&Path>) -> i32 {
+    let packs = match load_packs(dir) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    println!("{}", style::bold(&format!("{:<18} {:<18} {:>7} {:>9}  {:<64}  title", "id", "concept", "rows", "entities", "fixture blake3")));
+    for pack in packs.iter() {
+        println!(
+            "{:<18} {:<18} {:>7} {:>9}  {:<64}  {}",
+            pack.id(),
+            pack.manifest().concept,
+            pack.table().n_rows(),
+            pack.table().n_entities(),
+            pack.fixture_hash(),
+            pack.manifest().title
+        );
+    }
+    EXIT_OK
+}

@@ -1,0 +1,144 @@
+//! The library's one error type: "could not even look" (I/O, unreadable or invalid input).
+//!
+//! Verdicts and undefined metrics are values, never errors. Messages are lower-case and
+//! name the file, row, column or JSON path they are about.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// An error that stopped the kernel from computing anything.
+#[derive(Debug)]
+pub struct Error(Box<ErrorKind>);
+
+/// What went wrong, with where.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A file or folder could not be read or written.
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// A pack's manifest or layout is invalid.
+    Pack {
+        /// The file (usually `pack.toml`) or folder.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A cell of a table could not be used.
+    Data {
+        /// The CSV file.
+        path: PathBuf,
+        /// 1-based data row (the header is row 0), as in the file.
+        row: Option<usize>,
+        /// The column's name.
+        column: Option<String>,
+        /// What is wrong.
+        message: String,
+    },
+    /// An experiment is invalid (JSON path of the problem and what is wrong).
+    Experiment {
+        /// JSON path such as `$.arms[1].split.test_fraction`.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A pack id was asked for that no known pack has.
+    UnknownPack {
+        /// The id asked for.
+        id: String,
+        /// The ids that are known.
+        known: Vec<String>,
+    },
+    /// Any other invalid input, with its own message.
+    Invalid(String),
+}
+
+impl Error {
+    /// The kind of the error.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.0
+    }
+
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        ErrorKind::Io { path: path.into(), source }.into()
+    }
+
+    pub(crate) fn pack(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+        ErrorKind::Pack { path: path.into(), message: message.into() }.into()
+    }
+
+    pub(crate) fn data(
+        path: impl Into<PathBuf>,
+        row: Option<usize>,
+        column: Option<&str>,
+        message: impl Into<String>,
+    ) -> Self {
+        ErrorKind::Data {
+            path: path.into(),
+            row,
+            column: column.map(str::to_owned),
+            message: message.into(),
+        }
+        .into()
+    }
+
+    pub(crate) fn experiment(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ErrorKind::Experiment { path: path.into(), message: message.into() }.into()
+    }
+
+    pub(crate) fn invalid(message: impl Into<String>) -> Self {
+        ErrorKind::Invalid(message.into()).into()
+    }
+
+    /// True for errors about the data or the experiment (exit code 1 in the CLI), false for
+    /// I/O and lookup errors (exit code 2).
+    pub fn is_data_error(&self) -> bool {
+        matches!(*self.0, ErrorKind::Data { .. } | ErrorKind::Experiment { .. } | ErrorKind::Pack { .. } | ErrorKind::Invalid(_))
+    }
+}
+
+impl From<ErrorKind> for Error {
+    fn from(kind: ErrorKind) -> Self {
+        Error(Box::new(kind))
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &*self.0 {
+            ErrorKind::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            ErrorKind::Pack { path, message } => write!(f, "{}: {message}", path.display()),
+            ErrorKind::Data { path, row, column, message } => {
+                write!(f, "{}", path.display())?;
+                if let Some(row) = row {
+                    write!(f, ": row {row}")?;
+                }
+                if let Some(column) = column {
+                    write!(f, ", column {column:?}")?;
+                }
+                write!(f, ": {message}")
+            }
+            ErrorKind::Experiment { path, message } => write!(f, "experiment {path}: {message}"),
+            ErrorKind::UnknownPack { id, known } => {
+                write!(f, "unknown pack {id:?} (known: {})", known.join(", "))
+            }
+            ErrorKind::Invalid(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &*self.0 {
+            ErrorKind::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// Shorthand for results whose error is [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,490 @@
+//! The Experiment IR (`counterlab.experiment/1`): a closed, declarative vocabulary.
+//! Parsing refuses unknown keys; [`Experiment::check`] refuses what types cannot.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::pack::Pack;
+
+/// The format tag of an experiment.
+pub const EXPERIMENT_FORMAT: &str = "counterlab.experiment/1";
+
+/// An experiment: arms to run on a pack with one model, metrics and an optional claim.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Experiment {
+    /// Always `counterlab.experiment/1`.
+    pub format: String,
+    /// The pack id.
+    pub pack: String,
+    /// Seed of every random choice (splits).
+    pub seed: u64,
+    /// The model.
+    pub model: ModelSpec,
+    /// Feature columns; omitted = all of the pack's, in pack order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub features: Option<Vec<String>>,
+    /// The arms, each a split.
+    pub arms: Vec<Arm>,
+    /// Ablations run inside every arm.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ablations: Option<Vec<Ablation>>,
+    /// Metrics computed on each arm's test rows.
+    pub metrics: Vec<MetricName>,
+    /// What the proposer claims about the results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim: Option<Claim>,
+}
+
+/// The model of an experiment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", try_from = "raw::RawModel")]
+pub enum ModelSpec {
+    /// L2 logistic regression, scikit-learn semantics: minimise C·Σ logloss + ½‖w‖².
+    Logistic {
+        /// Inverse regularisation strength (> 0).
+        c: f64,
+    },
+}
+
+/// One arm: a named split.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Arm {
+    /// Unique within the experiment.
+    pub name: String,
+    /// How rows are divided into train and test.
+    pub split: SplitSpec,
+}
+
+/// How an arm divides rows into train and test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", try_from = "raw::RawSplit")]
+pub enum SplitSpec {
+    /// `ceil(test_fraction · rows)` rows drawn uniformly for test.
+    RandomRows {
+        /// Fraction of rows in test, in (0, 1).
+        test_fraction: f64,
+    },
+    /// `ceil(test_fraction · entities)` entities drawn uniformly; all their rows are test.
+    EntityGrouped {
+        /// Fraction of entities in test, in (0, 1).
+        test_fraction: f64,
+    },
+    /// The latest time values for test (whole time values, latest first, until at least
+    /// `ceil(test_fraction · rows)` rows); train strictly before.
+    Temporal {
+        /// Target fraction of rows in test, in (0, 1).
+        test_fraction: f64,
+    },
+    /// A 0/1 (or false/true) column of the fixture marks the test rows.
+    Predefined {
+        /// The column; not a feature.
+        column: String,
+    },
+}
+
+impl SplitSpec {
+    /// The kind as written in JSON.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SplitSpec::RandomRows { .. } => "random_rows",
+            SplitSpec::EntityGrouped { .. } => "entity_grouped",
+            SplitSpec::Temporal { .. } => "temporal",
+            SplitSpec::Predefined { .. } => "predefined",
+        }
+    }
+}
+
+/// A drop-column ablation (`drop: []` is the identity ablation).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ablation {
+    /// Unique within the experiment.
+    pub name: String,
+    /// Features left out of the model.
+    pub drop: Vec<String>,
+}
+
+/// The metrics an experiment may ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetricName {
+    /// ROC AUC by midranks of the predicted probability.
+    RocAuc,
+    /// Correct / n with predicted positive ⇔ p ≥ 0.5.
+    Accuracy,
+    /// Mean of sensitivity and specificity.
+    BalancedAccuracy,
+    /// Accuracy of always predicting the training majority class.
+    MajorityBaselineAccuracy,
+    /// Accuracy − majority baseline accuracy.
+    AccuracyLift,
+}
+
+impl MetricName {
+    /// The name as written in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MetricName::RocAuc => "roc_auc",
+            MetricName::Accuracy => "accuracy",
+            MetricName::BalancedAccuracy => "balanced_accuracy",
+            MetricName::MajorityBaselineAccuracy => "majority_baseline_accuracy",
+            MetricName::AccuracyLift => "accuracy_lift",
+        }
+    }
+
+    /// Whether the metric depends on the labels through the model's predictions (all do
+    /// except the majority baseline, which only counts training labels).
+    pub fn depends_on_model(self) -> bool {
+        !matches!(self, MetricName::MajorityBaselineAccuracy)
+    }
+}
+
+/// A typed statement over the results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", try_from = "raw::RawClaim")]
+pub enum Claim {
+    /// `metric(higher) − metric(lower) ≥ at_least`.
+    MetricGap {
+        /// The metric compared.
+        metric: MetricName,
+        /// The arm claimed to score higher.
+        higher: String,
+        /// The arm claimed to score lower.
+        lower: String,
+        /// The claimed minimum gap.
+        at_least: f64,
+    },
+    /// `metric(arm) ≥ value`.
+    MetricAtLeast {
+        /// The metric.
+        metric: MetricName,
+        /// The arm.
+        arm: String,
+        /// The threshold.
+        value: f64,
+    },
+    /// `metric(arm) ≤ value`.
+    MetricAtMost {
+        /// The metric.
+        metric: MetricName,
+        /// The arm.
+        arm: String,
+        /// The threshold.
+        value: f64,
+    },
+}
+
+impl Claim {
+    /// The claim's metric.
+    pub fn metric(&self) -> MetricName {
+        match self {
+            Claim::MetricGap { metric, .. }
+            | Claim::MetricAtLeast { metric, .. }
+            | Claim::MetricAtMost { metric, .. } => *metric,
+        }
+    }
+}
+
+impl Experiment {
+    /// Parses JSON bytes, refusing unknown keys; errors carry the JSON path.
+    pub fn from_json(bytes: &[u8]) -> Result<Experiment> {
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let experiment: Experiment = serde_path_to_error::deserialize(&mut de)
+            .map_err(|e| Error::experiment(json_path(e.path()), e.inner().to_string()))?;
+        de.end().map_err(|e| Error::experiment("$", e.to_string()))?;
+        Ok(experiment)
+    }
+
+    /// The features the model uses: the experiment's list, or the pack's.
+    pub fn feature_list<'a>(&'a self, pack: &'a Pack) -> &'a [String] {
+        self.features.as_deref().unwrap_or(&pack.manifest().data.features)
+    }
+
+    /// The ablations, or none.
+    pub fn ablation_list(&self) -> &[Ablation] {
+        self.ablations.as_deref().unwrap_or(&[])
+    }
+
+    /// Checks everything the types cannot, against the pack it runs on. Errors name the
+    /// JSON path of the first problem.
+    pub fn check(&self, pack: &Pack) -> Result<()> {
+        if self.format != EXPERIMENT_FORMAT {
+            return Err(Error::experiment("$.format", format!("expected {EXPERIMENT_FORMAT:?}, found {:?}", self.format)));
+        }
+        if self.pack != pack.id() {
+            return Err(Error::experiment("$.pack", format!("names {:?}, but runs on pack {:?}", self.pack, pack.id())));
+        }
+        let ModelSpec::Logistic { c } = self.model;
+        if !(c.is_finite() && c > 0.0) {
+            return Err(Error::experiment("$.model.c", format!("must be a finite number > 0, found {c}")));
+        }
+
+        let pack_features = &pack.manifest().data.features;
+        let features = self.feature_list(pack);
+        if features.is_empty() {
+            return Err(Error::experiment("$.features", "must name at least one feature"));
+        }
+        let mut seen = BTreeSet::new();
+        for (i, feature) in features.iter().enumerate() {
+            if !pack_features.contains(feature) {
+                return Err(Error::experiment(
+                    format!("$.features[{i}]"),
+                    format!("{feature:?} is not a feature of pack {:?} ({})", pack.id(), pack_features.join(", ")),
+                ));
+            }
+            if !seen.insert(feature) {
+                return Err(Error::experiment(format!("$.features[{i}]"), format!("{feature:?} is listed twice")));
+            }
+        }
+
+        if self.arms.is_empty() {
+            return Err(Error::experiment("$.arms", "must hold at least one arm"));
+        }
+        let mut arm_names = BTreeSet::new();
+        for (i, arm) in self.arms.iter().enumerate() {
+            if arm.name.is_empty() {
+                return Err(Error::experiment(format!("$.arms[{i}].name"), "must not be empty"));
+            }
+            if !arm_names.insert(arm.name.as_str()) {
+                return Err(Error::experiment(format!("$.arms[{i}].name"), format!("duplicate arm name {:?}", arm.name)));
+            }
+            self.check_split(i, &arm.split, pack, features)?;
+        }
+
+        let mut ablation_names = BTreeSet::new();
+        for (i, ablation) in self.ablation_list().iter().enumerate() {
+            if ablation.name.is_empty() {
+                return Err(Error::experiment(format!("$.ablations[{i}].name"), "must not be empty"));
+            }
+            if !ablation_names.insert(ablation.name.as_str()) {
+                return Err(Error::experiment(format!("$.ablations[{i}].name"), format!("duplicate ablation name {:?}", ablation.name)));
+            }
+            let mut dropped = BTreeSet::new();
+            for (j, feature) in ablation.drop.iter().enumerate() {
+                if !features.contains(feature) {
+                    return Err(Error::experiment(format!("$.ablations[{i}].drop[{j}]"), format!("{feature:?} is not a feature of this experiment")));
+                }
+                if !dropped.insert(feature) {
+                    return Err(Error::experiment(format!("$.ablations[{i}].drop[{j}]"), format!("{feature:?} is listed twice")));
+                }
+            }
+            if dropped.len() == features.len() {
+                return Err(Error::experiment(format!("$.ablations[{i}].drop"), "an ablation must keep at least one feature"));
+            }
+        }
+
+        if self.metrics.is_empty() {
+            return Err(Error::experiment("$.metrics", "must name at least one metric"));
+        }
+        let mut metric_names = BTreeSet::new();
+        for (i, metric) in self.metrics.iter().enumerate() {
+            if !metric_names.insert(*metric) {
+                return Err(Error::experiment(format!("$.metrics[{i}]"), format!("{:?} is listed twice", metric.as_str())));
+            }
+        }
+
+        if let Some(claim) = &self.claim {
+            if !self.metrics.contains(&claim.metric()) {
+                return Err(Error::experiment("$.claim.metric", format!("{:?} is not among $.metrics", claim.metric().as_str())));
+            }
+            let arm_exists = |field: &str, name: &str| -> Result<()> {
+                if arm_names.contains(name) {
+                    Ok(())
+                } else {
+                    Err(Error::experiment(format!("$.claim.{field}"), format!("no arm is named {name:?}")))
+                }
+            };
+            let finite = |field: &str, value: f64| -> Result<()> {
+                if value.is_finite() {
+                    Ok(())
+                } else {
+                    Err(Error::experiment(format!("$.claim.{field}"), "must be a finite number"))
+                }
+            };
+            match claim {
+                Claim::MetricGap { higher, lower, at_least, .. } => {
+                    arm_exists("higher", higher)?;
+                    arm_exists("lower", lower)?;
+                    if higher == lower {
+                        return Err(Error::experiment("$.claim.lower", "must name another arm than $.claim.higher"));
+                    }
+                    finite("at_least", *at_least)?;
+                }
+                Claim::MetricAtLeast { arm, value, .. } | Claim::MetricAtMost { arm, value, .. } => {
+                    arm_exists("arm", arm)?;
+                    finite("value", *value)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn check_split(&self, i: usize, split: &SplitSpec, pack: &Pack, features: &[String]) -> Result<()> {
+        let path = format!("$.arms[{i}].split");
+        match split {
+            SplitSpec::RandomRows { test_fraction }
+            | SplitSpec::EntityGrouped { test_fraction }
+            | SplitSpec::Temporal { test_fraction } => {
+                if !(test_fraction.is_finite() && *test_fraction > 0.0 && *test_fraction < 1.0) {
+                    return Err(Error::experiment(
+                        format!("{path}.test_fraction"),
+                        format!("must lie strictly between 0 and 1, found {test_fraction}"),
+                    ));
+                }
+                if matches!(split, SplitSpec::Temporal { .. }) && pack.manifest().data.time.is_none() {
+                    return Err(Error::experiment(format!("{path}.kind"), format!("pack {:?} has no time column", pack.id())));
+                }
+            }
+            SplitSpec::Predefined { column } => {
+                if features.contains(column) || pack.table().extra_column(column).is_none() {
+                    return Err(Error::experiment(
+                        format!("{path}.column"),
+                        format!("{column:?} is not a column of the fixture outside the manifest's roles"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Renders a serde_path_to_error path as a JSON path (`$.arms[1].split`).
+pub(crate) fn json_path(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::from("$");
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } => {
+                out.push('.');
+                out.push_str(key);
+            }
+            Segment::Enum { variant } => {
+                out.push('.');
+                out.push_str(variant);
+            }
+            Segment::Unknown => out.push_str(".?"),
+        }
+    }
+    out
+}
+
+/// Flat shapes of the tagged objects. serde's internally tagged enums buffer their content,
+/// which loses the JSON path of a bad field (`$.model.c` would be reported as `$.model`);
+/// deserialising a flat struct first keeps the path, and the conversion then refuses
+/// fields that do not belong to the kind.
+mod raw {
+    use serde::Deserialize;
+
+    use super::{Claim, MetricName, ModelSpec, SplitSpec};
+
+    fn refuse_extra(kind: &str, fields: &[(&str, bool)]) -> Result<(), String> {
+        match fields.iter().find(|(_, present)| *present) {
+            Some((name, _)) => Err(format!("unknown field `{name}` for kind {kind:?}")),
+            None => Ok(()),
+        }
+    }
+
+    fn required<T>(value: Option<T>, name: &str) -> Result<T, String> {
+        value.ok_or_else(|| format!("missing field `{name}`"))
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub(super) struct RawModel {
+        kind: String,
+        c: Option<f64>,
+    }
+
+    impl TryFrom<RawModel> for ModelSpec {
+        type Error = String;
+        fn try_from(raw: RawModel) -> Result<Self, String> {
+            match raw.kind.as_str() {
+                "logistic" => Ok(ModelSpec::Logistic { c: required(raw.c, "c")? }),
+                other => Err(format!("unknown model kind {other:?} (expected \"logistic\")")),
+            }
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub(super) struct RawSplit {
+        kind: String,
+        test_fraction: Option<f64>,
+        column: Option<String>,
+    }
+
+    impl TryFrom<RawSplit> for SplitSpec {
+        type Error = String;
+        fn try_from(raw: RawSplit) -> Result<Self, String> {
+            let kind = raw.kind.as_str();
+            let fraction = |raw: &RawSplit| -> Result<f64, String> {
+                refuse_extra(kind, &[("column", raw.column.is_some())])?;
+                required(raw.test_fraction, "test_fraction")
+            };
+            match kind {
+                "random_rows" => Ok(SplitSpec::RandomRows { test_fraction: fraction(&raw)? }),
+                "entity_grouped" => Ok(SplitSpec::EntityGrouped { test_fraction: fraction(&raw)? }),
+                "temporal" => Ok(SplitSpec::Temporal { test_fraction: fraction(&raw)? }),
+                "predefined" => {
+                    refuse_extra(kind, &[("test_fraction", raw.test_fraction.is_some())])?;
+                    Ok(SplitSpec::Predefined { column: required(raw.column, "column")? })
+                }
+                other => Err(format!(
+                    "unknown split kind {other:?} (expected random_rows, entity_grouped, temporal or predefined)"
+                )),
+            }
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub(super) struct RawClaim {
+        kind: String,
+        metric: Option<MetricName>,
+        higher: Option<String>,
+        lower: Option<String>,
+        at_least: Option<f64>,
+        arm: Option<String>,
+        value: Option<f64>,
+    }
+
+    impl TryFrom<RawClaim> for Claim {
+        type Error = String;
+        fn try_from(raw: RawClaim) -> Result<Self, String> {
+            let kind = raw.kind.as_str();
+            let metric = required(raw.metric, "metric")?;
+            match kind {
+                "metric_gap" => {
+                    refuse_extra(kind, &[("arm", raw.arm.is_some()), ("value", raw.value.is_some())])?;
+                    Ok(Claim::MetricGap {
+                        metric,
+                        higher: required(raw.higher, "higher")?,
+                        lower: required(raw.lower, "lower")?,
+                        at_least: required(raw.at_least, "at_least")?,
+                    })
+                }
+                "metric_at_least" | "metric_at_most" => {
+                    refuse_extra(
+                        kind,
+                        &[("higher", raw.higher.is_some()), ("lower", raw.lower.is_some()), ("at_least", raw.at_least.is_some())],
+                    )?;
+                    let arm = required(raw.arm, "arm")?;
+                    let value = required(raw.value, "value")?;
+                    Ok(if kind == "metric_at_least" {
+                        Claim::MetricAtLeast { metric, arm, value }
+                    } else {
+                        Claim::MetricAtMost { metric, arm, value }
+                    })
+                }
+                other => Err(format!(
+                    "unknown claim kind {other:?} (expected metric_gap, metric_at_least or metric_at_most)"
+                )),
+            }
+        }
+    }
+}

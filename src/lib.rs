@@ -1,0 +1,36 @@
+//! # counterlab
+//!
+//! The deterministic scientific kernel (and, soon, the frozen verifier) for
+//! machine-learning evaluation-design experiments over small tabular Subject Packs.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), counterlab::Error> {
+//! let packs = counterlab::Packs::discover("fixtures/packs")?;
+//! let bytes = std::fs::read("fixtures/packs/entity-leakage/experiments/random_vs_grouped.json")
+//!     .expect("readable");
+//! let experiment = counterlab::Experiment::from_json(&bytes)?;
+//! let payload = counterlab::run(&packs, &experiment)?;
+//! println!("{}", payload.result_hash);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Every result is a pure function of the pack's canonical table and the experiment:
+//! bit-identical for any row order of the fixture file, any thread count and any CPU
+//! (see `docs/DETERMINISM.md`).
+
+pub mod canon;
+pub mod error;
+pub mod experiment;
+pub mod metrics;
+pub mod model;
+pub mod pack;
+pub mod rng;
+pub mod run;
+pub mod split;
+pub mod table;
+
+pub use error::{Error, ErrorKind, Result};
+pub use experiment::Experiment;
+pub use pack::{Pack, Packs};
+pub use run::{run, run_with, Payload, RunOptions};

@@ -1,0 +1,344 @@
+//! Running an experiment: per arm a split, a model, metrics and ablations; the payload
+//! with its canonical result hash.
+//!
+//! Arms (and the ablations inside them) run on worker threads, but each task writes only
+//! its own slot and every result is a pure function of (canonical table, experiment), so
+//! the payload is bit-identical for any thread count.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::canon::{self, HashKind};
+use crate::error::{Error, Result};
+use crate::experiment::{Experiment, MetricName, ModelSpec};
+use crate::metrics::{self, MetricValue};
+use crate::model::{FittedLogistic, LogisticRegression, Matrix};
+use crate::pack::{Pack, Packs};
+use crate::split::{self, Overlap, Split, SplitSummary};
+use crate::table::Table;
+
+/// The format tag of a payload.
+pub const PAYLOAD_FORMAT: &str = "counterlab.payload/1";
+
+/// The kernel's name in payloads.
+pub const KERNEL_NAME: &str = "counterlab";
+
+/// How to run (never changes a result).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Worker threads (≥ 1).
+    pub threads: usize,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { threads: std::thread::available_parallelism().map_or(1, usize::from) }
+    }
+}
+
+/// A recorded experiment with its results: what `counterlab run` writes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Payload {
+    /// Always `counterlab.payload/1`.
+    pub format: String,
+    /// Which kernel computed the results.
+    pub kernel: KernelInfo,
+    /// The pack and its fixture hash.
+    pub pack: PackRef,
+    /// The experiment, as run.
+    pub experiment: Experiment,
+    /// Per arm name, the arm's results.
+    pub results: BTreeMap<String, ArmResult>,
+    /// The experiment's claim, or null.
+    pub claim: Option<crate::experiment::Claim>,
+    /// Canonical hash (context `counterlab 2026-11 result v1`) of `results`.
+    pub result_hash: String,
+}
+
+/// The kernel that computed a payload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelInfo {
+    /// `counterlab`.
+    pub name: String,
+    /// The crate version.
+    pub version: String,
+}
+
+/// The pack a payload was computed on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackRef {
+    /// Pack id.
+    pub id: String,
+    /// blake3 of the fixture file.
+    pub fixture_blake3: String,
+}
+
+/// One arm's results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArmResult {
+    /// Split counts and membership hash.
+    pub split: SplitSummary,
+    /// What train and test share.
+    pub overlap: Overlap,
+    /// The fitted model.
+    pub model: ModelSummary,
+    /// The experiment's metrics on the test rows, by name.
+    pub metrics: BTreeMap<String, MetricValue>,
+    /// DeLong standard error and 95% CI of the test ROC AUC (when `roc_auc` is asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roc_auc_delong: Option<DeLongSummary>,
+    /// Per ablation name, its results.
+    pub ablations: BTreeMap<String, AblationResult>,
+}
+
+/// DeLong's SE and CI, or why they are undefined.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum DeLongSummary {
+    /// Defined.
+    Value {
+        /// Standard error.
+        se: f64,
+        /// 95% CI, clipped to [0, 1].
+        ci: [f64; 2],
+    },
+    /// Undefined (one class, or fewer than two rows of a class).
+    Undefined {
+        /// Why.
+        undefined: String,
+    },
+}
+
+/// A fitted logistic model, on the standardised scale.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSummary {
+    /// Intercept.
+    pub intercept: f64,
+    /// Coefficient per feature, by name.
+    pub coefficients: BTreeMap<String, f64>,
+    /// Solver iterations.
+    pub iterations: u64,
+    /// Whether the solver met its tolerance.
+    pub converged: bool,
+}
+
+/// One ablation inside an arm.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AblationResult {
+    /// Features left out.
+    pub drop: Vec<String>,
+    /// The experiment's metrics without those features.
+    pub metrics: BTreeMap<String, MetricValue>,
+    /// ROC AUC of the ablation minus the arm's (null when either is undefined or
+    /// `roc_auc` is not asked for).
+    pub roc_auc_delta: Option<f64>,
+    /// Test rows whose predicted class differs from the arm's.
+    pub changed_predictions: u64,
+    /// Test rows whose predicted probability differs from the arm's, bit for bit.
+    pub changed_scores: u64,
+    /// True when no predicted class changed: the drop made no difference to decisions.
+    pub vacuous: bool,
+}
+
+/// Runs an experiment on its pack (found among `packs`).
+pub fn run(packs: &Packs, experiment: &Experiment) -> Result<Payload> {
+    run_with(packs.get(&experiment.pack)?, experiment, &RunOptions::default())
+}
+
+/// Runs an experiment on a given pack with options.
+pub fn run_with(pack: &Pack, experiment: &Experiment, options: &RunOptions) -> Result<Payload> {
+    run_on_table(pack, pack.table(), experiment, options)
+}
+
+/// Runs an experiment on `table` (the pack's own, or a mutated copy of it) and builds the
+/// payload. The pack supplies the manifest and the fixture hash.
+pub fn run_on_table(pack: &Pack, table: &Table, experiment: &Experiment, options: &RunOptions) -> Result<Payload> {
+    let results = compute_results(pack, table, experiment, options)?;
+    let result_hash = result_hash(&results)?;
+    Ok(Payload {
+        format: PAYLOAD_FORMAT.to_owned(),
+        kernel: KernelInfo { name: KERNEL_NAME.to_owned(), version: env!("CARGO_PKG_VERSION").to_owned() },
+        pack: PackRef { id: pack.id().to_owned(), fixture_blake3: pack.fixture_hash().to_owned() },
+        experiment: experiment.clone(),
+        results,
+        claim: experiment.claim.clone(),
+        result_hash,
+    })
+}
+
+/// The canonical hash of a payload's `results`.
+pub fn result_hash(results: &BTreeMap<String, ArmResult>) -> Result<String> {
+    canon::hash_serialize(HashKind::Result, results)
+}
+
+/// Computes every arm's results (checks the experiment first).
+pub fn compute_results(
+    pack: &Pack,
+    table: &Table,
+    experiment: &Experiment,
+    options: &RunOptions,
+) -> Result<BTreeMap<String, ArmResult>> {
+    experiment.check(pack)?;
+    let tasks: Vec<usize> = (0..experiment.arms.len()).collect();
+    let outputs = parallel_map(&tasks, options.threads, |&i| run_arm(pack, table, experiment, i));
+    let mut results = BTreeMap::new();
+    for (i, output) in outputs.into_iter().enumerate() {
+        results.insert(experiment.arms[i].name.clone(), output?);
+    }
+    Ok(results)
+}
+
+/// Applies `f` to every item on up to `threads` scoped threads; outputs keep input order.
+pub fn parallel_map<T: Sync, U: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> U + Sync) -> Vec<U> {
+    let threads = threads.max(1).min(items.len().max(1));
+    if threads == 1 {
+        return items.iter().map(f).collect();
+    }
+    let mut slots: Vec<Option<U>> = (0..items.len()).map(|_| None).collect();
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        for (item_chunk, slot_chunk) in items.chunks(chunk).zip(slots.chunks_mut(chunk)) {
+            let f = &f;
+            scope.spawn(move || {
+                for (item, slot) in item_chunk.iter().zip(slot_chunk) {
+                    *slot = Some(f(item));
+                }
+            });
+        }
+    });
+    slots.into_iter().map(|slot| slot.expect("every slot is filled")).collect()
+}
+
+/// A model fitted on the training rows and scored on the test rows.
+struct Scored {
+    fitted: FittedLogistic,
+    test_probability: Vec<f64>,
+}
+
+fn run_arm(pack: &Pack, table: &Table, experiment: &Experiment, index: usize) -> Result<ArmResult> {
+    let arm = &experiment.arms[index];
+    let arm_path = format!("$.arms[{index}].split");
+    let split = split::split(table, &arm.split, experiment.seed, &arm_path)?;
+    let features = experiment.feature_list(pack);
+    let summary = split::summarize(table, &split, arm.split.kind());
+    let overlap = split::overlap(table, &split, features);
+
+    let ModelSpec::Logistic { c } = experiment.model;
+    let scored = fit_and_score(table, &split, features, c, &arm.name)?;
+    let train_labels: Vec<bool> = split.train_rows().iter().map(|&r| table.labels()[r]).collect();
+    let test_labels: Vec<bool> = split.test_rows().iter().map(|&r| table.labels()[r]).collect();
+    let metric_values = compute_metrics(&experiment.metrics, &train_labels, &test_labels, &scored.test_probability);
+
+    let roc_auc_delong = experiment.metrics.contains(&MetricName::RocAuc).then(|| {
+        match metrics::delong(&test_labels, &scored.test_probability) {
+            Ok(d) => DeLongSummary::Value { se: d.se, ci: [d.ci.0, d.ci.1] },
+            Err(reason) => DeLongSummary::Undefined { undefined: reason },
+        }
+    });
+
+    let mut ablations = BTreeMap::new();
+    for ablation in experiment.ablation_list() {
+        let kept: Vec<String> = features.iter().filter(|f| !ablation.drop.contains(f)).cloned().collect();
+        let ablated = fit_and_score(table, &split, &kept, c, &arm.name)?;
+        let ablated_metrics = compute_metrics(&experiment.metrics, &train_labels, &test_labels, &ablated.test_probability);
+        let roc_auc_delta = match (metric_values.get("roc_auc"), ablated_metrics.get("roc_auc")) {
+            (Some(MetricValue::Value(arm_auc)), Some(MetricValue::Value(ablated_auc))) => Some(ablated_auc - arm_auc),
+            _ => None,
+        };
+        let pairs = scored.test_probability.iter().zip(&ablated.test_probability);
+        let changed_predictions = pairs.clone().filter(|(a, b)| (**a >= 0.5) != (**b >= 0.5)).count() as u64;
+        let changed_scores = pairs.filter(|(a, b)| a.to_bits() != b.to_bits()).count() as u64;
+        ablations.insert(
+            ablation.name.clone(),
+            AblationResult {
+                drop: ablation.drop.clone(),
+                metrics: ablated_metrics,
+                roc_auc_delta,
+                changed_predictions,
+                changed_scores,
+                vacuous: changed_predictions == 0,
+            },
+        );
+    }
+
+    Ok(ArmResult {
+        split: summary,
+        overlap,
+        model: ModelSummary {
+            intercept: scored.fitted.intercept,
+            coefficients: features.iter().cloned().zip(scored.fitted.coefficients.iter().copied()).collect(),
+            iterations: scored.fitted.iterations as u64,
+            converged: scored.fitted.converged,
+        },
+        metrics: metric_values,
+        roc_auc_delong,
+        ablations,
+    })
+}
+
+/// Builds the design matrix of `rows` over `features` (row-major, canonical order).
+pub fn design_matrix(table: &Table, rows: &[usize], features: &[String]) -> Matrix {
+    let columns: Vec<&[f64]> = features
+        .iter()
+        .map(|f| table.feature(f).expect("experiment features were checked against the pack"))
+        .collect();
+    let mut data = Vec::with_capacity(rows.len() * columns.len());
+    for &row in rows {
+        for column in &columns {
+            data.push(column[row]);
+        }
+    }
+    Matrix::from_row_major(rows.len(), columns.len(), data)
+}
+
+fn fit_and_score(table: &Table, split: &Split, features: &[String], c: f64, arm: &str) -> Result<Scored> {
+    let train_rows = split.train_rows();
+    let test_rows = split.test_rows();
+    let x_train = design_matrix(table, &train_rows, features);
+    let y_train: Vec<bool> = train_rows.iter().map(|&r| table.labels()[r]).collect();
+    let fitted = LogisticRegression::new(c)
+        .fit(&x_train, &y_train)
+        .map_err(|e| Error::invalid(format!("arm {arm:?}: {e}")))?;
+    let test_probability = fitted.predict_proba(&design_matrix(table, &test_rows, features));
+    Ok(Scored { fitted, test_probability })
+}
+
+/// The experiment's metrics on test rows, keyed by name.
+pub fn compute_metrics(
+    names: &[MetricName],
+    train_labels: &[bool],
+    test_labels: &[bool],
+    test_probability: &[f64],
+) -> BTreeMap<String, MetricValue> {
+    let predicted: Vec<bool> = test_probability.iter().map(|&p| p >= 0.5).collect();
+    let accuracy = metrics::accuracy(test_labels, &predicted);
+    let baseline = metrics::majority_baseline_accuracy(train_labels, test_labels);
+    names
+        .iter()
+        .map(|&name| {
+            let value = match name {
+                MetricName::RocAuc => metrics::roc_auc(test_labels, test_probability),
+                MetricName::Accuracy => accuracy.clone(),
+                MetricName::BalancedAccuracy => metrics::balanced_accuracy(test_labels, &predicted),
+                MetricName::MajorityBaselineAccuracy => baseline.clone(),
+                MetricName::AccuracyLift => metrics::accuracy_lift(&accuracy, &baseline),
+            };
+            (name.as_str().to_owned(), value)
+        })
+        .collect()
+}
+
+impl Payload {
+    /// The payload as pretty JSON text (what `counterlab run` writes).
+    pub fn to_json_pretty(&self) -> Result<String> {
+        let value = canon::to_value(self)?;
+        serde_json::to_string_pretty(&value).map_err(|e| Error::invalid(format!("cannot encode payload: {e}")))
+    }
+}

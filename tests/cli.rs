@@ -1,0 +1,158 @@
+//! The real binary: commands, JSON keys, exit codes and error messages.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde::Deserialize;
+
+use crate::common::TempDir;
+
+fn counterlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_counterlab"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The `metrics --json` object as FORMATS.md specifies it (test-local type; unknown keys
+/// are refused so the key set is pinned).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct MetricsJson {
+    n: u64,
+    n_pos: u64,
+    n_neg: u64,
+    roc_auc: Option<f64>,
+    roc_auc_ci: Option<[f64; 2]>,
+    roc_auc_se: Option<f64>,
+    accuracy: Option<f64>,
+    balanced_accuracy: Option<f64>,
+    majority_baseline_accuracy: Option<f64>,
+    undefined: Option<String>,
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn metrics_json_has_the_documented_keys_and_hand_checked_values() {
+    let dir = TempDir::new("cli-metrics");
+    // Toy from REFERENCE.md: y = [0,0,1,1], s = [0.1,0.4,0.35,0.8] → AUC 0.75 (3 of 4 pairs).
+    let file = write(dir.path(), "p.csv", "y,s\n0,0.1\n0,0.4\n1,0.35\n1,0.8\n");
+    let o = counterlab(&["metrics", &file, "--label", "y", "--score", "s", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m: MetricsJson = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!((m.n, m.n_pos, m.n_neg), (4, 2, 2));
+    assert_eq!(m.roc_auc, Some(0.75));
+    // Threshold 0.5: predictions 0,0,0,1 → 3 of 4 correct; TPR 1/2, TNR 1 → 0.75.
+    assert_eq!(m.accuracy, Some(0.75));
+    assert_eq!(m.balanced_accuracy, Some(0.75));
+    assert_eq!(m.majority_baseline_accuracy, Some(0.5));
+    let [lo, hi] = m.roc_auc_ci.unwrap();
+    assert!(lo <= 0.75 && 0.75 <= hi && (0.0..=1.0).contains(&lo) && hi <= 1.0);
+    assert!(m.undefined.is_none());
+}
+
+#[test]
+fn metrics_single_class_is_null_with_a_reason() {
+    let dir = TempDir::new("cli-one-class");
+    let file = write(dir.path(), "p.csv", "y,s\n1,0.1\n1,0.4\n");
+    let o = counterlab(&["metrics", &file, "--label", "y", "--score", "s", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m: MetricsJson = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(m.roc_auc.is_none() && m.roc_auc_ci.is_none() && m.roc_auc_se.is_none());
+    assert!(m.undefined.unwrap().contains("negative"));
+}
+
+#[test]
+fn metrics_bad_score_is_a_data_error_naming_the_row() {
+    let dir = TempDir::new("cli-bad");
+    for bad in ["NaN", "", "high"] {
+        let file = write(dir.path(), "p.csv", &format!("y,s\n0,0.1\n1,{bad}\n"));
+        let o = counterlab(&["metrics", &file, "--label", "y", "--score", "s"]);
+        assert_eq!(o.status.code(), Some(1), "{bad}");
+        assert!(stderr(&o).contains("row 2, column \"s\""), "{bad}: {}", stderr(&o));
+    }
+    let file = write(dir.path(), "p.csv", "y,s\n0,0.1\n");
+    let o = counterlab(&["metrics", &file, "--label", "y", "--score", "score"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("column \"score\" not found"), "{}", stderr(&o));
+}
+
+#[test]
+fn missing_files_and_bad_usage_exit_2() {
+    let o = counterlab(&["metrics", "/nonexistent/p.csv", "--label", "y", "--score", "s"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/nonexistent/p.csv"));
+    assert_eq!(counterlab(&["run"]).status.code(), Some(2));
+    assert_eq!(counterlab(&["frobnicate"]).status.code(), Some(2));
+    let o = counterlab(&["packs", "--packs", "/nonexistent/packs"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn run_writes_a_payload_with_the_documented_keys() {
+    let dir = TempDir::new("cli-run");
+    let out = dir.path().join("payload.json");
+    let experiment = crate::canon::registered_experiments()[0].1.clone();
+    let o = counterlab(&["run", experiment.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("result_hash"));
+    let payload: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    for key in ["format", "kernel", "pack", "experiment", "results", "claim", "result_hash"] {
+        assert!(payload.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(payload["format"], "counterlab.payload/1");
+    // `hash` of the payload and of the experiment succeed and differ.
+    let h1 = counterlab(&["hash", out.to_str().unwrap()]);
+    let h2 = counterlab(&["hash", experiment.to_str().unwrap()]);
+    assert!(h1.status.success() && h2.status.success());
+    assert!(stdout(&h1).contains("payload") && stdout(&h2).contains("experiment"));
+    assert_ne!(stdout(&h1)[..64], stdout(&h2)[..64]);
+}
+
+#[test]
+fn run_with_packs_dir_and_invalid_experiment() {
+    let dir = TempDir::new("cli-run-bad");
+    let bad = write(dir.path(), "e.json", r#"{"format":"counterlab.experiment/1","pack":"entity-leakage","seed":1,"model":{"kind":"logistic","c":-1},"arms":[],"metrics":["roc_auc"]}"#);
+    let o = counterlab(&["run", &bad, "--packs", "fixtures/packs"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("$.model.c"), "{}", stderr(&o));
+    let unknown = write(dir.path(), "u.json", r#"{"format":"counterlab.experiment/1","pack":"no-such-pack","seed":1,"model":{"kind":"logistic","c":1},"arms":[],"metrics":["roc_auc"]}"#);
+    let o = counterlab(&["run", &unknown]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no-such-pack"), "{}", stderr(&o));
+}
+
+#[test]
+fn packs_lists_bundled_packs_with_fixture_hashes() {
+    let o = counterlab(&["packs"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for pack in counterlab::Packs::discover("fixtures/packs").unwrap_or_default().iter() {
+        assert!(text.contains(pack.id()) && text.contains(pack.fixture_hash()), "{text}");
+    }
+    assert!(text.contains("entity-leakage") && text.contains("class-imbalance"), "{text}");
+}
+
+#[test]
+fn hash_of_a_fixture_is_the_blake3_in_pack_toml() {
+    let o = counterlab(&["hash", "fixtures/packs/entity-leakage/customer_churn.csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let toml = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs/entity-leakage/pack.toml")).unwrap();
+    assert!(toml.contains(&stdout(&o)[..64]));
+}

@@ -1,0 +1,99 @@
+//! Helpers shared by the test modules: temporary packs written from CSV text.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// A fresh empty folder under the system temp dir (removed on drop).
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        let n = NEXT.fetch_add(1, Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("counterlab-test-{}-{tag}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Writes `<root>/<id>/pack.toml` + `data.csv` with the right blake3; returns the pack folder.
+pub fn write_pack(root: &Path, id: &str, csv: &str, features: &[&str], time: Option<&str>) -> PathBuf {
+    let dir = root.join(id);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("data.csv"), csv).unwrap();
+    let hash = blake3::hash(csv.as_bytes()).to_hex().to_string();
+    let features: Vec<String> = features.iter().map(|f| format!("{f:?}")).collect();
+    let time_line = time.map(|t| format!("time = {t:?}\n")).unwrap_or_default();
+    let toml = format!(
+        "id = {id:?}\ntitle = \"test pack\"\nconcept = \"test\"\n\n[data]\nfile = \"data.csv\"\nblake3 = {hash:?}\nentity = \"entity\"\nlabel = \"label\"\npositive = \"1\"\nfeatures = [{}]\n{time_line}",
+        features.join(", ")
+    );
+    std::fs::write(dir.join("pack.toml"), toml).unwrap();
+    dir
+}
+
+/// A small seeded CSV: `entities` entities × `per_entity` rows, columns entity, t, label,
+/// x1, x2, x3, is_test. Labels are entity-level and depend weakly on x1.
+pub fn synthetic_csv(seed: u64, entities: usize, per_entity: usize) -> String {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move || {
+        // xorshift64*: test data only, never a kernel path.
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut out = String::from("entity,t,label,x1,x2,x3,is_test\n");
+    for e in 0..entities {
+        let profile = [next() * 4.0 - 2.0, next() * 10.0, next()];
+        let label = u8::from(profile[0] + next() * 2.0 > 1.0);
+        for t in 0..per_entity {
+            let x1 = profile[0] + (next() - 0.5) * 0.2;
+            let x2 = profile[1] + (next() - 0.5);
+            let x3 = ((profile[2] + next() * 0.1) * 100.0).round() / 100.0;
+            out.push_str(&format!("E{e:03},{t},{label},{x1:.4},{x2:.3},{x3},{}\n", u8::from(t + 1 == per_entity)));
+        }
+    }
+    out
+}
+
+/// Reorders the data rows of a CSV (header kept first) by a seeded permutation.
+pub fn shuffle_csv_rows(csv: &str, seed: u64) -> String {
+    let mut lines = csv.lines();
+    let header = lines.next().unwrap();
+    let mut rows: Vec<&str> = lines.collect();
+    let mut rng = counterlab::rng::stream(seed, "test/shuffle-csv");
+    counterlab::rng::shuffle(&mut rows, &mut rng);
+    let mut out = format!("{header}\n");
+    for row in rows {
+        out.push_str(row);
+        out.push('\n');
+    }
+    out
+}
+
+/// An experiment JSON over the synthetic pack.
+pub fn synthetic_experiment(pack: &str, seed: u64) -> String {
+    format!(
+        r#"{{"format":"counterlab.experiment/1","pack":"{pack}","seed":{seed},
+        "model":{{"kind":"logistic","c":1.0}},
+        "arms":[{{"name":"random_rows","split":{{"kind":"random_rows","test_fraction":0.25}}}},
+                {{"name":"entity_grouped","split":{{"kind":"entity_grouped","test_fraction":0.25}}}},
+                {{"name":"future","split":{{"kind":"temporal","test_fraction":0.25}}}},
+                {{"name":"given","split":{{"kind":"predefined","column":"is_test"}}}}],
+        "ablations":[{{"name":"identity","drop":[]}},{{"name":"no_x1","drop":["x1"]}},{{"name":"no_x3","drop":["x3"]}}],
+        "metrics":["roc_auc","accuracy","balanced_accuracy","majority_baseline_accuracy","accuracy_lift"],
+        "claim":{{"kind":"metric_gap","metric":"roc_auc","higher":"random_rows","lower":"entity_grouped","at_least":0.0}}}}"#
+    )
+}

@@ -1,0 +1,110 @@
+//! Determinism: file row order, thread count and CPU never change a result hash.
+
+use std::path::Path;
+use std::process::Command;
+
+use counterlab::{Experiment, Pack, Packs, RunOptions};
+use proptest::prelude::*;
+
+use crate::canon::registered_experiments;
+use crate::common::{shuffle_csv_rows, synthetic_csv, synthetic_experiment, write_pack, TempDir};
+
+fn result_hash(pack: &Pack, experiment: &Experiment, threads: usize) -> String {
+    counterlab::run_with(pack, experiment, &RunOptions { threads }).unwrap().result_hash
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// Any permutation of the fixture file's rows gives the same result hash.
+    #[test]
+    fn row_permutations_keep_the_result_hash(data_seed in 0u64..20, shuffle_seed in any::<u64>(), seed in 0u64..100) {
+        let csv = synthetic_csv(data_seed, 40, 5);
+        let root = TempDir::new("perm");
+        let experiment = Experiment::from_json(synthetic_experiment("p", seed).as_bytes()).unwrap();
+        let original = Pack::open(write_pack(root.path(), "p", &csv, &["x1", "x2", "x3"], Some("t"))).unwrap();
+        let root2 = TempDir::new("perm2");
+        let shuffled_csv = shuffle_csv_rows(&csv, shuffle_seed);
+        let shuffled = Pack::open(write_pack(root2.path(), "p", &shuffled_csv, &["x1", "x2", "x3"], Some("t"))).unwrap();
+        prop_assert_eq!(result_hash(&original, &experiment, 1), result_hash(&shuffled, &experiment, 1));
+    }
+}
+
+fn bundled() -> Packs {
+    Packs::discover(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs")).unwrap()
+}
+
+#[test]
+fn thread_count_never_changes_a_result() {
+    let packs = bundled();
+    for (name, path) in registered_experiments() {
+        let experiment = Experiment::from_json(&std::fs::read(&path).unwrap()).unwrap();
+        let pack = packs.get(&experiment.pack).unwrap();
+        let one = counterlab::run_with(pack, &experiment, &RunOptions { threads: 1 }).unwrap();
+        for threads in [2, 3, 8] {
+            let many = counterlab::run_with(pack, &experiment, &RunOptions { threads }).unwrap();
+            assert_eq!(one, many, "{name}: {threads} threads");
+        }
+    }
+}
+
+#[test]
+fn shuffled_bundled_fixture_keeps_every_result_hash() {
+    let packs = bundled();
+    let root = TempDir::new("bundled-shuffle");
+    for pack in packs.iter() {
+        let csv = std::fs::read_to_string(pack.dir().join(&pack.manifest().data.file)).unwrap();
+        let shuffled_csv = shuffle_csv_rows(&csv, 99);
+        let dir = root.path().join(pack.id());
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(&pack.manifest().data.file), &shuffled_csv).unwrap();
+        let toml = std::fs::read_to_string(pack.dir().join("pack.toml"))
+            .unwrap()
+            .replace(pack.fixture_hash(), blake3::hash(shuffled_csv.as_bytes()).to_hex().as_str());
+        std::fs::write(dir.join("pack.toml"), toml).unwrap();
+    }
+    let shuffled = Packs::discover(root.path()).unwrap();
+    for (name, path) in registered_experiments() {
+        let experiment = Experiment::from_json(&std::fs::read(&path).unwrap()).unwrap();
+        let a = result_hash(packs.get(&experiment.pack).unwrap(), &experiment, 2);
+        let b = result_hash(shuffled.get(&experiment.pack).unwrap(), &experiment, 2);
+        assert_eq!(a, b, "{name}");
+    }
+}
+
+/// The same binary on a CPU without AVX/FMA (qemu-x86_64 -cpu Nehalem) gives the same
+/// result hash for every registered experiment. `.ci/run` installs qemu-user; without it
+/// this test fails in CI (CI=true) and is reported as skipped elsewhere.
+#[test]
+fn nehalem_cpu_gives_the_same_hashes() {
+    let qemu = Command::new("qemu-x86_64").arg("--version").output();
+    if qemu.is_err() {
+        assert!(std::env::var_os("CI").is_none(), "CI must install qemu-user (qemu-x86_64) for the cross-CPU test");
+        eprintln!("SKIPPED nehalem_cpu_gives_the_same_hashes: qemu-x86_64 not installed (apt-get install qemu-user)");
+        return;
+    }
+    let binary = env!("CARGO_BIN_EXE_counterlab");
+    let root = TempDir::new("qemu");
+    for (name, path) in registered_experiments() {
+        let mut hashes = Vec::new();
+        for (label, use_qemu) in [("native", false), ("nehalem", true)] {
+            let out = root.path().join(format!("{label}.json"));
+            let mut command = if use_qemu {
+                let mut c = Command::new("qemu-x86_64");
+                c.args(["-cpu", "Nehalem", binary]);
+                c
+            } else {
+                Command::new(binary)
+            };
+            let status = command
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .args(["run", path.to_str().unwrap(), "--out", out.to_str().unwrap()])
+                .output()
+                .unwrap();
+            assert!(status.status.success(), "{name} ({label}): {}", String::from_utf8_lossy(&status.stderr));
+            let payload: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+            hashes.push(payload["result_hash"].as_str().unwrap().to_owned());
+        }
+        assert_eq!(hashes[0], hashes[1], "{name}: native vs qemu -cpu Nehalem");
+    }
+}

@@ -1,0 +1,15 @@
+//! counterlab's integration tests: one binary, one module per area.
+
+// Test modules share helpers with `pub`; the binary itself exports nothing.
+#![allow(unreachable_pub, missing_docs)]
+
+mod canon;
+mod cli;
+mod common;
+mod determinism;
+mod metrics;
+mod model;
+mod packs;
+mod parity;
+mod run;
+mod split;
