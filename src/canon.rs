@@ -87,7 +87,9 @@ pub fn encode_value(value: &Value, out: &mut Vec<u8>) {
                 out.push(0x03);
                 out.extend_from_slice(&i128::from(u).to_le_bytes());
             } else {
-                let f = number.as_f64().expect("a JSON number is an integer or a float");
+                let f = number
+                    .as_f64()
+                    .expect("a JSON number is an integer or a float");
                 out.push(0x04);
                 out.extend_from_slice(&float_bits(f).to_le_bytes());
             }
@@ -173,7 +175,10 @@ mod tests {
     fn key_order_and_whitespace_do_not_matter() {
         let a: Value = serde_json::from_str(r#"{"b": 1, "a": [1.5, null]}"#).unwrap();
         let b: Value = serde_json::from_str(r#"{"a":[1.5,null],"b":1}"#).unwrap();
-        assert_eq!(hash_value(HashKind::Result, &a), hash_value(HashKind::Result, &b));
+        assert_eq!(
+            hash_value(HashKind::Result, &a),
+            hash_value(HashKind::Result, &b)
+        );
     }
 
     #[test]
@@ -185,7 +190,10 @@ mod tests {
     #[test]
     fn kinds_separate_domains() {
         let v = json!({"x": 1});
-        assert_ne!(hash_value(HashKind::Result, &v), hash_value(HashKind::Payload, &v));
+        assert_ne!(
+            hash_value(HashKind::Result, &v),
+            hash_value(HashKind::Payload, &v)
+        );
     }
 
     #[test]

@@ -64,11 +64,19 @@ impl Error {
     }
 
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        ErrorKind::Io { path: path.into(), source }.into()
+        ErrorKind::Io {
+            path: path.into(),
+            source,
+        }
+        .into()
     }
 
     pub(crate) fn pack(path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
-        ErrorKind::Pack { path: path.into(), message: message.into() }.into()
+        ErrorKind::Pack {
+            path: path.into(),
+            message: message.into(),
+        }
+        .into()
     }
 
     pub(crate) fn data(
@@ -87,7 +95,11 @@ impl Error {
     }
 
     pub(crate) fn experiment(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ErrorKind::Experiment { path: path.into(), message: message.into() }.into()
+        ErrorKind::Experiment {
+            path: path.into(),
+            message: message.into(),
+        }
+        .into()
     }
 
     pub(crate) fn invalid(message: impl Into<String>) -> Self {
@@ -97,7 +109,13 @@ impl Error {
     /// True for errors about the data or the experiment (exit code 1 in the CLI), false for
     /// I/O and lookup errors (exit code 2).
     pub fn is_data_error(&self) -> bool {
-        matches!(*self.0, ErrorKind::Data { .. } | ErrorKind::Experiment { .. } | ErrorKind::Pack { .. } | ErrorKind::Invalid(_))
+        matches!(
+            *self.0,
+            ErrorKind::Data { .. }
+                | ErrorKind::Experiment { .. }
+                | ErrorKind::Pack { .. }
+                | ErrorKind::Invalid(_)
+        )
     }
 }
 
@@ -112,7 +130,12 @@ impl fmt::Display for Error {
         match &*self.0 {
             ErrorKind::Io { path, source } => write!(f, "{}: {source}", path.display()),
             ErrorKind::Pack { path, message } => write!(f, "{}: {message}", path.display()),
-            ErrorKind::Data { path, row, column, message } => {
+            ErrorKind::Data {
+                path,
+                row,
+                column,
+                message,
+            } => {
                 write!(f, "{}", path.display())?;
                 if let Some(row) = row {
                     write!(f, ": row {row}")?;

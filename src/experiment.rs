@@ -195,13 +195,16 @@ impl Experiment {
         let mut de = serde_json::Deserializer::from_slice(bytes);
         let experiment: Experiment = serde_path_to_error::deserialize(&mut de)
             .map_err(|e| Error::experiment(json_path(e.path()), e.inner().to_string()))?;
-        de.end().map_err(|e| Error::experiment("$", e.to_string()))?;
+        de.end()
+            .map_err(|e| Error::experiment("$", e.to_string()))?;
         Ok(experiment)
     }
 
     /// The features the model uses: the experiment's list, or the pack's.
     pub fn feature_list<'a>(&'a self, pack: &'a Pack) -> &'a [String] {
-        self.features.as_deref().unwrap_or(&pack.manifest().data.features)
+        self.features
+            .as_deref()
+            .unwrap_or(&pack.manifest().data.features)
     }
 
     /// The ablations, or none.
@@ -212,32 +215,79 @@ impl Experiment {
     /// Checks everything the types cannot, against the pack it runs on. Errors name the
     /// JSON path of the first problem.
     pub fn check(&self, pack: &Pack) -> Result<()> {
-        if self.format != EXPERIMENT_FORMAT {
-            return Err(Error::experiment("$.format", format!("expected {EXPERIMENT_FORMAT:?}, found {:?}", self.format)));
-        }
+        self.check_structure()?;
         if self.pack != pack.id() {
-            return Err(Error::experiment("$.pack", format!("names {:?}, but runs on pack {:?}", self.pack, pack.id())));
+            return Err(Error::experiment(
+                "$.pack",
+                format!("names {:?}, but runs on pack {:?}", self.pack, pack.id()),
+            ));
         }
-        let ModelSpec::Logistic { c } = self.model;
-        if !(c.is_finite() && c > 0.0) {
-            return Err(Error::experiment("$.model.c", format!("must be a finite number > 0, found {c}")));
-        }
-
         let pack_features = &pack.manifest().data.features;
         let features = self.feature_list(pack);
-        if features.is_empty() {
-            return Err(Error::experiment("$.features", "must name at least one feature"));
-        }
-        let mut seen = BTreeSet::new();
         for (i, feature) in features.iter().enumerate() {
             if !pack_features.contains(feature) {
                 return Err(Error::experiment(
                     format!("$.features[{i}]"),
-                    format!("{feature:?} is not a feature of pack {:?} ({})", pack.id(), pack_features.join(", ")),
+                    format!(
+                        "{feature:?} is not a feature of pack {:?} ({})",
+                        pack.id(),
+                        pack_features.join(", ")
+                    ),
                 ));
             }
-            if !seen.insert(feature) {
-                return Err(Error::experiment(format!("$.features[{i}]"), format!("{feature:?} is listed twice")));
+        }
+        for (i, arm) in self.arms.iter().enumerate() {
+            self.check_split(i, &arm.split, pack, features)?;
+        }
+        for (i, ablation) in self.ablation_list().iter().enumerate() {
+            for (j, feature) in ablation.drop.iter().enumerate() {
+                if !features.contains(feature) {
+                    return Err(Error::experiment(
+                        format!("$.ablations[{i}].drop[{j}]"),
+                        format!("{feature:?} is not a feature of this experiment"),
+                    ));
+                }
+            }
+            if ablation.drop.len() == features.len() {
+                return Err(Error::experiment(
+                    format!("$.ablations[{i}].drop"),
+                    "an ablation must keep at least one feature",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The checks that need no pack: format, model, names, fractions, metrics, claim.
+    pub fn check_structure(&self) -> Result<()> {
+        if self.format != EXPERIMENT_FORMAT {
+            return Err(Error::experiment(
+                "$.format",
+                format!("expected {EXPERIMENT_FORMAT:?}, found {:?}", self.format),
+            ));
+        }
+        let ModelSpec::Logistic { c } = self.model;
+        if !(c.is_finite() && c > 0.0) {
+            return Err(Error::experiment(
+                "$.model.c",
+                format!("must be a finite number > 0, found {c}"),
+            ));
+        }
+        if let Some(features) = &self.features {
+            if features.is_empty() {
+                return Err(Error::experiment(
+                    "$.features",
+                    "must name at least one feature",
+                ));
+            }
+            let mut seen = BTreeSet::new();
+            for (i, feature) in features.iter().enumerate() {
+                if !seen.insert(feature) {
+                    return Err(Error::experiment(
+                        format!("$.features[{i}]"),
+                        format!("{feature:?} is listed twice"),
+                    ));
+                }
             }
         }
 
@@ -247,74 +297,117 @@ impl Experiment {
         let mut arm_names = BTreeSet::new();
         for (i, arm) in self.arms.iter().enumerate() {
             if arm.name.is_empty() {
-                return Err(Error::experiment(format!("$.arms[{i}].name"), "must not be empty"));
+                return Err(Error::experiment(
+                    format!("$.arms[{i}].name"),
+                    "must not be empty",
+                ));
             }
             if !arm_names.insert(arm.name.as_str()) {
-                return Err(Error::experiment(format!("$.arms[{i}].name"), format!("duplicate arm name {:?}", arm.name)));
+                return Err(Error::experiment(
+                    format!("$.arms[{i}].name"),
+                    format!("duplicate arm name {:?}", arm.name),
+                ));
             }
-            self.check_split(i, &arm.split, pack, features)?;
+            if let SplitSpec::RandomRows { test_fraction }
+            | SplitSpec::EntityGrouped { test_fraction }
+            | SplitSpec::Temporal { test_fraction } = arm.split
+            {
+                if !(test_fraction.is_finite() && test_fraction > 0.0 && test_fraction < 1.0) {
+                    return Err(Error::experiment(
+                        format!("$.arms[{i}].split.test_fraction"),
+                        format!("must lie strictly between 0 and 1, found {test_fraction}"),
+                    ));
+                }
+            }
         }
 
         let mut ablation_names = BTreeSet::new();
         for (i, ablation) in self.ablation_list().iter().enumerate() {
             if ablation.name.is_empty() {
-                return Err(Error::experiment(format!("$.ablations[{i}].name"), "must not be empty"));
+                return Err(Error::experiment(
+                    format!("$.ablations[{i}].name"),
+                    "must not be empty",
+                ));
             }
             if !ablation_names.insert(ablation.name.as_str()) {
-                return Err(Error::experiment(format!("$.ablations[{i}].name"), format!("duplicate ablation name {:?}", ablation.name)));
+                return Err(Error::experiment(
+                    format!("$.ablations[{i}].name"),
+                    format!("duplicate ablation name {:?}", ablation.name),
+                ));
             }
             let mut dropped = BTreeSet::new();
             for (j, feature) in ablation.drop.iter().enumerate() {
-                if !features.contains(feature) {
-                    return Err(Error::experiment(format!("$.ablations[{i}].drop[{j}]"), format!("{feature:?} is not a feature of this experiment")));
-                }
                 if !dropped.insert(feature) {
-                    return Err(Error::experiment(format!("$.ablations[{i}].drop[{j}]"), format!("{feature:?} is listed twice")));
+                    return Err(Error::experiment(
+                        format!("$.ablations[{i}].drop[{j}]"),
+                        format!("{feature:?} is listed twice"),
+                    ));
                 }
-            }
-            if dropped.len() == features.len() {
-                return Err(Error::experiment(format!("$.ablations[{i}].drop"), "an ablation must keep at least one feature"));
             }
         }
 
         if self.metrics.is_empty() {
-            return Err(Error::experiment("$.metrics", "must name at least one metric"));
+            return Err(Error::experiment(
+                "$.metrics",
+                "must name at least one metric",
+            ));
         }
         let mut metric_names = BTreeSet::new();
         for (i, metric) in self.metrics.iter().enumerate() {
             if !metric_names.insert(*metric) {
-                return Err(Error::experiment(format!("$.metrics[{i}]"), format!("{:?} is listed twice", metric.as_str())));
+                return Err(Error::experiment(
+                    format!("$.metrics[{i}]"),
+                    format!("{:?} is listed twice", metric.as_str()),
+                ));
             }
         }
 
         if let Some(claim) = &self.claim {
             if !self.metrics.contains(&claim.metric()) {
-                return Err(Error::experiment("$.claim.metric", format!("{:?} is not among $.metrics", claim.metric().as_str())));
+                return Err(Error::experiment(
+                    "$.claim.metric",
+                    format!("{:?} is not among $.metrics", claim.metric().as_str()),
+                ));
             }
             let arm_exists = |field: &str, name: &str| -> Result<()> {
                 if arm_names.contains(name) {
                     Ok(())
                 } else {
-                    Err(Error::experiment(format!("$.claim.{field}"), format!("no arm is named {name:?}")))
+                    Err(Error::experiment(
+                        format!("$.claim.{field}"),
+                        format!("no arm is named {name:?}"),
+                    ))
                 }
             };
             let finite = |field: &str, value: f64| -> Result<()> {
                 if value.is_finite() {
                     Ok(())
                 } else {
-                    Err(Error::experiment(format!("$.claim.{field}"), "must be a finite number"))
+                    Err(Error::experiment(
+                        format!("$.claim.{field}"),
+                        "must be a finite number",
+                    ))
                 }
             };
             match claim {
-                Claim::MetricGap { higher, lower, at_least, .. } => {
+                Claim::MetricGap {
+                    higher,
+                    lower,
+                    at_least,
+                    ..
+                } => {
                     arm_exists("higher", higher)?;
                     arm_exists("lower", lower)?;
                     if higher == lower {
-                        return Err(Error::experiment("$.claim.lower", "must name another arm than $.claim.higher"));
+                        return Err(Error::experiment(
+                            "$.claim.lower",
+                            "must name another arm than $.claim.higher",
+                        ));
                     }
                     finite("at_least", *at_least)?;
                 }
-                Claim::MetricAtLeast { arm, value, .. } | Claim::MetricAtMost { arm, value, .. } => {
+                Claim::MetricAtLeast { arm, value, .. }
+                | Claim::MetricAtMost { arm, value, .. } => {
                     arm_exists("arm", arm)?;
                     finite("value", *value)?;
                 }
@@ -323,32 +416,33 @@ impl Experiment {
         Ok(())
     }
 
-    fn check_split(&self, i: usize, split: &SplitSpec, pack: &Pack, features: &[String]) -> Result<()> {
+    fn check_split(
+        &self,
+        i: usize,
+        split: &SplitSpec,
+        pack: &Pack,
+        features: &[String],
+    ) -> Result<()> {
         let path = format!("$.arms[{i}].split");
         match split {
-            SplitSpec::RandomRows { test_fraction }
-            | SplitSpec::EntityGrouped { test_fraction }
-            | SplitSpec::Temporal { test_fraction } => {
-                if !(test_fraction.is_finite() && *test_fraction > 0.0 && *test_fraction < 1.0) {
-                    return Err(Error::experiment(
-                        format!("{path}.test_fraction"),
-                        format!("must lie strictly between 0 and 1, found {test_fraction}"),
-                    ));
-                }
-                if matches!(split, SplitSpec::Temporal { .. }) && pack.manifest().data.time.is_none() {
-                    return Err(Error::experiment(format!("{path}.kind"), format!("pack {:?} has no time column", pack.id())));
-                }
+            SplitSpec::Temporal { .. } if pack.manifest().data.time.is_none() => {
+                Err(Error::experiment(
+                    format!("{path}.kind"),
+                    format!("pack {:?} has no time column", pack.id()),
+                ))
             }
-            SplitSpec::Predefined { column } => {
-                if features.contains(column) || pack.table().extra_column(column).is_none() {
-                    return Err(Error::experiment(
-                        format!("{path}.column"),
-                        format!("{column:?} is not a column of the fixture outside the manifest's roles"),
-                    ));
-                }
+            SplitSpec::Predefined { column }
+                if features.contains(column) || pack.table().extra_column(column).is_none() =>
+            {
+                Err(Error::experiment(
+                    format!("{path}.column"),
+                    format!(
+                        "{column:?} is not a column of the fixture outside the manifest's roles"
+                    ),
+                ))
             }
+            _ => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -404,8 +498,12 @@ mod raw {
         type Error = String;
         fn try_from(raw: RawModel) -> Result<Self, String> {
             match raw.kind.as_str() {
-                "logistic" => Ok(ModelSpec::Logistic { c: required(raw.c, "c")? }),
-                other => Err(format!("unknown model kind {other:?} (expected \"logistic\")")),
+                "logistic" => Ok(ModelSpec::Logistic {
+                    c: required(raw.c, "c")?,
+                }),
+                other => Err(format!(
+                    "unknown model kind {other:?} (expected \"logistic\")"
+                )),
             }
         }
     }

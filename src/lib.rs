@@ -29,8 +29,10 @@ pub mod rng;
 pub mod run;
 pub mod split;
 pub mod table;
+pub mod verify;
 
 pub use error::{Error, ErrorKind, Result};
 pub use experiment::Experiment;
 pub use pack::{Pack, Packs};
 pub use run::{run, run_with, Payload, RunOptions};
+pub use verify::{verify, Report, Verdict, VerifyOptions};

@@ -92,7 +92,7 @@ const Z_975: f64 = 1.959_963_984_540_054;
 /// they compare equal).
 #[inline]
 fn sort_key(x: f64) -> u64 {
-    // `x == 0.0` is true for both zeros; `+ 0.0` would also do it but this says why.
+    // −0.0 == 0.0, so both zeros get the key of +0.0.
     let bits = if x == 0.0 { 0 } else { x.to_bits() };
     if bits >> 63 == 1 {
         !bits
@@ -122,7 +122,10 @@ fn sorted_classes(labels: &[bool], scores: &[f64]) -> Result<SortedClasses, Stri
         return Err("test set is empty".to_string());
     }
     if let Some(i) = scores.iter().position(|s| !s.is_finite()) {
-        return Err(format!("score at row {i} is not finite ({})", scores[i]));
+        return Err(format!(
+            "score at row {i} (0-based) is not finite ({})",
+            scores[i]
+        ));
     }
     let n_pos = labels.iter().filter(|&&l| l).count();
     let n_neg = labels.len() - n_pos;

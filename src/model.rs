@@ -129,7 +129,8 @@ impl Standardizer {
             .zip(&mean)
             .map(|(&s, &m)| {
                 let var = s / nf;
-                let bound = nf * f64::EPSILON * var + (nf * m * f64::EPSILON) * (nf * m * f64::EPSILON);
+                let bound =
+                    nf * f64::EPSILON * var + (nf * m * f64::EPSILON) * (nf * m * f64::EPSILON);
                 if var <= bound {
                     1.0
                 } else {
@@ -148,7 +149,11 @@ impl Standardizer {
     /// `x` standardised column by column; panics if `x.cols()` is not the number of
     /// features this standardiser was fitted on.
     pub fn transform(&self, x: &Matrix) -> Matrix {
-        assert_eq!(x.cols(), self.mean.len(), "matrix has the wrong number of features");
+        assert_eq!(
+            x.cols(),
+            self.mean.len(),
+            "matrix has the wrong number of features"
+        );
         let mut data = Vec::with_capacity(x.as_slice().len());
         for i in 0..x.rows() {
             for (k, &v) in x.row(i).iter().enumerate() {
@@ -203,7 +208,11 @@ impl LogisticRegression {
     /// [`LogisticRegression::tol`]) and at most 100 Newton iterations (well-posed problems
     /// take under 20).
     pub fn new(c: f64) -> Self {
-        LogisticRegression { c, tol: 1e-10, max_iter: 100 }
+        LogisticRegression {
+            c,
+            tol: 1e-10,
+            max_iter: 100,
+        }
     }
 
     /// Standardises `x` with its own statistics and fits the weights by Newton's method.
@@ -214,10 +223,16 @@ impl LogisticRegression {
     /// see [`FittedLogistic::converged`].
     pub fn fit(&self, x: &Matrix, y: &[bool]) -> Result<FittedLogistic> {
         if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(Error::invalid(format!("logistic regression: C must be finite and > 0, got {}", self.c)));
+            return Err(Error::invalid(format!(
+                "logistic regression: C must be finite and > 0, got {}",
+                self.c
+            )));
         }
         if !(self.tol.is_finite() && self.tol >= 0.0) {
-            return Err(Error::invalid(format!("logistic regression: tol must be finite and >= 0, got {}", self.tol)));
+            return Err(Error::invalid(format!(
+                "logistic regression: tol must be finite and >= 0, got {}",
+                self.tol
+            )));
         }
         if x.rows() == 0 {
             return Err(Error::invalid("logistic regression: no training rows"));
@@ -281,7 +296,10 @@ impl FittedLogistic {
     /// # Panics
     /// If `x` does not have one column per coefficient.
     pub fn predict_proba(&self, x: &Matrix) -> Vec<f64> {
-        self.decision_function(x).into_iter().map(|z| 1.0 / (1.0 + libm::exp(-z))).collect()
+        self.decision_function(x)
+            .into_iter()
+            .map(|z| 1.0 / (1.0 + libm::exp(-z)))
+            .collect()
     }
 
     /// The predicted class: positive when the probability is ≥ 0.5. (Not named `predict`, so
@@ -290,7 +308,10 @@ impl FittedLogistic {
     /// # Panics
     /// If `x` does not have one column per coefficient.
     pub fn predict_labels(&self, x: &Matrix) -> Vec<bool> {
-        self.predict_proba(x).into_iter().map(|p| p >= 0.5).collect()
+        self.predict_proba(x)
+            .into_iter()
+            .map(|p| p >= 0.5)
+            .collect()
     }
 }
 
@@ -307,7 +328,12 @@ where
 
     fn fit(&self, dataset: &DatasetBase<ArrayBase<D, Ix2>, T>) -> Result<FittedLogistic> {
         let x = Matrix::from(&dataset.records);
-        let y: Vec<bool> = dataset.targets.as_single_targets().iter().copied().collect();
+        let y: Vec<bool> = dataset
+            .targets
+            .as_single_targets()
+            .iter()
+            .copied()
+            .collect();
         LogisticRegression::fit(self, &x, &y)
     }
 }
@@ -315,7 +341,11 @@ where
 /// Class predictions for linfa's `Predict`: `true` when the probability is ≥ 0.5.
 impl<D: Data<Elem = f64>> PredictInplace<ArrayBase<D, Ix2>, Array1<bool>> for FittedLogistic {
     fn predict_inplace(&self, x: &ArrayBase<D, Ix2>, y: &mut Array1<bool>) {
-        assert_eq!(x.nrows(), y.len(), "the target array must have one entry per row");
+        assert_eq!(
+            x.nrows(),
+            y.len(),
+            "the target array must have one entry per row"
+        );
         for (target, label) in y.iter_mut().zip(self.predict_labels(&Matrix::from(x))) {
             *target = label;
         }
@@ -336,13 +366,12 @@ impl From<linfa::Error> for Error {
 fn check_finite(x: &Matrix) -> Result<()> {
     match x.as_slice().iter().position(|v| !v.is_finite()) {
         None => Ok(()),
-        Some(at) => {
-            let (row, col) = (at / x.cols(), at % x.cols());
-            Err(Error::invalid(format!(
-                "logistic regression: value {} at row {row}, column {col} is not finite",
-                x.as_slice()[at]
-            )))
-        }
+        Some(at) => Err(Error::invalid(format!(
+            "feature value {} at row index {}, column index {} is not finite",
+            x.as_slice()[at],
+            at / x.cols(),
+            at % x.cols()
+        ))),
     }
 }
 
@@ -383,7 +412,13 @@ impl Problem {
                 a.push(standardizer.transform_value(k, v));
             }
         }
-        Problem { n, m, a, y: y.to_vec(), c }
+        Problem {
+            n,
+            m,
+            a,
+            y: y.to_vec(),
+            c,
+        }
     }
 
     fn row(&self, i: usize) -> &[f64] {
@@ -427,7 +462,11 @@ impl Problem {
             let e = libm::exp(-zi.abs());
             let inv = 1.0 / (1.0 + e);
             // σ(z) and 1 − σ(z) without cancellation: σ(|z|) = 1/(1+e), σ(−|z|) = e/(1+e).
-            let (p, q) = if zi >= 0.0 { (inv, e * inv) } else { (e * inv, inv) };
+            let (p, q) = if zi >= 0.0 {
+                (inv, e * inv)
+            } else {
+                (e * inv, inv)
+            };
             let r = if yi { -q } else { p };
             *w = p * q;
             loss += logloss(yi, zi, e);
@@ -441,7 +480,10 @@ impl Problem {
                 *g += theta[j];
             }
         }
-        Gradient { gradient: grad, objective: self.c * loss + Self::penalty(theta) }
+        Gradient {
+            gradient: grad,
+            objective: self.c * loss + Self::penalty(theta),
+        }
     }
 
     /// Upper triangle (row-major, full m × m storage) of `C·Σ sᵢ·aᵢaᵢᵀ + diag(0, 1, …, 1)`.
@@ -481,7 +523,11 @@ impl Problem {
         let mut trial_z = vec![0.0; n];
         let mut trial = vec![0.0; m];
         let mut iterations = 0;
-        let stop = |theta: Vec<f64>, iterations, converged| Solution { theta, iterations, converged };
+        let stop = |theta: Vec<f64>, iterations, converged| Solution {
+            theta,
+            iterations,
+            converged,
+        };
         loop {
             self.margins(&theta, &mut z);
             let g = self.gradient(&theta, &z, &mut weights);
@@ -555,7 +601,11 @@ fn solve_spd(h: &[f64], m: usize, b: &[f64]) -> Option<Vec<f64>> {
         if let Some(r) = cholesky_upper(h, m, ridge) {
             break r;
         }
-        ridge = if ridge == 0.0 { 1e-12 * max_diag.max(1.0) } else { ridge * 100.0 };
+        ridge = if ridge == 0.0 {
+            1e-12 * max_diag.max(1.0)
+        } else {
+            ridge * 100.0
+        };
         if !ridge.is_finite() {
             return None;
         }

@@ -33,7 +33,9 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { threads: std::thread::available_parallelism().map_or(1, usize::from) }
+        RunOptions {
+            threads: std::thread::available_parallelism().map_or(1, usize::from),
+        }
     }
 }
 
@@ -149,7 +151,11 @@ pub struct AblationResult {
 
 /// Runs an experiment on its pack (found among `packs`).
 pub fn run(packs: &Packs, experiment: &Experiment) -> Result<Payload> {
-    run_with(packs.get(&experiment.pack)?, experiment, &RunOptions::default())
+    run_with(
+        packs.get(&experiment.pack)?,
+        experiment,
+        &RunOptions::default(),
+    )
 }
 
 /// Runs an experiment on a given pack with options.
@@ -159,13 +165,24 @@ pub fn run_with(pack: &Pack, experiment: &Experiment, options: &RunOptions) -> R
 
 /// Runs an experiment on `table` (the pack's own, or a mutated copy of it) and builds the
 /// payload. The pack supplies the manifest and the fixture hash.
-pub fn run_on_table(pack: &Pack, table: &Table, experiment: &Experiment, options: &RunOptions) -> Result<Payload> {
+pub fn run_on_table(
+    pack: &Pack,
+    table: &Table,
+    experiment: &Experiment,
+    options: &RunOptions,
+) -> Result<Payload> {
     let results = compute_results(pack, table, experiment, options)?;
     let result_hash = result_hash(&results)?;
     Ok(Payload {
         format: PAYLOAD_FORMAT.to_owned(),
-        kernel: KernelInfo { name: KERNEL_NAME.to_owned(), version: env!("CARGO_PKG_VERSION").to_owned() },
-        pack: PackRef { id: pack.id().to_owned(), fixture_blake3: pack.fixture_hash().to_owned() },
+        kernel: KernelInfo {
+            name: KERNEL_NAME.to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+        },
+        pack: PackRef {
+            id: pack.id().to_owned(),
+            fixture_blake3: pack.fixture_hash().to_owned(),
+        },
         experiment: experiment.clone(),
         results,
         claim: experiment.claim.clone(),
@@ -187,7 +204,9 @@ pub fn compute_results(
 ) -> Result<BTreeMap<String, ArmResult>> {
     experiment.check(pack)?;
     let tasks: Vec<usize> = (0..experiment.arms.len()).collect();
-    let outputs = parallel_map(&tasks, options.threads, |&i| run_arm(pack, table, experiment, i));
+    let outputs = parallel_map(&tasks, options.threads, |&i| {
+        run_arm(pack, table, experiment, i)
+    });
     let mut results = BTreeMap::new();
     for (i, output) in outputs.into_iter().enumerate() {
         results.insert(experiment.arms[i].name.clone(), output?);
@@ -196,7 +215,11 @@ pub fn compute_results(
 }
 
 /// Applies `f` to every item on up to `threads` scoped threads; outputs keep input order.
-pub fn parallel_map<T: Sync, U: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> U + Sync) -> Vec<U> {
+pub fn parallel_map<T: Sync, U: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> U + Sync,
+) -> Vec<U> {
     let threads = threads.max(1).min(items.len().max(1));
     if threads == 1 {
         return items.iter().map(f).collect();
@@ -213,7 +236,10 @@ pub fn parallel_map<T: Sync, U: Send>(items: &[T], threads: usize, f: impl Fn(&T
             });
         }
     });
-    slots.into_iter().map(|slot| slot.expect("every slot is filled")).collect()
+    slots
+        .into_iter()
+        .map(|slot| slot.expect("every slot is filled"))
+        .collect()
 }
 
 /// A model fitted on the training rows and scored on the test rows.
@@ -222,38 +248,123 @@ struct Scored {
     test_probability: Vec<f64>,
 }
 
-fn run_arm(pack: &Pack, table: &Table, experiment: &Experiment, index: usize) -> Result<ArmResult> {
+/// What an arm's model predicts on its test rows: the raw material of claim evidence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArmPredictions {
+    /// The arm's split.
+    pub split: Split,
+    /// Labels of the training rows, in canonical order.
+    pub train_labels: Vec<bool>,
+    /// Canonical indices of the test rows, ascending.
+    pub test_rows: Vec<usize>,
+    /// Labels of the test rows.
+    pub test_labels: Vec<bool>,
+    /// Predicted probability of each test row.
+    pub test_scores: Vec<f64>,
+}
+
+/// Splits, fits and scores one arm (no ablations, no summaries): what label permutations
+/// and claim intervals need.
+pub fn arm_predictions(
+    pack: &Pack,
+    table: &Table,
+    experiment: &Experiment,
+    index: usize,
+) -> Result<ArmPredictions> {
+    Ok(predict_arm(pack, table, experiment, index)?.0)
+}
+
+fn predict_arm(
+    pack: &Pack,
+    table: &Table,
+    experiment: &Experiment,
+    index: usize,
+) -> Result<(ArmPredictions, FittedLogistic)> {
     let arm = &experiment.arms[index];
     let arm_path = format!("$.arms[{index}].split");
     let split = split::split(table, &arm.split, experiment.seed, &arm_path)?;
+    let ModelSpec::Logistic { c } = experiment.model;
+    let scored = fit_and_score(table, &split, experiment.feature_list(pack), c, &arm.name)?;
+    let train_labels: Vec<bool> = split
+        .train_rows()
+        .iter()
+        .map(|&r| table.labels()[r])
+        .collect();
+    let test_rows = split.test_rows();
+    let test_labels: Vec<bool> = test_rows.iter().map(|&r| table.labels()[r]).collect();
+    let predictions = ArmPredictions {
+        split,
+        train_labels,
+        test_rows,
+        test_labels,
+        test_scores: scored.test_probability,
+    };
+    Ok((predictions, scored.fitted))
+}
+
+fn run_arm(pack: &Pack, table: &Table, experiment: &Experiment, index: usize) -> Result<ArmResult> {
+    let arm = &experiment.arms[index];
     let features = experiment.feature_list(pack);
+    let ModelSpec::Logistic { c } = experiment.model;
+    let (predictions, fitted) = predict_arm(pack, table, experiment, index)?;
+    let ArmPredictions {
+        split,
+        train_labels,
+        test_labels,
+        test_scores,
+        ..
+    } = predictions;
+    let scored = Scored {
+        fitted,
+        test_probability: test_scores,
+    };
     let summary = split::summarize(table, &split, arm.split.kind());
     let overlap = split::overlap(table, &split, features);
-
-    let ModelSpec::Logistic { c } = experiment.model;
-    let scored = fit_and_score(table, &split, features, c, &arm.name)?;
-    let train_labels: Vec<bool> = split.train_rows().iter().map(|&r| table.labels()[r]).collect();
-    let test_labels: Vec<bool> = split.test_rows().iter().map(|&r| table.labels()[r]).collect();
-    let metric_values = compute_metrics(&experiment.metrics, &train_labels, &test_labels, &scored.test_probability);
+    let metric_values = compute_metrics(
+        &experiment.metrics,
+        &train_labels,
+        &test_labels,
+        &scored.test_probability,
+    );
 
     let roc_auc_delong = experiment.metrics.contains(&MetricName::RocAuc).then(|| {
         match metrics::delong(&test_labels, &scored.test_probability) {
-            Ok(d) => DeLongSummary::Value { se: d.se, ci: [d.ci.0, d.ci.1] },
+            Ok(d) => DeLongSummary::Value {
+                se: d.se,
+                ci: [d.ci.0, d.ci.1],
+            },
             Err(reason) => DeLongSummary::Undefined { undefined: reason },
         }
     });
 
     let mut ablations = BTreeMap::new();
     for ablation in experiment.ablation_list() {
-        let kept: Vec<String> = features.iter().filter(|f| !ablation.drop.contains(f)).cloned().collect();
+        let kept: Vec<String> = features
+            .iter()
+            .filter(|f| !ablation.drop.contains(f))
+            .cloned()
+            .collect();
         let ablated = fit_and_score(table, &split, &kept, c, &arm.name)?;
-        let ablated_metrics = compute_metrics(&experiment.metrics, &train_labels, &test_labels, &ablated.test_probability);
+        let ablated_metrics = compute_metrics(
+            &experiment.metrics,
+            &train_labels,
+            &test_labels,
+            &ablated.test_probability,
+        );
         let roc_auc_delta = match (metric_values.get("roc_auc"), ablated_metrics.get("roc_auc")) {
-            (Some(MetricValue::Value(arm_auc)), Some(MetricValue::Value(ablated_auc))) => Some(ablated_auc - arm_auc),
+            (Some(MetricValue::Value(arm_auc)), Some(MetricValue::Value(ablated_auc))) => {
+                Some(ablated_auc - arm_auc)
+            }
             _ => None,
         };
-        let pairs = scored.test_probability.iter().zip(&ablated.test_probability);
-        let changed_predictions = pairs.clone().filter(|(a, b)| (**a >= 0.5) != (**b >= 0.5)).count() as u64;
+        let pairs = scored
+            .test_probability
+            .iter()
+            .zip(&ablated.test_probability);
+        let changed_predictions = pairs
+            .clone()
+            .filter(|(a, b)| (**a >= 0.5) != (**b >= 0.5))
+            .count() as u64;
         let changed_scores = pairs.filter(|(a, b)| a.to_bits() != b.to_bits()).count() as u64;
         ablations.insert(
             ablation.name.clone(),
@@ -273,7 +384,11 @@ fn run_arm(pack: &Pack, table: &Table, experiment: &Experiment, index: usize) ->
         overlap,
         model: ModelSummary {
             intercept: scored.fitted.intercept,
-            coefficients: features.iter().cloned().zip(scored.fitted.coefficients.iter().copied()).collect(),
+            coefficients: features
+                .iter()
+                .cloned()
+                .zip(scored.fitted.coefficients.iter().copied())
+                .collect(),
             iterations: scored.fitted.iterations as u64,
             converged: scored.fitted.converged,
         },
@@ -287,7 +402,11 @@ fn run_arm(pack: &Pack, table: &Table, experiment: &Experiment, index: usize) ->
 pub fn design_matrix(table: &Table, rows: &[usize], features: &[String]) -> Matrix {
     let columns: Vec<&[f64]> = features
         .iter()
-        .map(|f| table.feature(f).expect("experiment features were checked against the pack"))
+        .map(|f| {
+            table
+                .feature(f)
+                .expect("experiment features were checked against the pack")
+        })
         .collect();
     let mut data = Vec::with_capacity(rows.len() * columns.len());
     for &row in rows {
@@ -298,7 +417,13 @@ pub fn design_matrix(table: &Table, rows: &[usize], features: &[String]) -> Matr
     Matrix::from_row_major(rows.len(), columns.len(), data)
 }
 
-fn fit_and_score(table: &Table, split: &Split, features: &[String], c: f64, arm: &str) -> Result<Scored> {
+fn fit_and_score(
+    table: &Table,
+    split: &Split,
+    features: &[String],
+    c: f64,
+    arm: &str,
+) -> Result<Scored> {
     let train_rows = split.train_rows();
     let test_rows = split.test_rows();
     let x_train = design_matrix(table, &train_rows, features);
@@ -307,7 +432,10 @@ fn fit_and_score(table: &Table, split: &Split, features: &[String], c: f64, arm:
         .fit(&x_train, &y_train)
         .map_err(|e| Error::invalid(format!("arm {arm:?}: {e}")))?;
     let test_probability = fitted.predict_proba(&design_matrix(table, &test_rows, features));
-    Ok(Scored { fitted, test_probability })
+    Ok(Scored {
+        fitted,
+        test_probability,
+    })
 }
 
 /// The experiment's metrics on test rows, keyed by name.
@@ -339,6 +467,7 @@ impl Payload {
     /// The payload as pretty JSON text (what `counterlab run` writes).
     pub fn to_json_pretty(&self) -> Result<String> {
         let value = canon::to_value(self)?;
-        serde_json::to_string_pretty(&value).map_err(|e| Error::invalid(format!("cannot encode payload: {e}")))
+        serde_json::to_string_pretty(&value)
+            .map_err(|e| Error::invalid(format!("cannot encode payload: {e}")))
     }
 }

@@ -36,12 +36,16 @@ impl Split {
 
     /// Canonical indices of the training rows, ascending.
     pub fn train_rows(&self) -> Vec<usize> {
-        (0..self.is_test.len()).filter(|&i| !self.is_test[i]).collect()
+        (0..self.is_test.len())
+            .filter(|&i| !self.is_test[i])
+            .collect()
     }
 
     /// Canonical indices of the test rows, ascending.
     pub fn test_rows(&self) -> Vec<usize> {
-        (0..self.is_test.len()).filter(|&i| self.is_test[i]).collect()
+        (0..self.is_test.len())
+            .filter(|&i| self.is_test[i])
+            .collect()
     }
 
     /// blake3 (context `counterlab 2026-11 membership v1`) of the row count and one byte
@@ -85,12 +89,16 @@ pub fn split(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Resu
             for &e in &order[..n_test.min(n_entities)] {
                 entity_is_test[e] = true;
             }
-            table.entity_of_row().iter().map(|&e| entity_is_test[e as usize]).collect()
+            table
+                .entity_of_row()
+                .iter()
+                .map(|&e| entity_is_test[e as usize])
+                .collect()
         }
         SplitSpec::Temporal { test_fraction } => {
-            let time = table
-                .time()
-                .ok_or_else(|| Error::experiment(format!("{arm_path}.kind"), "the pack has no time column"))?;
+            let time = table.time().ok_or_else(|| {
+                Error::experiment(format!("{arm_path}.kind"), "the pack has no time column")
+            })?;
             let wanted = ceil_fraction(*test_fraction, n);
             let mut distinct: Vec<i64> = time.to_vec();
             distinct.sort_unstable();
@@ -110,7 +118,10 @@ pub fn split(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Resu
         }
         SplitSpec::Predefined { column } => {
             let values = table.extra_column(column).ok_or_else(|| {
-                Error::experiment(format!("{arm_path}.column"), format!("the fixture has no column {column:?}"))
+                Error::experiment(
+                    format!("{arm_path}.column"),
+                    format!("the fixture has no column {column:?}"),
+                )
             })?;
             let mut is_test = Vec::with_capacity(n);
             for (row, value) in values.iter().enumerate() {
@@ -137,7 +148,10 @@ pub fn split(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Resu
     if n_test == 0 || n_test == n {
         return Err(Error::experiment(
             arm_path,
-            format!("the split leaves {} rows for training and {n_test} for test", n - n_test),
+            format!(
+                "the split leaves {} rows for training and {n_test} for test",
+                n - n_test
+            ),
         ));
     }
     Ok(Split { is_test })
@@ -223,21 +237,34 @@ pub fn overlap(table: &Table, split: &Split, features: &[String]) -> Overlap {
             in_train[e] = true;
         }
     }
-    let shared: Vec<usize> = (0..n_entities).filter(|&e| in_train[e] && in_test[e]).collect();
+    let shared: Vec<usize> = (0..n_entities)
+        .filter(|&e| in_train[e] && in_test[e])
+        .collect();
 
     let columns: Vec<&[f64]> = features
         .iter()
-        .map(|f| table.feature(f).expect("experiment features were checked against the pack"))
+        .map(|f| {
+            table
+                .feature(f)
+                .expect("experiment features were checked against the pack")
+        })
         .collect();
     let key = |row: usize| -> Vec<u64> { columns.iter().map(|c| float_bits(c[row])).collect() };
     let train_keys: BTreeSet<Vec<u64>> = split.train_rows().into_iter().map(key).collect();
-    let duplicate_feature_rows =
-        split.test_rows().into_iter().filter(|&row| train_keys.contains(&key(row))).count() as u64;
+    let duplicate_feature_rows = split
+        .test_rows()
+        .into_iter()
+        .filter(|&row| train_keys.contains(&key(row)))
+        .count() as u64;
 
     let temporal_rows = table.time().map(|time| {
         let latest_train = split.train_rows().into_iter().map(|r| time[r]).max();
         match latest_train {
-            Some(latest) => split.test_rows().into_iter().filter(|&r| time[r] <= latest).count() as u64,
+            Some(latest) => split
+                .test_rows()
+                .into_iter()
+                .filter(|&r| time[r] <= latest)
+                .count() as u64,
             None => 0,
         }
     });

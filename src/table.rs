@@ -18,6 +18,8 @@ pub struct Table {
     pub(crate) entity_ids: Vec<String>,
     pub(crate) entity_of_row: Vec<u32>,
     pub(crate) label: Vec<bool>,
+    /// The label cells as written (kept so a reordered copy canonicalises identically).
+    pub(crate) label_text: Vec<String>,
     pub(crate) feature_names: Vec<String>,
     /// Column-major: `features[k][row]`.
     pub(crate) features: Vec<Vec<f64>>,
@@ -62,6 +64,7 @@ impl Table {
         let mut entity_ids: Vec<String> = Vec::new();
         let mut entity_of_row = Vec::with_capacity(n);
         let mut label = Vec::with_capacity(n);
+        let mut label_text = Vec::with_capacity(n);
         let mut features = vec![Vec::with_capacity(n); feature_names.len()];
         let mut time = has_time.then(|| Vec::with_capacity(n));
         let mut extra: Vec<Vec<Option<String>>> = vec![Vec::with_capacity(n); extra_names.len()];
@@ -72,6 +75,7 @@ impl Table {
             }
             entity_of_row.push((entity_ids.len() - 1) as u32);
             label.push(row.positive);
+            label_text.push(row.label_text);
             for (column, value) in features.iter_mut().zip(&row.features) {
                 column.push(*value);
             }
@@ -87,6 +91,7 @@ impl Table {
             entity_ids,
             entity_of_row,
             label,
+            label_text,
             feature_names,
             features,
             time,
@@ -149,7 +154,10 @@ impl Table {
     /// A copy with the labels replaced (same canonical order).
     pub fn with_labels(&self, labels: Vec<bool>) -> Table {
         assert_eq!(labels.len(), self.n_rows(), "one label per row");
-        Table { label: labels, ..self.clone() }
+        Table {
+            label: labels,
+            ..self.clone()
+        }
     }
 
     /// Row-level label permutation: the labels shuffled across rows with a seeded
@@ -175,8 +183,57 @@ impl Table {
         }
         let mut rng = rng::stream(seed, "labels/entities");
         rng::shuffle(&mut entity_label, &mut rng);
-        let labels = self.entity_of_row.iter().map(|&e| entity_label[e as usize]).collect();
+        let labels = self
+            .entity_of_row
+            .iter()
+            .map(|&e| entity_label[e as usize])
+            .collect();
         self.with_labels(labels)
+    }
+
+    /// The table rebuilt from its rows presented in a seeded random order (ChaCha20 stream
+    /// `"rows/reorder"`): what loading a row-shuffled copy of the file gives. The result
+    /// must equal `self`; the verifier's row-order mutation checks that it does.
+    pub fn reloaded_in_shuffled_order(&self, seed: u64) -> Table {
+        let n = self.n_rows();
+        let mut order: Vec<usize> = (0..n).collect();
+        rng::shuffle(&mut order, &mut rng::stream(seed, "rows/reorder"));
+        let extra_names: Vec<String> = self.extra.keys().cloned().collect();
+        let rows = order
+            .into_iter()
+            .map(|i| RawRow {
+                entity: self.entity_ids[self.entity_of_row[i] as usize].clone(),
+                label_text: self.label_text[i].clone(),
+                positive: self.label[i],
+                features: self.features.iter().map(|column| column[i]).collect(),
+                time: self.time.as_ref().map(|t| t[i]),
+                extra: self
+                    .extra
+                    .values()
+                    .map(|column| column[i].clone())
+                    .collect(),
+                source_row: self.source_row[i],
+            })
+            .collect();
+        Table::from_rows(
+            self.feature_names.clone(),
+            self.time.is_some(),
+            extra_names,
+            rows,
+        )
+    }
+
+    /// Whether every entity's rows share one label (the label is a property of the entity).
+    pub fn labels_constant_within_entities(&self) -> bool {
+        let mut first: Vec<Option<bool>> = vec![None; self.n_entities()];
+        for (row, &e) in self.entity_of_row.iter().enumerate() {
+            match first[e as usize] {
+                None => first[e as usize] = Some(self.label[row]),
+                Some(label) if label != self.label[row] => return false,
+                Some(_) => {}
+            }
+        }
+        true
     }
 
     /// A blake3 hash of the typed content in canonical order (independent of the file's
@@ -188,7 +245,10 @@ impl Table {
             hash_str(&mut hasher, name);
         }
         for row in 0..self.n_rows() {
-            hash_str(&mut hasher, &self.entity_ids[self.entity_of_row[row] as usize]);
+            hash_str(
+                &mut hasher,
+                &self.entity_ids[self.entity_of_row[row] as usize],
+            );
             hasher.update(&[u8::from(self.label[row])]);
             for column in &self.features {
                 hasher.update(&float_bits(column[row]).to_le_bytes());

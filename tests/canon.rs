@@ -15,7 +15,8 @@ fn golden_vectors_match_the_independent_encoder() {
     assert!(vectors.len() >= 60);
     let mut failures = Vec::new();
     for vector in vectors {
-        let value: serde_json::Value = serde_json::from_str(vector["json"].as_str().unwrap()).unwrap();
+        let value: serde_json::Value =
+            serde_json::from_str(vector["json"].as_str().unwrap()).unwrap();
         let kind = match vector["kind"].as_str().unwrap() {
             "result" => HashKind::Result,
             "experiment" => HashKind::Experiment,
@@ -28,7 +29,11 @@ fn golden_vectors_match_the_independent_encoder() {
             failures.push(format!("{} {}: got {got}", vector["kind"], vector["json"]));
         }
     }
-    assert!(failures.is_empty(), "canonical hashes drifted from tests/golden/gen_canon_vectors.py:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "canonical hashes drifted from tests/golden/gen_canon_vectors.py:\n{}",
+        failures.join("\n")
+    );
 }
 
 /// Every registered experiment of every bundled pack, as (relative path, experiment).
@@ -37,11 +42,17 @@ pub(crate) fn registered_experiments() -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
     for pack in std::fs::read_dir(root.join("fixtures/packs")).unwrap() {
         let dir = pack.unwrap().path().join("experiments");
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         for entry in entries {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "json") {
-                let relative = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+                let relative = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 out.push((relative, path));
             }
         }
@@ -57,7 +68,8 @@ pub(crate) fn registered_experiments() -> Vec<(String, PathBuf)> {
 #[test]
 fn registered_result_hashes_do_not_drift() {
     let golden_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/result_hashes.json");
-    let packs = Packs::discover(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs")).unwrap();
+    let packs =
+        Packs::discover(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs")).unwrap();
     let mut hashes = BTreeMap::new();
     for (name, path) in registered_experiments() {
         let experiment = Experiment::from_json(&std::fs::read(&path).unwrap()).unwrap();
@@ -65,12 +77,20 @@ fn registered_result_hashes_do_not_drift() {
         let payload = counterlab::run_with(pack, &experiment, &RunOptions { threads: 2 }).unwrap();
         hashes.insert(name, payload.result_hash);
     }
-    assert!(hashes.len() >= 4, "expected at least two experiments per bundled pack");
+    assert!(
+        hashes.len() >= 4,
+        "expected at least two experiments per bundled pack"
+    );
     if std::env::var_os("COUNTERLAB_BLESS").is_some() {
-        std::fs::write(&golden_path, serde_json::to_string_pretty(&hashes).unwrap() + "\n").unwrap();
+        std::fs::write(
+            &golden_path,
+            serde_json::to_string_pretty(&hashes).unwrap() + "\n",
+        )
+        .unwrap();
         return;
     }
-    let golden: BTreeMap<String, String> = serde_json::from_str(&std::fs::read_to_string(&golden_path).unwrap()).unwrap();
+    let golden: BTreeMap<String, String> =
+        serde_json::from_str(&std::fs::read_to_string(&golden_path).unwrap()).unwrap();
     assert_eq!(
         hashes, golden,
         "result hashes drifted; if intended, regenerate with COUNTERLAB_BLESS=1 (see this test's docs)"

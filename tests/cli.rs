@@ -85,17 +85,32 @@ fn metrics_bad_score_is_a_data_error_naming_the_row() {
         let file = write(dir.path(), "p.csv", &format!("y,s\n0,0.1\n1,{bad}\n"));
         let o = counterlab(&["metrics", &file, "--label", "y", "--score", "s"]);
         assert_eq!(o.status.code(), Some(1), "{bad}");
-        assert!(stderr(&o).contains("row 2, column \"s\""), "{bad}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("row 2, column \"s\""),
+            "{bad}: {}",
+            stderr(&o)
+        );
     }
     let file = write(dir.path(), "p.csv", "y,s\n0,0.1\n");
     let o = counterlab(&["metrics", &file, "--label", "y", "--score", "score"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("column \"score\" not found"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("column \"score\" not found"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
 fn missing_files_and_bad_usage_exit_2() {
-    let o = counterlab(&["metrics", "/nonexistent/p.csv", "--label", "y", "--score", "s"]);
+    let o = counterlab(&[
+        "metrics",
+        "/nonexistent/p.csv",
+        "--label",
+        "y",
+        "--score",
+        "s",
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("/nonexistent/p.csv"));
     assert_eq!(counterlab(&["run"]).status.code(), Some(2));
@@ -109,11 +124,24 @@ fn run_writes_a_payload_with_the_documented_keys() {
     let dir = TempDir::new("cli-run");
     let out = dir.path().join("payload.json");
     let experiment = crate::canon::registered_experiments()[0].1.clone();
-    let o = counterlab(&["run", experiment.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = counterlab(&[
+        "run",
+        experiment.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("result_hash"));
     let payload: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
-    for key in ["format", "kernel", "pack", "experiment", "results", "claim", "result_hash"] {
+    for key in [
+        "format",
+        "kernel",
+        "pack",
+        "experiment",
+        "results",
+        "claim",
+        "result_hash",
+    ] {
         assert!(payload.get(key).is_some(), "missing {key}");
     }
     assert_eq!(payload["format"], "counterlab.payload/1");
@@ -128,11 +156,19 @@ fn run_writes_a_payload_with_the_documented_keys() {
 #[test]
 fn run_with_packs_dir_and_invalid_experiment() {
     let dir = TempDir::new("cli-run-bad");
-    let bad = write(dir.path(), "e.json", r#"{"format":"counterlab.experiment/1","pack":"entity-leakage","seed":1,"model":{"kind":"logistic","c":-1},"arms":[],"metrics":["roc_auc"]}"#);
+    let bad = write(
+        dir.path(),
+        "e.json",
+        r#"{"format":"counterlab.experiment/1","pack":"entity-leakage","seed":1,"model":{"kind":"logistic","c":-1},"arms":[],"metrics":["roc_auc"]}"#,
+    );
     let o = counterlab(&["run", &bad, "--packs", "fixtures/packs"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("$.model.c"), "{}", stderr(&o));
-    let unknown = write(dir.path(), "u.json", r#"{"format":"counterlab.experiment/1","pack":"no-such-pack","seed":1,"model":{"kind":"logistic","c":1},"arms":[],"metrics":["roc_auc"]}"#);
+    let unknown = write(
+        dir.path(),
+        "u.json",
+        r#"{"format":"counterlab.experiment/1","pack":"no-such-pack","seed":1,"model":{"kind":"logistic","c":1},"arms":[],"metrics":["roc_auc"]}"#,
+    );
     let o = counterlab(&["run", &unknown]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no-such-pack"), "{}", stderr(&o));
@@ -143,16 +179,28 @@ fn packs_lists_bundled_packs_with_fixture_hashes() {
     let o = counterlab(&["packs"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
-    for pack in counterlab::Packs::discover("fixtures/packs").unwrap_or_default().iter() {
-        assert!(text.contains(pack.id()) && text.contains(pack.fixture_hash()), "{text}");
+    for pack in counterlab::Packs::discover("fixtures/packs")
+        .unwrap_or_default()
+        .iter()
+    {
+        assert!(
+            text.contains(pack.id()) && text.contains(pack.fixture_hash()),
+            "{text}"
+        );
     }
-    assert!(text.contains("entity-leakage") && text.contains("class-imbalance"), "{text}");
+    assert!(
+        text.contains("entity-leakage") && text.contains("class-imbalance"),
+        "{text}"
+    );
 }
 
 #[test]
 fn hash_of_a_fixture_is_the_blake3_in_pack_toml() {
     let o = counterlab(&["hash", "fixtures/packs/entity-leakage/customer_churn.csv"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let toml = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs/entity-leakage/pack.toml")).unwrap();
+    let toml = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs/entity-leakage/pack.toml"),
+    )
+    .unwrap();
     assert!(toml.contains(&stdout(&o)[..64]));
 }

@@ -11,7 +11,8 @@ pub struct TempDir(pub PathBuf);
 impl TempDir {
     pub fn new(tag: &str) -> TempDir {
         let n = NEXT.fetch_add(1, Ordering::SeqCst);
-        let dir = std::env::temp_dir().join(format!("counterlab-test-{}-{tag}-{n}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("counterlab-test-{}-{tag}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         TempDir(dir)
@@ -28,7 +29,13 @@ impl Drop for TempDir {
 }
 
 /// Writes `<root>/<id>/pack.toml` + `data.csv` with the right blake3; returns the pack folder.
-pub fn write_pack(root: &Path, id: &str, csv: &str, features: &[&str], time: Option<&str>) -> PathBuf {
+pub fn write_pack(
+    root: &Path,
+    id: &str,
+    csv: &str,
+    features: &[&str],
+    time: Option<&str>,
+) -> PathBuf {
     let dir = root.join(id);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("data.csv"), csv).unwrap();
@@ -62,7 +69,10 @@ pub fn synthetic_csv(seed: u64, entities: usize, per_entity: usize) -> String {
             let x1 = profile[0] + (next() - 0.5) * 0.2;
             let x2 = profile[1] + (next() - 0.5);
             let x3 = ((profile[2] + next() * 0.1) * 100.0).round() / 100.0;
-            out.push_str(&format!("E{e:03},{t},{label},{x1:.4},{x2:.3},{x3},{}\n", u8::from(t + 1 == per_entity)));
+            out.push_str(&format!(
+                "E{e:03},{t},{label},{x1:.4},{x2:.3},{x3},{}\n",
+                u8::from(t + 1 == per_entity)
+            ));
         }
     }
     out

@@ -10,7 +10,9 @@ use crate::canon::registered_experiments;
 use crate::common::{shuffle_csv_rows, synthetic_csv, synthetic_experiment, write_pack, TempDir};
 
 fn result_hash(pack: &Pack, experiment: &Experiment, threads: usize) -> String {
-    counterlab::run_with(pack, experiment, &RunOptions { threads }).unwrap().result_hash
+    counterlab::run_with(pack, experiment, &RunOptions { threads })
+        .unwrap()
+        .result_hash
 }
 
 proptest! {
@@ -60,7 +62,10 @@ fn shuffled_bundled_fixture_keeps_every_result_hash() {
         std::fs::write(dir.join(&pack.manifest().data.file), &shuffled_csv).unwrap();
         let toml = std::fs::read_to_string(pack.dir().join("pack.toml"))
             .unwrap()
-            .replace(pack.fixture_hash(), blake3::hash(shuffled_csv.as_bytes()).to_hex().as_str());
+            .replace(
+                pack.fixture_hash(),
+                blake3::hash(shuffled_csv.as_bytes()).to_hex().as_str(),
+            );
         std::fs::write(dir.join("pack.toml"), toml).unwrap();
     }
     let shuffled = Packs::discover(root.path()).unwrap();
@@ -79,7 +84,10 @@ fn shuffled_bundled_fixture_keeps_every_result_hash() {
 fn nehalem_cpu_gives_the_same_hashes() {
     let qemu = Command::new("qemu-x86_64").arg("--version").output();
     if qemu.is_err() {
-        assert!(std::env::var_os("CI").is_none(), "CI must install qemu-user (qemu-x86_64) for the cross-CPU test");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must install qemu-user (qemu-x86_64) for the cross-CPU test"
+        );
         eprintln!("SKIPPED nehalem_cpu_gives_the_same_hashes: qemu-x86_64 not installed (apt-get install qemu-user)");
         return;
     }
@@ -98,11 +106,21 @@ fn nehalem_cpu_gives_the_same_hashes() {
             };
             let status = command
                 .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .args(["run", path.to_str().unwrap(), "--out", out.to_str().unwrap()])
+                .args([
+                    "run",
+                    path.to_str().unwrap(),
+                    "--out",
+                    out.to_str().unwrap(),
+                ])
                 .output()
                 .unwrap();
-            assert!(status.status.success(), "{name} ({label}): {}", String::from_utf8_lossy(&status.stderr));
-            let payload: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+            assert!(
+                status.status.success(),
+                "{name} ({label}): {}",
+                String::from_utf8_lossy(&status.stderr)
+            );
+            let payload: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
             hashes.push(payload["result_hash"].as_str().unwrap().to_owned());
         }
         assert_eq!(hashes[0], hashes[1], "{name}: native vs qemu -cpu Nehalem");

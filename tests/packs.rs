@@ -7,7 +7,9 @@ use crate::common::{shuffle_csv_rows, synthetic_csv, write_pack, TempDir};
 fn open_err(csv: &str, features: &[&str]) -> String {
     let root = TempDir::new("pack-err");
     let dir = write_pack(root.path(), "p", csv, features, None);
-    Pack::open(&dir).expect_err("the pack must be refused").to_string()
+    Pack::open(&dir)
+        .expect_err("the pack must be refused")
+        .to_string()
 }
 
 #[test]
@@ -16,37 +18,60 @@ fn hash_mismatch_is_refused() {
     let dir = write_pack(root.path(), "p", &synthetic_csv(1, 4, 3), &["x1"], None);
     std::fs::write(dir.join("data.csv"), synthetic_csv(2, 4, 3)).unwrap();
     let message = Pack::open(&dir).unwrap_err().to_string();
-    assert!(message.contains("data.csv") && message.contains("blake3"), "{message}");
+    assert!(
+        message.contains("data.csv") && message.contains("blake3"),
+        "{message}"
+    );
 }
 
 #[test]
 fn missing_value_names_file_row_and_column() {
     let csv = "entity,label,x1\nA,1,0.5\nB,0,\nC,1,2\n";
     let message = open_err(csv, &["x1"]);
-    assert!(message.contains("data.csv: row 2, column \"x1\": missing value"), "{message}");
+    assert!(
+        message.contains("data.csv: row 2, column \"x1\": missing value"),
+        "{message}"
+    );
 }
 
 #[test]
 fn non_finite_and_text_values_are_refused_with_row() {
-    for (bad, what) in [("NaN", "not a finite number"), ("inf", "not a finite number"), ("abc", "not a number"), (" 1", "not a number")] {
+    for (bad, what) in [
+        ("NaN", "not a finite number"),
+        ("inf", "not a finite number"),
+        ("abc", "not a number"),
+        (" 1", "not a number"),
+    ] {
         let csv = format!("entity,label,x1\nA,1,0.5\nB,0,{bad}\n");
         let message = open_err(&csv, &["x1"]);
-        assert!(message.contains("row 2, column \"x1\"") && message.contains(what), "{bad}: {message}");
+        assert!(
+            message.contains("row 2, column \"x1\"") && message.contains(what),
+            "{bad}: {message}"
+        );
     }
 }
 
 #[test]
 fn empty_entity_or_label_is_missing_not_text() {
     let message = open_err("entity,label,x1\nA,1,0.5\n,0,1\n", &["x1"]);
-    assert!(message.contains("row 2, column \"entity\": missing value"), "{message}");
+    assert!(
+        message.contains("row 2, column \"entity\": missing value"),
+        "{message}"
+    );
     let message = open_err("entity,label,x1\nA,,0.5\n", &["x1"]);
-    assert!(message.contains("row 1, column \"label\": missing value"), "{message}");
+    assert!(
+        message.contains("row 1, column \"label\": missing value"),
+        "{message}"
+    );
 }
 
 #[test]
 fn missing_column_is_named() {
     let message = open_err("entity,label,x1\nA,1,0.5\n", &["x2"]);
-    assert!(message.contains("column \"x2\"") && message.contains("not found"), "{message}");
+    assert!(
+        message.contains("column \"x2\"") && message.contains("not found"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -71,27 +96,58 @@ fn label_is_positive_only_on_exact_text() {
 fn canonical_table_ignores_file_row_order() {
     let csv = synthetic_csv(3, 20, 5);
     let root = TempDir::new("order");
-    let a = Pack::open(write_pack(root.path(), "a", &csv, &["x1", "x2", "x3"], Some("t"))).unwrap();
+    let a = Pack::open(write_pack(
+        root.path(),
+        "a",
+        &csv,
+        &["x1", "x2", "x3"],
+        Some("t"),
+    ))
+    .unwrap();
     for seed in 0..5 {
         let shuffled = shuffle_csv_rows(&csv, seed);
         assert_ne!(shuffled, csv);
-        let b = Pack::open(write_pack(root.path(), &format!("b{seed}"), &shuffled, &["x1", "x2", "x3"], Some("t"))).unwrap();
+        let b = Pack::open(write_pack(
+            root.path(),
+            &format!("b{seed}"),
+            &shuffled,
+            &["x1", "x2", "x3"],
+            Some("t"),
+        ))
+        .unwrap();
         assert_eq!(a.table().labels(), b.table().labels());
         assert_eq!(a.table().feature("x2"), b.table().feature("x2"));
         assert_eq!(a.table().content_hash(), b.table().content_hash());
-        assert_ne!(a.fixture_hash(), b.fixture_hash(), "the raw file hash still sees the order");
+        assert_ne!(
+            a.fixture_hash(),
+            b.fixture_hash(),
+            "the raw file hash still sees the order"
+        );
     }
 }
 
 #[test]
 fn manifest_rejects_unknown_keys_and_bad_ids() {
     let root = TempDir::new("manifest");
-    let dir = write_pack(root.path(), "p", "entity,label,x1\nA,1,0.5\n", &["x1"], None);
+    let dir = write_pack(
+        root.path(),
+        "p",
+        "entity,label,x1\nA,1,0.5\n",
+        &["x1"],
+        None,
+    );
     let toml = std::fs::read_to_string(dir.join("pack.toml")).unwrap();
     std::fs::write(dir.join("pack.toml"), format!("colour = \"red\"\n{toml}")).unwrap();
     let message = Pack::open(&dir).unwrap_err().to_string();
-    assert!(message.contains("pack.toml") && message.contains("colour"), "{message}");
-    std::fs::write(dir.join("pack.toml"), toml.replace("id = \"p\"", "id = \"Bad_Id\"")).unwrap();
+    assert!(
+        message.contains("pack.toml") && message.contains("colour"),
+        "{message}"
+    );
+    std::fs::write(
+        dir.join("pack.toml"),
+        toml.replace("id = \"p\"", "id = \"Bad_Id\""),
+    )
+    .unwrap();
     let message = Pack::open(&dir).unwrap_err().to_string();
     assert!(message.contains("[a-z0-9-]+"), "{message}");
 }
@@ -99,10 +155,25 @@ fn manifest_rejects_unknown_keys_and_bad_ids() {
 #[test]
 fn discover_finds_packs_and_unknown_ids_are_named() {
     let root = TempDir::new("discover");
-    write_pack(root.path(), "one", "entity,label,x1\nA,1,0.5\n", &["x1"], None);
-    write_pack(root.path(), "two", "entity,label,x1\nA,1,0.5\n", &["x1"], None);
+    write_pack(
+        root.path(),
+        "one",
+        "entity,label,x1\nA,1,0.5\n",
+        &["x1"],
+        None,
+    );
+    write_pack(
+        root.path(),
+        "two",
+        "entity,label,x1\nA,1,0.5\n",
+        &["x1"],
+        None,
+    );
     let packs = Packs::discover(root.path()).unwrap();
-    assert_eq!(packs.iter().map(Pack::id).collect::<Vec<_>>(), ["one", "two"]);
+    assert_eq!(
+        packs.iter().map(Pack::id).collect::<Vec<_>>(),
+        ["one", "two"]
+    );
     let error = packs.get("three").unwrap_err();
     assert!(matches!(error.kind(), ErrorKind::UnknownPack { .. }));
     assert!(error.to_string().contains("one, two"));
@@ -112,5 +183,8 @@ fn discover_finds_packs_and_unknown_ids_are_named() {
 fn bundled_packs_load() {
     let packs = Packs::discover(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/packs")).unwrap();
     let ids: Vec<&str> = packs.iter().map(Pack::id).collect();
-    assert!(ids.contains(&"entity-leakage") && ids.contains(&"class-imbalance"), "{ids:?}");
+    assert!(
+        ids.contains(&"entity-leakage") && ids.contains(&"class-imbalance"),
+        "{ids:?}"
+    );
 }

@@ -8,7 +8,13 @@ use crate::common::{synthetic_csv, synthetic_experiment, write_pack, TempDir};
 
 fn synthetic_pack() -> (TempDir, Pack) {
     let root = TempDir::new("run");
-    let dir = write_pack(root.path(), "synth", &synthetic_csv(21, 60, 6), &["x1", "x2", "x3"], Some("t"));
+    let dir = write_pack(
+        root.path(),
+        "synth",
+        &synthetic_csv(21, 60, 6),
+        &["x1", "x2", "x3"],
+        Some("t"),
+    );
     let pack = Pack::open(dir).unwrap();
     (root, pack)
 }
@@ -17,7 +23,9 @@ fn experiment_error(json: &str) -> String {
     let (_root, pack) = synthetic_pack();
     match Experiment::from_json(json.as_bytes()) {
         Err(e) => e.to_string(),
-        Ok(experiment) => run_with(&pack, &experiment, &RunOptions { threads: 1 }).unwrap_err().to_string(),
+        Ok(experiment) => run_with(&pack, &experiment, &RunOptions { threads: 1 })
+            .unwrap_err()
+            .to_string(),
     }
 }
 
@@ -34,12 +42,17 @@ fn identity_ablation_reproduces_every_arm_bit_for_bit() {
         assert_eq!(identity.roc_auc_delta, Some(0.0));
         for (name, value) in &result.metrics {
             match (value, &identity.metrics[name]) {
-                (MetricValue::Value(a), MetricValue::Value(b)) => assert_eq!(a.to_bits(), b.to_bits(), "{arm} {name}"),
+                (MetricValue::Value(a), MetricValue::Value(b)) => {
+                    assert_eq!(a.to_bits(), b.to_bits(), "{arm} {name}")
+                }
                 (a, b) => assert_eq!(a, b),
             }
         }
         let dropped = &result.ablations["no_x1"];
-        assert!(dropped.changed_scores > 0, "{arm}: dropping the signal column must change scores");
+        assert!(
+            dropped.changed_scores > 0,
+            "{arm}: dropping the signal column must change scores"
+        );
     }
 }
 
@@ -66,8 +79,24 @@ fn payload_round_trips_through_json_with_the_same_hash() {
     assert_eq!(back, payload);
     assert_eq!(result_hash(&back.results).unwrap(), payload.result_hash);
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let keys: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["claim", "experiment", "format", "kernel", "pack", "result_hash", "results"]);
+    let keys: Vec<&str> = value
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "claim",
+            "experiment",
+            "format",
+            "kernel",
+            "pack",
+            "result_hash",
+            "results"
+        ]
+    );
 }
 
 #[test]
@@ -77,8 +106,13 @@ fn a_changed_number_changes_the_result_hash() {
     let payload = run_with(&pack, &experiment, &RunOptions { threads: 1 }).unwrap();
     let mut results = payload.results.clone();
     let arm = results.get_mut("random_rows").unwrap();
-    let MetricValue::Value(auc) = arm.metrics["roc_auc"] else { panic!("auc defined") };
-    arm.metrics.insert("roc_auc".into(), MetricValue::Value(f64::from_bits(auc.to_bits() + 1)));
+    let MetricValue::Value(auc) = arm.metrics["roc_auc"] else {
+        panic!("auc defined")
+    };
+    arm.metrics.insert(
+        "roc_auc".into(),
+        MetricValue::Value(f64::from_bits(auc.to_bits() + 1)),
+    );
     assert_ne!(result_hash(&results).unwrap(), payload.result_hash);
 }
 
@@ -86,26 +120,69 @@ fn a_changed_number_changes_the_result_hash() {
 fn invalid_experiments_name_the_json_path() {
     let base = synthetic_experiment("synth", 7);
     let cases = [
-        (base.replace("\"seed\":7", "\"seed\":7,\"colour\":1"), "unknown field `colour`"),
-        (base.replace("counterlab.experiment/1", "counterlab.experiment/2"), "$.format"),
+        (
+            base.replace("\"seed\":7", "\"seed\":7,\"colour\":1"),
+            "unknown field `colour`",
+        ),
+        (
+            base.replace("counterlab.experiment/1", "counterlab.experiment/2"),
+            "$.format",
+        ),
         (base.replace("\"c\":1.0", "\"c\":0.0"), "$.model.c"),
         (base.replace("\"c\":1.0", "\"c\":\"one\""), "$.model.c"),
-        (base.replacen("\"test_fraction\":0.25", "\"test_fraction\":1.5", 1), "$.arms[0].split.test_fraction"),
-        (base.replacen("\"test_fraction\":0.25", "\"test_fraction\":\"a\"", 1), "$.arms[0].split.test_fraction"),
-        (base.replacen("\"test_fraction\":0.25", "\"column\":\"is_test\"", 1), "unknown field `column`"),
-        (base.replace("\"at_least\":0.0", "\"at_least\":0.0,\"arm\":\"x\""), "$.claim"),
-        (base.replace("\"name\":\"future\"", "\"name\":\"random_rows\""), "$.arms[2].name"),
-        (base.replace("\"kind\":\"temporal\"", "\"kind\":\"quantum\""), "$.arms[2].split"),
-        (base.replace("\"drop\":[\"x3\"]", "\"drop\":[\"x9\"]"), "$.ablations[2].drop[0]"),
-        (base.replace("\"column\":\"is_test\"", "\"column\":\"x1\""), "$.arms[3].split.column"),
-        (base.replace("\"higher\":\"random_rows\"", "\"higher\":\"nope\""), "$.claim.higher"),
-        (base.replace("\"pack\":\"synth\"", "\"pack\":\"other\""), "$.pack"),
-        (base.replace("\"metric\":\"roc_auc\"", "\"metric\":\"accuracy\"").replace("\"roc_auc\",\"accuracy\",", "\"roc_auc\","), "$.claim.metric"),
+        (
+            base.replacen("\"test_fraction\":0.25", "\"test_fraction\":1.5", 1),
+            "$.arms[0].split.test_fraction",
+        ),
+        (
+            base.replacen("\"test_fraction\":0.25", "\"test_fraction\":\"a\"", 1),
+            "$.arms[0].split.test_fraction",
+        ),
+        (
+            base.replacen("\"test_fraction\":0.25", "\"column\":\"is_test\"", 1),
+            "unknown field `column`",
+        ),
+        (
+            base.replace("\"at_least\":0.0", "\"at_least\":0.0,\"arm\":\"x\""),
+            "$.claim",
+        ),
+        (
+            base.replace("\"name\":\"future\"", "\"name\":\"random_rows\""),
+            "$.arms[2].name",
+        ),
+        (
+            base.replace("\"kind\":\"temporal\"", "\"kind\":\"quantum\""),
+            "$.arms[2].split",
+        ),
+        (
+            base.replace("\"drop\":[\"x3\"]", "\"drop\":[\"x9\"]"),
+            "$.ablations[2].drop[0]",
+        ),
+        (
+            base.replace("\"column\":\"is_test\"", "\"column\":\"x1\""),
+            "$.arms[3].split.column",
+        ),
+        (
+            base.replace("\"higher\":\"random_rows\"", "\"higher\":\"nope\""),
+            "$.claim.higher",
+        ),
+        (
+            base.replace("\"pack\":\"synth\"", "\"pack\":\"other\""),
+            "$.pack",
+        ),
+        (
+            base.replace("\"metric\":\"roc_auc\"", "\"metric\":\"accuracy\"")
+                .replace("\"roc_auc\",\"accuracy\",", "\"roc_auc\","),
+            "$.claim.metric",
+        ),
     ];
     for (json, expected) in cases {
         assert_ne!(json, base, "case {expected} must edit the experiment");
         let message = experiment_error(&json);
-        assert!(message.contains(expected), "expected {expected:?} in {message:?}");
+        assert!(
+            message.contains(expected),
+            "expected {expected:?} in {message:?}"
+        );
     }
 }
 
@@ -117,7 +194,9 @@ fn single_class_training_rows_are_an_error_naming_the_arm() {
     let json = r#"{"format":"counterlab.experiment/1","pack":"p","seed":1,"model":{"kind":"logistic","c":1.0},
         "arms":[{"name":"given","split":{"kind":"predefined","column":"holdout"}}],"metrics":["roc_auc"]}"#;
     let experiment = Experiment::from_json(json.as_bytes()).unwrap();
-    let message = run_with(&pack, &experiment, &RunOptions { threads: 1 }).unwrap_err().to_string();
+    let message = run_with(&pack, &experiment, &RunOptions { threads: 1 })
+        .unwrap_err()
+        .to_string();
     assert!(message.contains("\"given\""), "{message}");
 }
 
@@ -132,7 +211,10 @@ fn single_class_test_rows_give_undefined_auc_not_a_number() {
     let payload = run_with(&pack, &experiment, &RunOptions { threads: 1 }).unwrap();
     let metrics = &payload.results["given"].metrics;
     assert!(matches!(metrics["roc_auc"], MetricValue::Undefined { .. }));
-    assert!(matches!(metrics["balanced_accuracy"], MetricValue::Undefined { .. }));
+    assert!(matches!(
+        metrics["balanced_accuracy"],
+        MetricValue::Undefined { .. }
+    ));
     assert!(matches!(metrics["accuracy"], MetricValue::Value(_)));
     let text = payload.to_json_pretty().unwrap();
     assert!(text.contains("\"undefined\""), "{text}");

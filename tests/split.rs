@@ -10,7 +10,13 @@ use crate::common::{synthetic_csv, write_pack, TempDir};
 
 fn pack(seed: u64, entities: usize, per: usize) -> (TempDir, Pack) {
     let root = TempDir::new("split");
-    let dir = write_pack(root.path(), "p", &synthetic_csv(seed, entities, per), &["x1", "x2", "x3"], Some("t"));
+    let dir = write_pack(
+        root.path(),
+        "p",
+        &synthetic_csv(seed, entities, per),
+        &["x1", "x2", "x3"],
+        Some("t"),
+    );
     let pack = Pack::open(dir).unwrap();
     (root, pack)
 }
@@ -72,17 +78,32 @@ proptest! {
 #[test]
 fn same_seed_same_split_other_seed_other_split() {
     let (_root, pack) = pack(5, 40, 3);
-    let spec = SplitSpec::EntityGrouped { test_fraction: 0.25 };
+    let spec = SplitSpec::EntityGrouped {
+        test_fraction: 0.25,
+    };
     let a = split(pack.table(), &spec, 1, "$").unwrap();
     assert_eq!(a, split(pack.table(), &spec, 1, "$").unwrap());
-    assert_ne!(a.membership_hash(), split(pack.table(), &spec, 2, "$").unwrap().membership_hash());
+    assert_ne!(
+        a.membership_hash(),
+        split(pack.table(), &spec, 2, "$")
+            .unwrap()
+            .membership_hash()
+    );
 }
 
 #[test]
 fn predefined_split_follows_the_column() {
     let (_root, pack) = pack(5, 10, 3);
     let table = pack.table();
-    let s = split(table, &SplitSpec::Predefined { column: "is_test".into() }, 0, "$").unwrap();
+    let s = split(
+        table,
+        &SplitSpec::Predefined {
+            column: "is_test".into(),
+        },
+        0,
+        "$",
+    )
+    .unwrap();
     let column = table.extra_column("is_test").unwrap();
     for (row, value) in column.iter().enumerate() {
         assert_eq!(s.is_test()[row], value.as_deref() == Some("1"));
@@ -95,10 +116,22 @@ fn predefined_split_names_a_bad_cell() {
     let root = TempDir::new("predef");
     let csv = "entity,label,x1,holdout\nA,1,0.5,1\nB,0,1,yes\nC,1,2,0\n";
     let pack = Pack::open(write_pack(root.path(), "p", csv, &["x1"], None)).unwrap();
-    let message = split(pack.table(), &SplitSpec::Predefined { column: "holdout".into() }, 0, "$.arms[0].split")
-        .unwrap_err()
-        .to_string();
-    assert!(message.contains("$.arms[0].split.column") && message.contains("row 2") && message.contains("\"yes\""), "{message}");
+    let message = split(
+        pack.table(),
+        &SplitSpec::Predefined {
+            column: "holdout".into(),
+        },
+        0,
+        "$.arms[0].split",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        message.contains("$.arms[0].split.column")
+            && message.contains("row 2")
+            && message.contains("\"yes\""),
+        "{message}"
+    );
 }
 
 #[test]
@@ -127,7 +160,15 @@ fn duplicate_feature_rows_are_counted() {
     // Rows 1 and 3 have identical features; 2 and 4 differ.
     let csv = "entity,label,x1,x2,holdout\nA,1,0.5,2,0\nB,0,1,3,0\nC,1,0.5,2,1\nD,0,7,3,1\n";
     let pack = Pack::open(write_pack(root.path(), "p", csv, &["x1", "x2"], None)).unwrap();
-    let s = split(pack.table(), &SplitSpec::Predefined { column: "holdout".into() }, 0, "$").unwrap();
+    let s = split(
+        pack.table(),
+        &SplitSpec::Predefined {
+            column: "holdout".into(),
+        },
+        0,
+        "$",
+    )
+    .unwrap();
     let o = overlap(pack.table(), &s, &["x1".into(), "x2".into()]);
     assert_eq!(o.duplicate_feature_rows, 1);
     assert_eq!(o.temporal_rows, None);

@@ -20,22 +20,32 @@ pub(crate) fn command(path: &Path) -> i32 {
     };
     let is_json = path.extension().is_some_and(|e| e == "json");
     if !is_json {
-        println!("{}  fixture-bytes  {}", canon::file_hash(&bytes), path.display());
+        println!(
+            "{}  fixture-bytes  {}",
+            canon::file_hash(&bytes),
+            path.display()
+        );
         return EXIT_OK;
     }
     let value: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(e) => {
-            eprintln!("{} {}: not JSON: {e}", super::style::error_tag(), path.display());
+            eprintln!(
+                "{} {}: not JSON: {e}",
+                super::style::error_tag(),
+                path.display()
+            );
             return EXIT_DATA;
         }
     };
     let format = value.get("format").and_then(Value::as_str).unwrap_or("");
     let (kind, label, hashed) = match format {
-        "counterlab.experiment/1" => match Experiment::from_json(&bytes).and_then(|e| canon::to_value(&e)) {
-            Ok(v) => (HashKind::Experiment, "experiment", v),
-            Err(e) => return fail(&e),
-        },
+        "counterlab.experiment/1" => {
+            match Experiment::from_json(&bytes).and_then(|e| canon::to_value(&e)) {
+                Ok(v) => (HashKind::Experiment, "experiment", v),
+                Err(e) => return fail(&e),
+            }
+        }
         "counterlab.payload/1" => (HashKind::Payload, "payload", value),
         "counterlab.report/1" => {
             let mut v = value;
@@ -53,6 +63,10 @@ pub(crate) fn command(path: &Path) -> i32 {
             return EXIT_DATA;
         }
     };
-    println!("{}  {label}  {}", canon::hash_value(kind, &hashed), path.display());
+    println!(
+        "{}  {label}  {}",
+        canon::hash_value(kind, &hashed),
+        path.display()
+    );
     EXIT_OK
 }

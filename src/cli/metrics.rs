@@ -10,7 +10,14 @@ use counterlab::pack::parse_finite;
 use super::{fail_usage, EXIT_DATA, EXIT_OK};
 
 /// Reads labels and scores, then prints the metrics (table or JSON, keys as FORMATS).
-pub(crate) fn command(path: &Path, label: &str, score: &str, positive: &str, threshold: f64, json: bool) -> i32 {
+pub(crate) fn command(
+    path: &Path,
+    label: &str,
+    score: &str,
+    positive: &str,
+    threshold: f64,
+    json: bool,
+) -> i32 {
     if !threshold.is_finite() {
         return fail_usage("--threshold must be a finite number");
     }
@@ -24,7 +31,10 @@ pub(crate) fn command(path: &Path, label: &str, score: &str, positive: &str, thr
     };
     let report = metrics_json(&labels, &scores, threshold);
     if json {
-        println!("{}", serde_json::to_string_pretty(&report).expect("a JSON value encodes"));
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("a JSON value encodes")
+        );
     } else {
         print_table(&report);
     }
@@ -36,13 +46,27 @@ enum Failure {
     Data(String),
 }
 
-fn read_predictions(path: &Path, label: &str, score: &str, positive: &str) -> Result<(Vec<bool>, Vec<f64>), Failure> {
-    let file = std::fs::File::open(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
-    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(file);
-    let headers = reader.headers().map_err(|e| Failure::Data(format!("{}: {e}", path.display())))?.clone();
+fn read_predictions(
+    path: &Path,
+    label: &str,
+    score: &str,
+    positive: &str,
+) -> Result<(Vec<bool>, Vec<f64>), Failure> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(file);
+    let headers = reader
+        .headers()
+        .map_err(|e| Failure::Data(format!("{}: {e}", path.display())))?
+        .clone();
     let column = |name: &str| {
         headers.iter().position(|h| h == name).ok_or_else(|| {
-            Failure::Data(format!("{}: column {name:?} not found in the header", path.display()))
+            Failure::Data(format!(
+                "{}: column {name:?} not found in the header",
+                path.display()
+            ))
         })
     };
     let (label_at, score_at) = (column(label)?, column(score)?);
@@ -50,19 +74,25 @@ fn read_predictions(path: &Path, label: &str, score: &str, positive: &str) -> Re
     let mut scores = Vec::new();
     for (i, record) in reader.records().enumerate() {
         let row = i + 1;
-        let record = record.map_err(|e| Failure::Data(format!("{}: row {row}: {e}", path.display())))?;
+        let record =
+            record.map_err(|e| Failure::Data(format!("{}: row {row}: {e}", path.display())))?;
         let cell = |at: usize, name: &str| -> Result<String, Failure> {
             match record.get(at) {
                 Some(text) if !text.is_empty() => Ok(text.to_owned()),
-                _ => Err(Failure::Data(format!("{}: row {row}, column {name:?}: missing value", path.display()))),
+                _ => Err(Failure::Data(format!(
+                    "{}: row {row}, column {name:?}: missing value",
+                    path.display()
+                ))),
             }
         };
         labels.push(cell(label_at, label)? == positive);
         let text = cell(score_at, score)?;
-        scores.push(
-            parse_finite(&text)
-                .map_err(|m| Failure::Data(format!("{}: row {row}, column {score:?}: {m}", path.display())))?,
-        );
+        scores.push(parse_finite(&text).map_err(|m| {
+            Failure::Data(format!(
+                "{}: row {row}, column {score:?}: {m}",
+                path.display()
+            ))
+        })?);
     }
     if labels.is_empty() {
         return Err(Failure::Data(format!("{}: no data rows", path.display())));
@@ -122,10 +152,15 @@ fn metrics_json(labels: &[bool], scores: &[f64], threshold: f64) -> Value {
 fn print_table(report: &Value) {
     let show = |key: &str| match &report[key] {
         Value::Null => "undefined".to_owned(),
-        Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), |v| format!("{v:.6}")),
+        Value::Number(n) => n
+            .as_f64()
+            .map_or_else(|| n.to_string(), |v| format!("{v:.6}")),
         other => other.to_string(),
     };
-    println!("{:<28} {} ({} positive, {} negative)", "n", report["n"], report["n_pos"], report["n_neg"]);
+    println!(
+        "{:<28} {} ({} positive, {} negative)",
+        "n", report["n"], report["n_pos"], report["n_neg"]
+    );
     let ci = match &report["roc_auc_ci"] {
         Value::Array(ci) => format!(
             "  95% CI [{:.6}, {:.6}]  se {}",
@@ -136,7 +171,11 @@ fn print_table(report: &Value) {
         _ => String::new(),
     };
     println!("{:<28} {}{ci}", "roc_auc", show("roc_auc"));
-    for key in ["accuracy", "balanced_accuracy", "majority_baseline_accuracy"] {
+    for key in [
+        "accuracy",
+        "balanced_accuracy",
+        "majority_baseline_accuracy",
+    ] {
         println!("{key:<28} {}", show(key));
     }
     if let Some(reason) = report.get("undefined").and_then(Value::as_str) {

@@ -4,6 +4,7 @@
 mod hash;
 mod metrics;
 mod style;
+mod verify;
 
 use std::path::{Path, PathBuf};
 
@@ -19,7 +20,11 @@ pub(crate) const EXIT_DATA: i32 = 1;
 pub(crate) const EXIT_USAGE: i32 = 2;
 
 #[derive(Parser)]
-#[command(name = "counterlab", version, about = "Deterministic kernel and verifier for ML evaluation-design experiments")]
+#[command(
+    name = "counterlab",
+    version,
+    about = "Deterministic kernel and verifier for ML evaluation-design experiments"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -38,6 +43,38 @@ enum Command {
         #[arg(long)]
         packs: Option<PathBuf>,
         /// Worker threads (results are identical for any number).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Verify a payload: recompute, mutate, and answer SUPPORTS / INCONCLUSIVE / REJECTED.
+    ///
+    /// Exit codes: 0 SUPPORTS, 1 REJECTED, 3 INCONCLUSIVE, 2 usage or I/O error
+    /// (with --observe: 0 for every verdict).
+    Verify {
+        /// The payload JSON (as written by `counterlab run`).
+        payload: PathBuf,
+        /// A folder of pack folders (default: fixtures/packs of the working directory).
+        #[arg(long)]
+        packs: Option<PathBuf>,
+        /// Print the report as JSON (counterlab.report/1).
+        #[arg(long)]
+        json: bool,
+        /// Same report, but exit 0 whatever the verdict.
+        #[arg(long)]
+        observe: bool,
+        /// Label permutations K for the claim's p-value (default 199).
+        #[arg(long)]
+        permutations: Option<usize>,
+        /// Seed of every mutation (default 0).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Significance level (default 0.05).
+        #[arg(long)]
+        alpha: Option<f64>,
+        /// Largest payload accepted, in bytes (default 1048576).
+        #[arg(long)]
+        max_payload_bytes: Option<usize>,
+        /// Worker threads (the report is identical for any number).
         #[arg(long)]
         threads: Option<usize>,
     },
@@ -84,10 +121,41 @@ pub(crate) fn main() -> i32 {
         }
     };
     match cli.command {
-        Command::Run { experiment, out, packs, threads } => run(&experiment, out.as_deref(), packs.as_deref(), threads),
-        Command::Metrics { predictions, label, score, positive, threshold, json } => {
-            metrics::command(&predictions, &label, &score, &positive, threshold, json)
-        }
+        Command::Run {
+            experiment,
+            out,
+            packs,
+            threads,
+        } => run(&experiment, out.as_deref(), packs.as_deref(), threads),
+        Command::Verify {
+            payload,
+            packs,
+            json,
+            observe,
+            permutations,
+            seed,
+            alpha,
+            max_payload_bytes,
+            threads,
+        } => verify::command(&verify::VerifyArgs {
+            payload: &payload,
+            packs: packs.as_deref(),
+            json,
+            observe,
+            permutations,
+            seed,
+            alpha,
+            max_payload_bytes,
+            threads,
+        }),
+        Command::Metrics {
+            predictions,
+            label,
+            score,
+            positive,
+            threshold,
+            json,
+        } => metrics::command(&predictions, &label, &score, &positive, threshold, json),
         Command::Hash { file } => hash::command(&file),
         Command::Packs { packs } => list_packs(packs.as_deref()),
     }
@@ -117,7 +185,12 @@ fn read_file(path: &Path) -> Result<Vec<u8>, i32> {
     std::fs::read(path).map_err(|e| fail_usage(&format!("{}: {e}", path.display())))
 }
 
-fn run(experiment_path: &Path, out: Option<&Path>, packs_dir: Option<&Path>, threads: Option<usize>) -> i32 {
+fn run(
+    experiment_path: &Path,
+    out: Option<&Path>,
+    packs_dir: Option<&Path>,
+    threads: Option<usize>,
+) -> i32 {
     let bytes = match read_file(experiment_path) {
         Ok(bytes) => bytes,
         Err(code) => return code,
@@ -148,7 +221,11 @@ fn run(experiment_path: &Path, out: Option<&Path>, packs_dir: Option<&Path>, thr
         Ok(p) => p,
         Err(e) => {
             eprintln!("{} {}: {e}", style::error_tag(), experiment_path.display());
-            return if e.is_data_error() { EXIT_DATA } else { EXIT_USAGE };
+            return if e.is_data_error() {
+                EXIT_DATA
+            } else {
+                EXIT_USAGE
+            };
         }
     };
     let text = match payload.to_json_pretty() {
@@ -172,10 +249,22 @@ fn run(experiment_path: &Path, out: Option<&Path>, packs_dir: Option<&Path>, thr
 }
 
 fn print_run_summary(payload: &counterlab::Payload) {
-    println!("pack         {}  (fixture {})", payload.pack.id, &payload.pack.fixture_blake3[..16]);
+    println!(
+        "pack         {}  (fixture {})",
+        payload.pack.id,
+        &payload.pack.fixture_blake3[..16]
+    );
     println!("result_hash  {}", payload.result_hash);
-    let metric_names: Vec<&str> = payload.experiment.metrics.iter().map(|m| m.as_str()).collect();
-    let mut header = format!("{:<18} {:<15} {:>7} {:>7} {:>9}", "arm", "split", "train", "test", "overlap");
+    let metric_names: Vec<&str> = payload
+        .experiment
+        .metrics
+        .iter()
+        .map(|m| m.as_str())
+        .collect();
+    let mut header = format!(
+        "{:<18} {:<15} {:>7} {:>7} {:>9}",
+        "arm", "split", "train", "test", "overlap"
+    );
     for name in &metric_names {
         header.push_str(&format!(" {:>w$}", name, w = name.len().max(9)));
     }
@@ -184,7 +273,11 @@ fn print_run_summary(payload: &counterlab::Payload) {
         let result = &payload.results[&arm.name];
         let mut line = format!(
             "{:<18} {:<15} {:>7} {:>7} {:>9}",
-            arm.name, result.split.kind, result.split.train_rows, result.split.test_rows, result.overlap.entities
+            arm.name,
+            result.split.kind,
+            result.split.train_rows,
+            result.split.test_rows,
+            result.overlap.entities
         );
         for name in &metric_names {
             let shown = match &result.metrics[*name] {
@@ -202,7 +295,13 @@ fn list_packs(dir: Option<&Path>) -> i32 {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };
-    println!("{}", style::bold(&format!("{:<18} {:<18} {:>7} {:>9}  {:<64}  title", "id", "concept", "rows", "entities", "fixture blake3")));
+    println!(
+        "{}",
+        style::bold(&format!(
+            "{:<18} {:<18} {:>7} {:>9}  {:<64}  title",
+            "id", "concept", "rows", "entities", "fixture blake3"
+        ))
+    );
     for pack in packs.iter() {
         println!(
             "{:<18} {:<18} {:>7} {:>9}  {:<64}  {}",

@@ -19,6 +19,11 @@ pub(crate) fn error_tag() -> String {
     paint("1;31", "error:", std::io::stderr().is_terminal())
 }
 
+/// Coloured text on stdout (ANSI SGR code).
+pub(crate) fn paint_stdout(code: &str, text: &str) -> String {
+    paint(code, text, std::io::stdout().is_terminal())
+}
+
 /// Bold text on stdout.
 pub(crate) fn bold(text: &str) -> String {
     paint("1", text, std::io::stdout().is_terminal())

@@ -26,10 +26,12 @@ pub(crate) fn parse_fixture(path: &Path, bytes: &[u8], spec: &DataSpec) -> Resul
         .map_err(|e| Error::data(path, None, None, format!("cannot parse CSV: {e}")))?;
 
     let column_text = |name: &str| -> Result<Vec<Option<String>>> {
-        let column = frame.column(name).map_err(|_| {
-            Error::data(path, None, Some(name), "column not found in the header")
-        })?;
-        let strings = column.str().map_err(|e| Error::data(path, None, Some(name), e.to_string()))?;
+        let column = frame
+            .column(name)
+            .map_err(|_| Error::data(path, None, Some(name), "column not found in the header"))?;
+        let strings = column
+            .str()
+            .map_err(|e| Error::data(path, None, Some(name), e.to_string()))?;
         Ok(strings.iter().map(|v| v.map(str::to_owned)).collect())
     };
 
@@ -39,8 +41,11 @@ pub(crate) fn parse_fixture(path: &Path, bytes: &[u8], spec: &DataSpec) -> Resul
     }
     let entities = column_text(&spec.entity)?;
     let labels = column_text(&spec.label)?;
-    let features: Vec<Vec<Option<String>>> =
-        spec.features.iter().map(|f| column_text(f)).collect::<Result<_>>()?;
+    let features: Vec<Vec<Option<String>>> = spec
+        .features
+        .iter()
+        .map(|f| column_text(f))
+        .collect::<Result<_>>()?;
     let times = spec.time.as_deref().map(column_text).transpose()?;
 
     let mut used: Vec<&str> = vec![&spec.entity, &spec.label];
@@ -53,8 +58,10 @@ pub(crate) fn parse_fixture(path: &Path, bytes: &[u8], spec: &DataSpec) -> Resul
         .filter(|name| !used.contains(&name.as_str()))
         .collect();
     extra_names.sort();
-    let extras: Vec<Vec<Option<String>>> =
-        extra_names.iter().map(|name| column_text(name)).collect::<Result<_>>()?;
+    let extras: Vec<Vec<Option<String>>> = extra_names
+        .iter()
+        .map(|name| column_text(name))
+        .collect::<Result<_>>()?;
 
     let mut rows = Vec::with_capacity(n);
     for i in 0..n {
@@ -62,7 +69,12 @@ pub(crate) fn parse_fixture(path: &Path, bytes: &[u8], spec: &DataSpec) -> Resul
         let required = |values: &[Option<String>], column: &str| -> Result<String> {
             match &values[i] {
                 Some(text) if !text.is_empty() => Ok(text.clone()),
-                _ => Err(Error::data(path, Some(row_number), Some(column), "missing value")),
+                _ => Err(Error::data(
+                    path,
+                    Some(row_number),
+                    Some(column),
+                    "missing value",
+                )),
             }
         };
         let entity = required(&entities, &spec.entity)?;
@@ -70,15 +82,21 @@ pub(crate) fn parse_fixture(path: &Path, bytes: &[u8], spec: &DataSpec) -> Resul
         let mut feature_values = Vec::with_capacity(features.len());
         for (values, name) in features.iter().zip(&spec.features) {
             let text = required(values, name)?;
-            feature_values.push(parse_finite(&text).map_err(|message| {
-                Error::data(path, Some(row_number), Some(name), message)
-            })?);
+            feature_values.push(
+                parse_finite(&text)
+                    .map_err(|message| Error::data(path, Some(row_number), Some(name), message))?,
+            );
         }
         let time = match (&times, spec.time.as_deref()) {
             (Some(values), Some(name)) => {
                 let text = required(values, name)?;
                 Some(text.parse::<i64>().map_err(|_| {
-                    Error::data(path, Some(row_number), Some(name), format!("not an integer: {text:?}"))
+                    Error::data(
+                        path,
+                        Some(row_number),
+                        Some(name),
+                        format!("not an integer: {text:?}"),
+                    )
                 })?)
             }
             _ => None,
@@ -89,11 +107,19 @@ pub(crate) fn parse_fixture(path: &Path, bytes: &[u8], spec: &DataSpec) -> Resul
             label_text,
             features: feature_values,
             time,
-            extra: extras.iter().map(|column| column[i].clone().filter(|t| !t.is_empty())).collect(),
+            extra: extras
+                .iter()
+                .map(|column| column[i].clone().filter(|t| !t.is_empty()))
+                .collect(),
             source_row: row_number,
         });
     }
-    Ok(Table::from_rows(spec.features.clone(), spec.time.is_some(), extra_names, rows))
+    Ok(Table::from_rows(
+        spec.features.clone(),
+        spec.time.is_some(),
+        extra_names,
+        rows,
+    ))
 }
 
 /// A finite f64 from text, exactly rounded (Rust's parser is correctly rounded on every

@@ -41,18 +41,28 @@ impl Manifest {
     /// Checks what serde cannot: id syntax, hash syntax, distinct column roles.
     pub(crate) fn check(&self) -> Result<(), String> {
         if self.id.is_empty()
-            || !self.id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            || !self
+                .id
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         {
             return Err(format!("id {:?} must match [a-z0-9-]+", self.id));
         }
         let hash = &self.data.blake3;
-        if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
-            return Err(format!("data.blake3 {hash:?} must be 64 lower-case hex digits"));
+        if hash.len() != 64
+            || !hash
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        {
+            return Err(format!(
+                "data.blake3 {hash:?} must be 64 lower-case hex digits"
+            ));
         }
         if self.data.features.is_empty() {
             return Err("data.features must name at least one column".into());
         }
-        let mut roles: Vec<(&str, &str)> = vec![("entity", &self.data.entity), ("label", &self.data.label)];
+        let mut roles: Vec<(&str, &str)> =
+            vec![("entity", &self.data.entity), ("label", &self.data.label)];
         if let Some(time) = &self.data.time {
             roles.push(("time", time));
         }
@@ -65,7 +75,9 @@ impl Manifest {
             }
             for (role_b, b) in &roles[i + 1..] {
                 if a == b {
-                    return Err(format!("column {a:?} is named twice (data.{role_a} and data.{role_b})"));
+                    return Err(format!(
+                        "column {a:?} is named twice (data.{role_a} and data.{role_b})"
+                    ));
                 }
             }
         }

@@ -28,10 +28,13 @@ impl Pack {
     pub fn open(dir: impl AsRef<Path>) -> Result<Pack> {
         let dir = dir.as_ref().to_path_buf();
         let manifest_path = dir.join("pack.toml");
-        let text = std::fs::read_to_string(&manifest_path).map_err(|e| Error::io(&manifest_path, e))?;
-        let manifest: Manifest =
-            toml::from_str(&text).map_err(|e| Error::pack(&manifest_path, e.to_string().trim_end().to_owned()))?;
-        manifest.check().map_err(|m| Error::pack(&manifest_path, m))?;
+        let text =
+            std::fs::read_to_string(&manifest_path).map_err(|e| Error::io(&manifest_path, e))?;
+        let manifest: Manifest = toml::from_str(&text)
+            .map_err(|e| Error::pack(&manifest_path, e.to_string().trim_end().to_owned()))?;
+        manifest
+            .check()
+            .map_err(|m| Error::pack(&manifest_path, m))?;
 
         let data_path = dir.join(&manifest.data.file);
         let bytes = std::fs::read(&data_path).map_err(|e| Error::io(&data_path, e))?;
@@ -41,11 +44,18 @@ impl Pack {
                 &data_path,
                 None,
                 None,
-                format!("blake3 is {actual}, but pack.toml says {}", manifest.data.blake3),
+                format!(
+                    "blake3 is {actual}, but pack.toml says {}",
+                    manifest.data.blake3
+                ),
             ));
         }
         let table = load::parse_fixture(&data_path, &bytes, &manifest.data)?;
-        Ok(Pack { dir, manifest, table })
+        Ok(Pack {
+            dir,
+            manifest,
+            table,
+        })
     }
 
     /// The pack's id.
@@ -75,7 +85,10 @@ impl Pack {
 
     /// The same pack with another table (used by mutations and tests).
     pub fn with_table(&self, table: Table) -> Pack {
-        Pack { table, ..self.clone() }
+        Pack {
+            table,
+            ..self.clone()
+        }
     }
 }
 
@@ -111,7 +124,11 @@ impl Packs {
         if let Some(existing) = self.packs.get(pack.id()) {
             return Err(Error::pack(
                 pack.dir(),
-                format!("pack id {:?} is also used by {}", pack.id(), existing.dir().display()),
+                format!(
+                    "pack id {:?} is also used by {}",
+                    pack.id(),
+                    existing.dir().display()
+                ),
             ));
         }
         self.packs.insert(pack.id().to_owned(), pack);
@@ -121,7 +138,11 @@ impl Packs {
     /// The pack with this id.
     pub fn get(&self, id: &str) -> Result<&Pack> {
         self.packs.get(id).ok_or_else(|| {
-            ErrorKind::UnknownPack { id: id.to_owned(), known: self.packs.keys().cloned().collect() }.into()
+            ErrorKind::UnknownPack {
+                id: id.to_owned(),
+                known: self.packs.keys().cloned().collect(),
+            }
+            .into()
         })
     }
 

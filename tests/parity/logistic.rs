@@ -30,8 +30,12 @@ struct Golden {
 }
 
 fn goldens() -> Goldens {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/parity/logistic_goldens.json");
-    let bytes = std::fs::read(path).expect("logistic goldens: run tests/parity/gen_logistic_goldens.py");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/parity/logistic_goldens.json"
+    );
+    let bytes =
+        std::fs::read(path).expect("logistic goldens: run tests/parity/gen_logistic_goldens.py");
     serde_json::from_slice(&bytes).expect("logistic goldens parse")
 }
 
@@ -51,34 +55,68 @@ fn logistic_matches_scikit_learn() {
     assert!(goldens.datasets.len() >= 4);
     for g in &goldens.datasets {
         let name = &g.name;
-        let model = LogisticRegression::new(g.c).fit(&matrix(&g.train_x), &g.train_y).unwrap();
+        let model = LogisticRegression::new(g.c)
+            .fit(&matrix(&g.train_x), &g.train_y)
+            .unwrap();
         assert!(model.converged, "{name}: {model:?}");
-        eprintln!("{name}: C = {}, {} Newton iterations", g.c, model.iterations);
+        eprintln!(
+            "{name}: C = {}, {} Newton iterations",
+            g.c, model.iterations
+        );
 
         // StandardScaler: the same statistics up to summation order (numpy sums pairwise).
-        for (k, (&ours, &theirs)) in model.standardizer.mean.iter().zip(&g.scaler_mean).enumerate() {
-            assert!((ours - theirs).abs() <= 1e-12 * theirs.abs().max(1.0), "{name}: mean[{k}] {ours} vs {theirs}");
+        for (k, (&ours, &theirs)) in model
+            .standardizer
+            .mean
+            .iter()
+            .zip(&g.scaler_mean)
+            .enumerate()
+        {
+            assert!(
+                (ours - theirs).abs() <= 1e-12 * theirs.abs().max(1.0),
+                "{name}: mean[{k}] {ours} vs {theirs}"
+            );
         }
-        for (k, (&ours, &theirs)) in model.standardizer.scale.iter().zip(&g.scaler_scale).enumerate() {
-            assert!((ours - theirs).abs() <= 1e-12 * theirs, "{name}: scale[{k}] {ours} vs {theirs}");
+        for (k, (&ours, &theirs)) in model
+            .standardizer
+            .scale
+            .iter()
+            .zip(&g.scaler_scale)
+            .enumerate()
+        {
+            assert!(
+                (ours - theirs).abs() <= 1e-12 * theirs,
+                "{name}: scale[{k}] {ours} vs {theirs}"
+            );
         }
 
         // sklearn's lbfgs stops on ftol = 64·ε as well as gtol, up to ~3e-8 from the optimum
         // (measured by the generator); 1e-6 is the parity the kernel promises.
-        let lbfgs = max_abs_diff(&model.coefficients, &g.coef).max((model.intercept - g.intercept).abs());
-        assert!(lbfgs < 1e-6, "{name}: coefficients differ from sklearn's by {lbfgs:e}");
+        let lbfgs =
+            max_abs_diff(&model.coefficients, &g.coef).max((model.intercept - g.intercept).abs());
+        assert!(
+            lbfgs < 1e-6,
+            "{name}: coefficients differ from sklearn's by {lbfgs:e}"
+        );
         // The optimum itself (newton-cholesky polished in numpy to a 1e-15 gradient): our
         // stopping test (scaled gradient < 1e-10) leaves at most ~2e-10 here.
         let optimum = max_abs_diff(&model.coefficients, &g.optimum_coef)
             .max((model.intercept - g.optimum_intercept).abs());
-        assert!(optimum < 1e-9, "{name}: coefficients differ from the optimum by {optimum:e}");
+        assert!(
+            optimum < 1e-9,
+            "{name}: coefficients differ from the optimum by {optimum:e}"
+        );
 
         // Test AUC: the ranking of the test probabilities is the same (the generator made
         // sure no positive/negative pair is closer than 1e-7), so the AUC agrees to rounding.
         let proba = model.predict_proba(&matrix(&g.test_x));
         match roc_auc(&g.test_y, &proba) {
             MetricValue::Value(auc) => {
-                assert!((auc - g.test_auc).abs() <= 1e-12, "{name}: AUC {auc} vs sklearn {}", g.test_auc)
+                assert!(
+                    (auc - g.test_auc).abs() <= 1e-12,
+                    "{name}: AUC {auc} vs sklearn {}",
+                    g.test_auc
+                )
             }
             undefined => panic!("{name}: AUC {undefined:?}"),
         }

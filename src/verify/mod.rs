@@ -1,0 +1,1231 @@
+//! The frozen verifier: recompute a recorded payload, re-run it under row-order and label
+//! mutations, and answer SUPPORTS / INCONCLUSIVE / REJECTED with bounded counterexamples.
+//!
+//! `verify` never returns an error: whatever the bytes, the answer is a [`Report`] whose
+//! verdict is data. Every check of [`CHECK_IDS`] appears in every report, in that order,
+//! with status `pass`, `fail`, `unverifiable` or `skipped` and a reason for the last two.
+//! Only this module can construct [`Supports`], so nothing else can print SUPPORTS.
+
+pub mod evidence;
+pub mod parse;
+mod report;
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use crate::canon::{self, HashKind};
+use crate::experiment::{Claim, Experiment, MetricName};
+use crate::metrics::MetricValue;
+use crate::pack::{Pack, Packs};
+use crate::rng;
+use crate::run::{self, ArmResult, Payload, RunOptions, PAYLOAD_FORMAT};
+use crate::table::Table;
+
+pub use evidence::{Estimate, Z95};
+pub use report::{
+    Check, ClaimReport, Counterexample, Counters, Report, Status, MAX_COUNTEREXAMPLE_BYTES,
+    REPORT_FORMAT,
+};
+
+/// The verifier's version (changes whenever a rule changes; the rules hash pins them).
+pub const VERIFIER_VERSION: &str = "counterlab-verifier/1";
+
+/// Every check, in the order they run and appear in reports.
+pub const CHECK_IDS: [&str; 18] = [
+    "budget.payload_bytes",
+    "payload.parse",
+    "payload.schema",
+    "pack.supported",
+    "budget.rows",
+    "budget.work",
+    "experiment.valid",
+    "fixture.hash",
+    "result.hash",
+    "recompute.equal",
+    "split.zero_group_overlap",
+    "split.temporal_order",
+    "ablation.identity",
+    "determinism.rerun",
+    "mutation.row_order",
+    "mutation.label.active",
+    "mutation.label.chance",
+    "claim.evidence",
+];
+
+/// At most this many counterexamples per check.
+pub const MAX_COUNTEREXAMPLES: usize = 3;
+
+/// Row-level label permutations used by `mutation.label.active` (full result hashes).
+const ACTIVE_PERMUTATIONS: usize = 5;
+
+/// `mutation.label.chance`: a mean permuted AUC (or balanced accuracy) above
+/// 0.5 + max(CHANCE_MARGIN, 4·sd/√K) means label information leaks past the permutation.
+const CHANCE_MARGIN: f64 = 0.05;
+
+/// Enforce (exit code follows the verdict) or observe (same report, exit 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The default.
+    Enforce,
+    /// For rolling the verifier out in front of an existing pipeline.
+    Observe,
+}
+
+impl Mode {
+    /// As written in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Enforce => "enforce",
+            Mode::Observe => "observe",
+        }
+    }
+}
+
+/// How to verify. Every field but `threads` and `mode` can change the verdict, and all of
+/// them are inputs, so the verdict is a function of (payload, pack, options).
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerifyOptions {
+    /// Enforce or observe.
+    pub mode: Mode,
+    /// Label permutations for the claim's p-value and the chance check (K).
+    pub permutations: usize,
+    /// Seeded row-order shuffles.
+    pub row_order_shuffles: usize,
+    /// Seed of every mutation.
+    pub seed: u64,
+    /// Significance level α.
+    pub alpha: f64,
+    /// Largest payload accepted, in bytes.
+    pub max_payload_bytes: usize,
+    /// Largest fixture accepted, in rows.
+    pub max_rows: usize,
+    /// Largest amount of work, in row-fits (rows × model fits).
+    pub max_work: u64,
+    /// Worker threads (never changes the report).
+    pub threads: usize,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            mode: Mode::Enforce,
+            permutations: 199,
+            row_order_shuffles: 3,
+            seed: 0,
+            alpha: 0.05,
+            max_payload_bytes: 1 << 20,
+            max_rows: 1_000_000,
+            max_work: 2_000_000_000,
+            threads: RunOptions::default().threads,
+        }
+    }
+}
+
+/// Proof that the verifier found every check passed and the claim supported. Only this
+/// module can construct it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Supports {
+    _private: (),
+}
+
+/// The verdict, as data.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Every check passed and the evidence supports the claim.
+    Supports(Supports),
+    /// Nothing failed, but the claim could not be established; with the reasons.
+    Inconclusive {
+        /// Why (budget, unsupported case, CI straddles, p > α, …).
+        reasons: Vec<String>,
+    },
+    /// A check failed or the evidence contradicts the claim.
+    Rejected {
+        /// The failing checks' counterexamples.
+        counterexamples: Vec<Counterexample>,
+    },
+}
+
+impl Verdict {
+    /// `SUPPORTS`, `INCONCLUSIVE` or `REJECTED`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Verdict::Supports(_) => "SUPPORTS",
+            Verdict::Inconclusive { .. } => "INCONCLUSIVE",
+            Verdict::Rejected { .. } => "REJECTED",
+        }
+    }
+}
+
+/// The rule set as data; its canonical hash is the report's `rules_hash`.
+pub fn rules() -> Value {
+    json!({
+        "version": VERIFIER_VERSION,
+        "checks": CHECK_IDS,
+        "max_counterexamples": MAX_COUNTEREXAMPLES,
+        "active_permutations": ACTIVE_PERMUTATIONS,
+        "chance_margin": CHANCE_MARGIN,
+        "chance_sd_multiplier": 4,
+        "z": Z95,
+        "p_value": "(b+1)/(K+1), b = non-vacuous permutations with statistic >= observed",
+        "min_permutations": "ceil(1/alpha) - 1",
+        "claim_null": "entity-level permutation when labels are constant within entities and the claim is metric_at_least; row-level otherwise; metric_at_most needs no p-value",
+        "intervals": "delong | wilson on independent test rows; obuchowski-clustered | cluster-robust-normal when test rows share entities; gaps add variances",
+        "payload_format": PAYLOAD_FORMAT,
+    })
+}
+
+/// The canonical hash of [`rules`].
+pub fn rules_hash() -> String {
+    canon::hash_value(HashKind::Rules, &rules())
+}
+
+/// Verifies payload bytes against the packs. Never fails: see [`Report`].
+pub fn verify(bytes: &[u8], packs: &Packs, options: &VerifyOptions) -> Report {
+    let mut v = Verification::new(options);
+    v.run(bytes, packs);
+    v.finish(bytes)
+}
+
+/// The state of one verification: the checks so far and what later checks need.
+struct Verification<'o> {
+    options: &'o VerifyOptions,
+    checks: BTreeMap<&'static str, Check>,
+    payload_hash: Option<String>,
+    claim: Option<ClaimReport>,
+    inconclusive_reasons: Vec<String>,
+}
+
+impl<'o> Verification<'o> {
+    fn new(options: &'o VerifyOptions) -> Self {
+        Verification {
+            options,
+            checks: BTreeMap::new(),
+            payload_hash: None,
+            claim: None,
+            inconclusive_reasons: Vec::new(),
+        }
+    }
+
+    fn set(
+        &mut self,
+        id: &'static str,
+        status: Status,
+        reason: Option<String>,
+        counterexamples: Vec<Counterexample>,
+    ) {
+        debug_assert!(CHECK_IDS.contains(&id), "unknown check id {id}");
+        let counterexamples = counterexamples
+            .into_iter()
+            .take(MAX_COUNTEREXAMPLES)
+            .map(Counterexample::bounded)
+            .collect();
+        self.checks.insert(
+            id,
+            Check {
+                id: id.to_owned(),
+                status,
+                reason,
+                counterexamples,
+            },
+        );
+    }
+
+    fn pass(&mut self, id: &'static str) {
+        self.set(id, Status::Pass, None, Vec::new());
+    }
+
+    fn fail(
+        &mut self,
+        id: &'static str,
+        reason: impl Into<String>,
+        counterexamples: Vec<Counterexample>,
+    ) {
+        self.set(id, Status::Fail, Some(reason.into()), counterexamples);
+    }
+
+    fn unverifiable(&mut self, id: &'static str, reason: impl Into<String>) {
+        let reason = reason.into();
+        self.inconclusive_reasons.push(format!("{id}: {reason}"));
+        self.set(id, Status::Unverifiable, Some(reason), Vec::new());
+    }
+
+    fn skip(&mut self, id: &'static str, reason: impl Into<String>) {
+        self.set(id, Status::Skipped, Some(reason.into()), Vec::new());
+    }
+
+    fn failed(&self) -> bool {
+        self.checks.values().any(|c| c.status == Status::Fail)
+    }
+
+    fn run(&mut self, bytes: &[u8], packs: &Packs) {
+        let o = self.options;
+        // 1. Bounds first.
+        if bytes.len() > o.max_payload_bytes {
+            self.unverifiable(
+                "budget.payload_bytes",
+                format!(
+                    "payload is {} bytes, over the budget of {} (--max-payload-bytes)",
+                    bytes.len(),
+                    o.max_payload_bytes
+                ),
+            );
+            return;
+        }
+        self.pass("budget.payload_bytes");
+
+        // 2. Structure.
+        let value = match parse::parse_strict(bytes) {
+            Ok(v) => v,
+            Err(e) => {
+                let ce = Counterexample::new(
+                    "payload.parse",
+                    json!(e.message),
+                    json!("a JSON document"),
+                    json!({ "path": e.path }),
+                );
+                self.fail(
+                    "payload.parse",
+                    format!("not valid JSON at {}: {}", e.path, e.message),
+                    vec![ce],
+                );
+                return;
+            }
+        };
+        self.payload_hash = Some(canon::hash_value(HashKind::Payload, &value));
+        self.pass("payload.parse");
+        let payload = match parse_payload(&value) {
+            Ok(p) => p,
+            Err((path, message)) => {
+                let observed = lookup(&value, &path).cloned().unwrap_or(Value::Null);
+                let ce = Counterexample::new(
+                    "payload.schema",
+                    observed,
+                    json!(message),
+                    json!({ "path": path }),
+                );
+                self.fail("payload.schema", format!("{path}: {message}"), vec![ce]);
+                return;
+            }
+        };
+        self.pass("payload.schema");
+
+        // 3. Supported case.
+        let pack = match packs.get(&payload.pack.id) {
+            Ok(pack) => pack,
+            Err(_) => {
+                self.unverifiable(
+                    "pack.supported",
+                    format!(
+                        "unsupported case: the verifier has no pack {:?}",
+                        payload.pack.id
+                    ),
+                );
+                return;
+            }
+        };
+        if payload.kernel.name != run::KERNEL_NAME {
+            self.unverifiable(
+                "pack.supported",
+                format!(
+                    "unsupported case: kernel {:?} is not counterlab",
+                    payload.kernel.name
+                ),
+            );
+            return;
+        }
+        self.pass("pack.supported");
+
+        let table = pack.table();
+        if table.n_rows() > o.max_rows {
+            self.unverifiable(
+                "budget.rows",
+                format!(
+                    "fixture has {} rows, over the budget of {}",
+                    table.n_rows(),
+                    o.max_rows
+                ),
+            );
+            return;
+        }
+        self.pass("budget.rows");
+        let experiment = &payload.experiment;
+        let work = work_units(experiment, table, o);
+        let mutations_in_budget = work <= o.max_work;
+        if mutations_in_budget {
+            self.pass("budget.work");
+        } else {
+            self.unverifiable(
+                "budget.work",
+                format!("{work} row-fits needed, over the budget of {}", o.max_work),
+            );
+        }
+
+        // 4. Integrity.
+        if let Err(e) = experiment.check(pack) {
+            let (path, message) = match e.kind() {
+                crate::ErrorKind::Experiment { path, message } => {
+                    (path.replacen('$', "$.experiment", 1), message.clone())
+                }
+                _ => ("$.experiment".to_owned(), e.to_string()),
+            };
+            let ce = Counterexample::new(
+                "experiment.valid",
+                json!(message),
+                json!("an experiment valid on this pack"),
+                json!({ "path": path }),
+            );
+            self.fail("experiment.valid", format!("{path}: {message}"), vec![ce]);
+            return;
+        }
+        self.pass("experiment.valid");
+
+        if payload.pack.fixture_blake3 == pack.fixture_hash() {
+            self.pass("fixture.hash");
+        } else {
+            let ce = Counterexample::new(
+                "fixture.hash",
+                json!(payload.pack.fixture_blake3),
+                json!(pack.fixture_hash()),
+                json!({ "path": "$.pack.fixture_blake3" }),
+            );
+            self.fail(
+                "fixture.hash",
+                "the payload was not computed on the verifier's fixture",
+                vec![ce],
+            );
+        }
+
+        let recorded_results = &value["results"];
+        let recorded_hash = canon::hash_value(HashKind::Result, recorded_results);
+        if recorded_hash == payload.result_hash {
+            self.pass("result.hash");
+        } else {
+            let ce = Counterexample::new(
+                "result.hash",
+                json!(payload.result_hash),
+                json!(recorded_hash),
+                json!({ "path": "$.result_hash" }),
+            );
+            self.fail(
+                "result.hash",
+                "result_hash is not the canonical hash of the recorded results",
+                vec![ce],
+            );
+        }
+
+        // 5. Recompute.
+        let run_options = RunOptions { threads: o.threads };
+        let recomputed = match run::compute_results(pack, table, experiment, &run_options) {
+            Ok(r) => r,
+            Err(e) => {
+                self.fail(
+                    "recompute.equal",
+                    format!("the kernel could not run the experiment: {e}"),
+                    Vec::new(),
+                );
+                return;
+            }
+        };
+        let recomputed_value = canon::to_value(&recomputed).expect("kernel results are finite");
+        let mut differences = Vec::new();
+        diff_values(
+            "$.results",
+            recorded_results,
+            &recomputed_value,
+            &mut differences,
+        );
+        if differences.is_empty() {
+            self.pass("recompute.equal");
+        } else {
+            let total = differences.len();
+            let ces = differences
+                .into_iter()
+                .map(|(path, observed, expected)| {
+                    Counterexample::new(
+                        "recompute.equal",
+                        observed,
+                        expected,
+                        json!({ "path": path }),
+                    )
+                })
+                .collect();
+            self.fail(
+                "recompute.equal",
+                format!("{total} recorded value(s) differ from the kernel's"),
+                ces,
+            );
+        }
+
+        // 6. Invariants, on the recorded and the recomputed results.
+        self.invariants(experiment, &payload.results, &recomputed, table);
+        let recomputed_hash = run::result_hash(&recomputed).expect("kernel results are finite");
+        let rerun_threads = if o.threads == 1 { 2 } else { 1 };
+        match run::compute_results(
+            pack,
+            table,
+            experiment,
+            &RunOptions {
+                threads: rerun_threads,
+            },
+        ) {
+            Ok(again) if run::result_hash(&again).ok().as_ref() == Some(&recomputed_hash) => {
+                self.pass("determinism.rerun")
+            }
+            Ok(again) => {
+                let ce = Counterexample::new(
+                    "determinism.rerun",
+                    json!(run::result_hash(&again).unwrap_or_default()),
+                    json!(recomputed_hash),
+                    json!({ "threads": [o.threads, rerun_threads] }),
+                );
+                self.fail(
+                    "determinism.rerun",
+                    "a second run gave another result hash",
+                    vec![ce],
+                );
+            }
+            Err(e) => self.fail(
+                "determinism.rerun",
+                format!("a second run failed: {e}"),
+                Vec::new(),
+            ),
+        }
+
+        // 7–9. Mutations and the claim: only worth their cost when nothing failed yet.
+        let mutation_checks = [
+            "mutation.row_order",
+            "mutation.label.active",
+            "mutation.label.chance",
+            "claim.evidence",
+        ];
+        if self.failed() {
+            for id in mutation_checks {
+                self.skip(id, "not run: the payload is already rejected");
+            }
+            return;
+        }
+        if !mutations_in_budget {
+            for id in mutation_checks {
+                self.skip(id, "not run: over the work budget (see budget.work)");
+            }
+            self.inconclusive_reasons
+                .push("mutations and claim evidence were not run (work budget)".into());
+            return;
+        }
+        self.row_order(pack, experiment, &recomputed_hash);
+        self.label_active(pack, experiment, &recomputed_hash);
+        let row_null = self.permutation_runs(pack, experiment, Null::Row);
+        self.label_chance(experiment, &row_null);
+        self.claim_evidence(pack, experiment, &recomputed, row_null);
+    }
+
+    fn invariants(
+        &mut self,
+        experiment: &Experiment,
+        recorded: &BTreeMap<String, ArmResult>,
+        recomputed: &BTreeMap<String, ArmResult>,
+        table: &Table,
+    ) {
+        let mut overlap_ces = Vec::new();
+        let mut temporal_ces = Vec::new();
+        let mut identity_ces = Vec::new();
+        let (mut grouped_arms, mut temporal_arms, mut identity_ablations) = (0, 0, 0);
+        for arm in &experiment.arms {
+            let kind = arm.split.kind();
+            for (source, results) in [("recorded", recorded), ("recomputed", recomputed)] {
+                let Some(result) = results.get(&arm.name) else {
+                    continue;
+                };
+                let path = format!("$.results.{}", arm.name);
+                if kind == "entity_grouped" {
+                    grouped_arms += 1;
+                    if result.overlap.entities != 0 {
+                        let witness = result
+                            .overlap
+                            .first_entities
+                            .first()
+                            .cloned()
+                            .unwrap_or_default();
+                        overlap_ces.push(Counterexample::new(
+                            "split.zero_group_overlap",
+                            json!(result.overlap.entities),
+                            json!(0),
+                            json!({ "path": format!("{path}.overlap.entities"), "source": source, "entity": witness }),
+                        ));
+                    }
+                }
+                if kind == "temporal" {
+                    temporal_arms += 1;
+                    if result.overlap.temporal_rows.unwrap_or(0) != 0 {
+                        temporal_ces.push(Counterexample::new(
+                            "split.temporal_order",
+                            json!(result.overlap.temporal_rows),
+                            json!(0),
+                            json!({ "path": format!("{path}.overlap.temporal_rows"), "source": source }),
+                        ));
+                    }
+                }
+                for ablation in experiment
+                    .ablation_list()
+                    .iter()
+                    .filter(|a| a.drop.is_empty())
+                {
+                    identity_ablations += 1;
+                    let Some(identity) = result.ablations.get(&ablation.name) else {
+                        continue;
+                    };
+                    let same_metrics = identity
+                        .metrics
+                        .iter()
+                        .all(|(name, value)| metric_bits_equal(value, result.metrics.get(name)));
+                    if identity.changed_scores != 0 || !same_metrics {
+                        identity_ces.push(Counterexample::new(
+                            "ablation.identity",
+                            json!({ "changed_scores": identity.changed_scores, "metrics": canon::to_value(&identity.metrics).unwrap_or_default() }),
+                            json!({ "changed_scores": 0, "metrics": canon::to_value(&result.metrics).unwrap_or_default() }),
+                            json!({ "path": format!("{path}.ablations.{}", ablation.name), "source": source }),
+                        ));
+                    }
+                }
+            }
+        }
+        let _ = table;
+        match (grouped_arms, overlap_ces.is_empty()) {
+            (0, _) => self.skip("split.zero_group_overlap", "no entity_grouped arm"),
+            (_, true) => self.pass("split.zero_group_overlap"),
+            (_, false) => self.fail(
+                "split.zero_group_overlap",
+                "an entity_grouped arm shares entities between train and test",
+                overlap_ces,
+            ),
+        }
+        match (temporal_arms, temporal_ces.is_empty()) {
+            (0, _) => self.skip("split.temporal_order", "no temporal arm"),
+            (_, true) => self.pass("split.temporal_order"),
+            (_, false) => self.fail(
+                "split.temporal_order",
+                "a temporal arm has test rows not after every training row",
+                temporal_ces,
+            ),
+        }
+        match (identity_ablations, identity_ces.is_empty()) {
+            (0, _) => self.skip("ablation.identity", "no identity ablation (drop: [])"),
+            (_, true) => self.pass("ablation.identity"),
+            (_, false) => self.fail(
+                "ablation.identity",
+                "an identity ablation does not reproduce its arm bit for bit",
+                identity_ces,
+            ),
+        }
+    }
+
+    fn row_order(&mut self, pack: &Pack, experiment: &Experiment, expected_hash: &str) {
+        let o = self.options;
+        if o.row_order_shuffles == 0 {
+            self.unverifiable("mutation.row_order", "no row-order shuffles requested");
+            return;
+        }
+        let seeds: Vec<u64> = (0..o.row_order_shuffles)
+            .map(|k| mutation_seed(o.seed, "rows", k))
+            .collect();
+        let hashes = run::parallel_map(&seeds, o.threads, |&seed| {
+            let table = pack.table().reloaded_in_shuffled_order(seed);
+            run::compute_results(pack, &table, experiment, &RunOptions { threads: 1 })
+                .map_err(|e| e.to_string())
+                .and_then(|r| run::result_hash(&r).map_err(|e| e.to_string()))
+        });
+        let mut ces = Vec::new();
+        for (seed, hash) in seeds.iter().zip(hashes) {
+            match hash {
+                Ok(h) if h == expected_hash => {}
+                Ok(h) => ces.push(Counterexample::new(
+                    "mutation.row_order",
+                    json!(h),
+                    json!(expected_hash),
+                    json!({ "mutation_seed": seed }),
+                )),
+                Err(e) => ces.push(Counterexample::new(
+                    "mutation.row_order",
+                    json!(e),
+                    json!(expected_hash),
+                    json!({ "mutation_seed": seed }),
+                )),
+            }
+        }
+        if ces.is_empty() {
+            self.pass("mutation.row_order");
+        } else {
+            self.fail(
+                "mutation.row_order",
+                "a row-order shuffle of the fixture changed the result hash",
+                ces,
+            );
+        }
+    }
+
+    fn label_active(&mut self, pack: &Pack, experiment: &Experiment, original_hash: &str) {
+        let o = self.options;
+        let seeds: Vec<u64> = (0..ACTIVE_PERMUTATIONS)
+            .map(|k| mutation_seed(o.seed, "labels/active", k))
+            .collect();
+        let outcomes = run::parallel_map(&seeds, o.threads, |&seed| {
+            let table = pack.table().permute_labels_by_row(seed);
+            if table.labels() == pack.table().labels() {
+                return Ok(None);
+            }
+            run::compute_results(pack, &table, experiment, &RunOptions { threads: 1 })
+                .map_err(|e| e.to_string())
+                .and_then(|r| run::result_hash(&r).map_err(|e| e.to_string()))
+                .map(Some)
+        });
+        let mut ces = Vec::new();
+        let mut active = 0;
+        let mut errors = Vec::new();
+        for (seed, outcome) in seeds.iter().zip(outcomes) {
+            match outcome {
+                Ok(None) => {}
+                Ok(Some(hash)) if hash == original_hash => ces.push(Counterexample::new(
+                    "mutation.label.active",
+                    json!(hash),
+                    json!("a different result hash"),
+                    json!({ "mutation_seed": seed, "mutation": "row-level label permutation" }),
+                )),
+                Ok(Some(_)) => active += 1,
+                Err(e) => errors.push(format!("seed {seed}: {e}")),
+            }
+        }
+        if !ces.is_empty() {
+            self.fail(
+                "mutation.label.active",
+                "the results do not respond to the labels",
+                ces,
+            );
+        } else if active == 0 {
+            let why = if errors.is_empty() {
+                "every label permutation was vacuous".to_owned()
+            } else {
+                errors.join("; ")
+            };
+            self.unverifiable("mutation.label.active", why);
+        } else {
+            self.pass("mutation.label.active");
+        }
+    }
+
+    /// Runs K label permutations of one kind; per permutation, each arm's metrics (or
+    /// None when the permutation was vacuous).
+    fn permutation_runs(
+        &self,
+        pack: &Pack,
+        experiment: &Experiment,
+        null: Null,
+    ) -> PermutationRuns {
+        let o = self.options;
+        let original = pack.table().labels();
+        let seeds: Vec<u64> = (0..o.permutations)
+            .map(|k| mutation_seed(o.seed, null.stream(), k))
+            .collect();
+        let runs = run::parallel_map(&seeds, o.threads, |&seed| {
+            let table = match null {
+                Null::Row => pack.table().permute_labels_by_row(seed),
+                Null::Entity => pack.table().permute_labels_by_entity(seed),
+            };
+            if table.labels() == original {
+                return Ok(None);
+            }
+            let mut per_arm = BTreeMap::new();
+            for (i, arm) in experiment.arms.iter().enumerate() {
+                let p =
+                    run::arm_predictions(pack, &table, experiment, i).map_err(|e| e.to_string())?;
+                per_arm.insert(
+                    arm.name.clone(),
+                    run::compute_metrics(
+                        &experiment.metrics,
+                        &p.train_labels,
+                        &p.test_labels,
+                        &p.test_scores,
+                    ),
+                );
+            }
+            Ok(Some(per_arm))
+        });
+        PermutationRuns { null, seeds, runs }
+    }
+
+    fn label_chance(&mut self, experiment: &Experiment, runs: &PermutationRuns) {
+        let watched: Vec<MetricName> = experiment
+            .metrics
+            .iter()
+            .copied()
+            .filter(|m| matches!(m, MetricName::RocAuc | MetricName::BalancedAccuracy))
+            .collect();
+        if watched.is_empty() {
+            self.skip(
+                "mutation.label.chance",
+                "no metric with a fixed chance level (roc_auc, balanced_accuracy) is asked for",
+            );
+            return;
+        }
+        if let Some(e) = runs.first_error() {
+            self.unverifiable(
+                "mutation.label.chance",
+                format!("a permutation could not run: {e}"),
+            );
+            return;
+        }
+        let mut ces = Vec::new();
+        let mut measured = 0;
+        for arm in &experiment.arms {
+            for &metric in &watched {
+                let values: Vec<f64> = runs.values(&arm.name, metric.as_str());
+                if values.len() < 2 {
+                    continue;
+                }
+                measured += 1;
+                let (mean, sd) = mean_sd(&values);
+                let limit = 0.5 + CHANCE_MARGIN.max(4.0 * sd / (values.len() as f64).sqrt());
+                if mean > limit {
+                    ces.push(Counterexample::new(
+                        "mutation.label.chance",
+                        json!(mean),
+                        json!(format!("<= {limit}")),
+                        json!({ "path": format!("$.results.{}.metrics.{}", arm.name, metric.as_str()), "permutations": values.len(), "mutation": "row-level label permutation" }),
+                    ));
+                }
+            }
+        }
+        if !ces.is_empty() {
+            self.fail("mutation.label.chance", "a label-dependent metric stays above chance when labels are permuted: label information leaks", ces);
+        } else if measured == 0 {
+            self.unverifiable(
+                "mutation.label.chance",
+                "too few non-vacuous permutations with a defined metric",
+            );
+        } else {
+            self.pass("mutation.label.chance");
+        }
+    }
+
+    fn claim_evidence(
+        &mut self,
+        pack: &Pack,
+        experiment: &Experiment,
+        recomputed: &BTreeMap<String, ArmResult>,
+        row_null: PermutationRuns,
+    ) {
+        let o = self.options;
+        let Some(claim) = &experiment.claim else {
+            self.skip("claim.evidence", "the payload makes no claim");
+            self.inconclusive_reasons
+                .push("the payload makes no claim (its numbers were verified)".into());
+            return;
+        };
+        let metric = claim.metric();
+        let table = pack.table();
+        let estimate_arm = |name: &str| -> Result<Estimate, String> {
+            let index = experiment
+                .arms
+                .iter()
+                .position(|a| a.name == name)
+                .expect("claim arms were checked");
+            let p =
+                run::arm_predictions(pack, table, experiment, index).map_err(|e| e.to_string())?;
+            let entities: Vec<u32> = p
+                .test_rows
+                .iter()
+                .map(|&r| table.entity_of_row()[r])
+                .collect();
+            evidence::estimate(
+                metric,
+                &evidence::TestRows {
+                    labels: &p.test_labels,
+                    scores: &p.test_scores,
+                    entities: &entities,
+                    train_labels: &p.train_labels,
+                },
+            )
+        };
+        let (statistic, threshold, higher_is_claimed, estimate) = match claim {
+            Claim::MetricGap {
+                higher,
+                lower,
+                at_least,
+                ..
+            } => (
+                format!("{m}({higher}) - {m}({lower})", m = metric.as_str()),
+                *at_least,
+                true,
+                estimate_arm(higher)
+                    .and_then(|h| estimate_arm(lower).map(|l| evidence::gap(&h, &l))),
+            ),
+            Claim::MetricAtLeast { arm, value, .. } => (
+                format!("{}({arm})", metric.as_str()),
+                *value,
+                true,
+                estimate_arm(arm),
+            ),
+            Claim::MetricAtMost { arm, value, .. } => (
+                format!("{}({arm})", metric.as_str()),
+                *value,
+                false,
+                estimate_arm(arm),
+            ),
+        };
+        let estimate = match estimate {
+            Ok(e) => e,
+            Err(reason) => {
+                self.claim = Some(ClaimReport::undefined(
+                    &statistic, threshold, o.alpha, &reason,
+                ));
+                self.unverifiable("claim.evidence", format!("undefined metric: {reason}"));
+                return;
+            }
+        };
+        // The observed statistic is the kernel's own number (recomputed results).
+        let observed = claim_statistic(claim, recomputed).unwrap_or(estimate.value);
+
+        // The permutation null: entity-level when the label is a property of the entity and
+        // the claim is about skill (metric_at_least); row-level for gaps (the mechanism they
+        // claim, memorisation of entities, is exactly what an entity-level null keeps).
+        let null = match claim {
+            Claim::MetricAtLeast { .. } if table.labels_constant_within_entities() => {
+                Some(Null::Entity)
+            }
+            Claim::MetricAtLeast { .. } | Claim::MetricGap { .. } => Some(Null::Row),
+            Claim::MetricAtMost { .. } => None,
+        };
+        let runs = match null {
+            Some(Null::Entity) => Some(self.permutation_runs(pack, experiment, Null::Entity)),
+            Some(Null::Row) => Some(row_null),
+            None => None,
+        };
+        let (p_value, effective) = match &runs {
+            Some(runs) => {
+                if let Some(e) = runs.first_error() {
+                    self.unverifiable(
+                        "claim.evidence",
+                        format!("a permutation could not run: {e}"),
+                    );
+                    return;
+                }
+                let stats: Vec<f64> = runs
+                    .runs
+                    .iter()
+                    .filter_map(|r| r.as_ref().ok().and_then(|m| m.as_ref()))
+                    .filter_map(|m| claim_statistic_from_metrics(claim, m))
+                    .collect();
+                let b = stats.iter().filter(|&&s| s >= observed).count();
+                (
+                    Some((b as f64 + 1.0) / (stats.len() as f64 + 1.0)),
+                    stats.len(),
+                )
+            }
+            None => (None, 0),
+        };
+
+        let (lo, hi) = estimate.ci;
+        let claimed_side = if higher_is_claimed {
+            lo > threshold
+        } else {
+            hi < threshold
+        };
+        let wrong_side = if higher_is_claimed {
+            hi < threshold
+        } else {
+            lo > threshold
+        };
+        let min_k = (1.0 / o.alpha).ceil() as usize - 1;
+        let mut reasons = Vec::new();
+        if !claimed_side {
+            reasons.push(format!("the 95% CI [{lo:.6}, {hi:.6}] does not lie entirely on the claimed side of {threshold}"));
+        }
+        if let Some(p) = p_value {
+            if effective < min_k {
+                reasons.push(format!("too few permutations: {effective} non-vacuous, need at least {min_k} for alpha {}", o.alpha));
+            } else if p > o.alpha {
+                reasons.push(format!("p = {p:.6} > alpha = {}", o.alpha));
+            }
+        }
+        let outcome = if wrong_side {
+            "contradicts"
+        } else if reasons.is_empty() {
+            "supports"
+        } else {
+            "inconclusive"
+        };
+        self.claim = Some(ClaimReport {
+            statistic,
+            observed: Some(observed),
+            threshold,
+            ci: Some([lo, hi]),
+            se: Some(estimate.se),
+            interval: estimate.method.to_owned(),
+            p_value,
+            permutations: effective as u64,
+            null: runs.as_ref().map_or("none", |r| r.null.as_str()).to_owned(),
+            alpha: o.alpha,
+            outcome: outcome.to_owned(),
+        });
+        match outcome {
+            "supports" => self.pass("claim.evidence"),
+            "contradicts" => {
+                let ce = Counterexample::new(
+                    "claim.evidence",
+                    json!([lo, hi]),
+                    json!(format!(
+                        "{} {threshold}",
+                        if higher_is_claimed {
+                            "CI above"
+                        } else {
+                            "CI below"
+                        }
+                    )),
+                    json!({ "path": "$.claim", "observed": observed }),
+                );
+                self.fail(
+                    "claim.evidence",
+                    "the evidence contradicts the claim: the CI lies entirely on the wrong side",
+                    vec![ce],
+                );
+            }
+            _ => self.unverifiable("claim.evidence", reasons.join("; ")),
+        }
+    }
+
+    fn finish(self, bytes: &[u8]) -> Report {
+        let mut checks = Vec::with_capacity(CHECK_IDS.len());
+        let mut me = self;
+        for id in CHECK_IDS {
+            let check = me.checks.remove(id).unwrap_or_else(|| Check {
+                id: id.to_owned(),
+                status: Status::Skipped,
+                reason: Some("not run: an earlier check stopped verification".into()),
+                counterexamples: Vec::new(),
+            });
+            checks.push(check);
+        }
+        let counterexamples: Vec<Counterexample> = checks
+            .iter()
+            .filter(|c| c.status == Status::Fail)
+            .flat_map(|c| c.counterexamples.iter().cloned())
+            .collect();
+        let verdict = if checks.iter().any(|c| c.status == Status::Fail) {
+            Verdict::Rejected { counterexamples }
+        } else if checks.iter().any(|c| c.status == Status::Unverifiable)
+            || !me.inconclusive_reasons.is_empty()
+        {
+            Verdict::Inconclusive {
+                reasons: me.inconclusive_reasons,
+            }
+        } else if checks
+            .iter()
+            .any(|c| c.id == "claim.evidence" && c.status == Status::Pass)
+        {
+            Verdict::Supports(Supports { _private: () })
+        } else {
+            Verdict::Inconclusive {
+                reasons: vec!["the claim was not established".into()],
+            }
+        };
+        let payload_hash = me.payload_hash.unwrap_or_else(|| canon::file_hash(bytes));
+        Report::new(verdict, me.options.mode, payload_hash, checks, me.claim)
+    }
+}
+
+/// Which label permutation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Null {
+    Row,
+    Entity,
+}
+
+impl Null {
+    fn stream(self) -> &'static str {
+        match self {
+            Null::Row => "labels/rows",
+            Null::Entity => "labels/entities",
+        }
+    }
+    fn as_str(self) -> &'static str {
+        match self {
+            Null::Row => "row-level label permutation",
+            Null::Entity => "entity-level label permutation",
+        }
+    }
+}
+
+type ArmMetrics = BTreeMap<String, BTreeMap<String, MetricValue>>;
+
+struct PermutationRuns {
+    null: Null,
+    #[allow(dead_code)]
+    seeds: Vec<u64>,
+    runs: Vec<Result<Option<ArmMetrics>, String>>,
+}
+
+impl PermutationRuns {
+    fn first_error(&self) -> Option<&str> {
+        self.runs
+            .iter()
+            .find_map(|r| r.as_ref().err().map(String::as_str))
+    }
+
+    /// The defined values of one arm's metric over the non-vacuous permutations.
+    fn values(&self, arm: &str, metric: &str) -> Vec<f64> {
+        self.runs
+            .iter()
+            .filter_map(|r| r.as_ref().ok().and_then(|m| m.as_ref()))
+            .filter_map(|m| m.get(arm).and_then(|metrics| metrics.get(metric)))
+            .filter_map(MetricValue::value)
+            .collect()
+    }
+}
+
+/// The seed of the k-th mutation of a kind: drawn from its own ChaCha stream, so it
+/// depends on (seed, kind, k) only, never on thread scheduling.
+fn mutation_seed(seed: u64, kind: &str, k: usize) -> u64 {
+    use rand_chacha::rand_core::RngCore;
+    rng::stream(seed, &format!("verify/{kind}/{k}")).next_u64()
+}
+
+fn mean_sd(values: &[f64]) -> (f64, f64) {
+    let n = values.len() as f64;
+    let mut sum = 0.0;
+    for v in values {
+        sum += v;
+    }
+    let mean = sum / n;
+    let mut ss = 0.0;
+    for v in values {
+        ss += (v - mean) * (v - mean);
+    }
+    (mean, (ss / (n - 1.0)).sqrt())
+}
+
+fn metric_bits_equal(a: &MetricValue, b: Option<&MetricValue>) -> bool {
+    match (a, b) {
+        (MetricValue::Value(x), Some(MetricValue::Value(y))) => x.to_bits() == y.to_bits(),
+        (a, Some(b)) => a == b,
+        _ => false,
+    }
+}
+
+fn claim_statistic(claim: &Claim, results: &BTreeMap<String, ArmResult>) -> Option<f64> {
+    let metrics: ArmMetrics = results
+        .iter()
+        .map(|(k, v)| (k.clone(), v.metrics.clone()))
+        .collect();
+    claim_statistic_from_metrics(claim, &metrics)
+}
+
+fn claim_statistic_from_metrics(claim: &Claim, metrics: &ArmMetrics) -> Option<f64> {
+    let metric = claim.metric().as_str();
+    let get = |arm: &str| {
+        metrics
+            .get(arm)
+            .and_then(|m| m.get(metric))
+            .and_then(MetricValue::value)
+    };
+    match claim {
+        Claim::MetricGap { higher, lower, .. } => Some(get(higher)? - get(lower)?),
+        Claim::MetricAtLeast { arm, .. } | Claim::MetricAtMost { arm, .. } => get(arm),
+    }
+}
+
+/// Work in row-fits: every model fit costs about its row count.
+fn work_units(experiment: &Experiment, table: &Table, o: &VerifyOptions) -> u64 {
+    let rows = table.n_rows() as u64;
+    let arms = experiment.arms.len() as u64;
+    let fits_per_run = arms * (1 + experiment.ablation_list().len() as u64);
+    let full_runs = 2 + o.row_order_shuffles as u64 + ACTIVE_PERMUTATIONS as u64;
+    let permutation_runs = 2 * o.permutations as u64 * arms;
+    rows.saturating_mul(
+        fits_per_run
+            .saturating_mul(full_runs)
+            .saturating_add(permutation_runs),
+    )
+}
+
+/// Deserialises the payload with JSON paths in errors, then checks what types cannot.
+fn parse_payload(value: &Value) -> Result<Payload, (String, String)> {
+    let payload: Payload = serde_path_to_error::deserialize(value).map_err(|e| {
+        (
+            crate::experiment::json_path(e.path()),
+            e.inner().to_string(),
+        )
+    })?;
+    if payload.format != PAYLOAD_FORMAT {
+        return Err((
+            "$.format".into(),
+            format!("expected {PAYLOAD_FORMAT:?}, found {:?}", payload.format),
+        ));
+    }
+    if let Err(e) = payload.experiment.check_structure() {
+        return Err(match e.kind() {
+            crate::ErrorKind::Experiment { path, message } => {
+                (path.replacen('$', "$.experiment", 1), message.clone())
+            }
+            _ => ("$.experiment".into(), e.to_string()),
+        });
+    }
+    if payload.claim != payload.experiment.claim {
+        return Err(("$.claim".into(), "differs from $.experiment.claim".into()));
+    }
+    Ok(payload)
+}
+
+fn lookup<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
+    let mut current = value;
+    let rest = path.strip_prefix('$')?;
+    for part in rest.split('.').filter(|p| !p.is_empty()) {
+        let (key, indices) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        if !key.is_empty() {
+            current = current.get(key)?;
+        }
+        for index in indices.split('[').filter(|s| !s.is_empty()) {
+            current = current.get(index.trim_end_matches(']').parse::<usize>().ok()?)?;
+        }
+    }
+    Some(current)
+}
+
+/// Collects (path, recorded, recomputed) for every leaf that differs, in sorted-key order.
+fn diff_values(
+    path: &str,
+    recorded: &Value,
+    expected: &Value,
+    out: &mut Vec<(String, Value, Value)>,
+) {
+    match (recorded, expected) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for key in keys {
+                let child = format!("{path}.{key}");
+                match (a.get(key), b.get(key)) {
+                    (Some(x), Some(y)) => diff_values(&child, x, y, out),
+                    (x, y) => out.push((
+                        child,
+                        x.cloned().unwrap_or(json!("(absent)")),
+                        y.cloned().unwrap_or(json!("(absent)")),
+                    )),
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                diff_values(&format!("{path}[{i}]"), x, y, out);
+            }
+        }
+        _ => {
+            if canon::canonical_bytes(recorded) != canon::canonical_bytes(expected) {
+                out.push((path.to_owned(), recorded.clone(), expected.clone()));
+            }
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! Strict JSON reading for payloads: duplicate keys refused, errors located by JSON path.
+//!
+//! `serde_json::Value` silently keeps the last of two equal keys, so a payload could
+//! carry two `"random_rows"` results and show a reader the other one. This reader builds
+//! the same `Value` but refuses a duplicate key, and remembers the deepest JSON path
+//! reached when anything fails (a NaN literal, a truncated file, nesting past serde_json's
+//! recursion limit of 128).
+
+use std::cell::RefCell;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+/// A parse failure: where (JSON path, or `$` with line/column) and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// JSON path of the deepest value reached, e.g. `$.results.random_rows.metrics`.
+    pub path: String,
+    /// What went wrong (serde_json's message, with its line and column).
+    pub message: String,
+}
+
+/// Parses JSON text into a `Value`, refusing duplicate keys and trailing content.
+pub fn parse_strict(bytes: &[u8]) -> Result<Value, ParseError> {
+    let path = RefCell::new(Vec::<String>::new());
+    let failed_at = RefCell::new(None::<String>);
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let seed = Strict {
+        path: &path,
+        failed_at: &failed_at,
+    };
+    let result = seed
+        .deserialize(&mut deserializer)
+        .and_then(|v| deserializer.end().map(|()| v));
+    result.map_err(|e| ParseError {
+        path: failed_at.into_inner().unwrap_or_else(|| "$".to_owned()),
+        message: e.to_string(),
+    })
+}
+
+fn render(path: &[String]) -> String {
+    let mut out = String::from("$");
+    for segment in path {
+        out.push_str(segment);
+    }
+    out
+}
+
+#[derive(Clone, Copy)]
+struct Strict<'a> {
+    path: &'a RefCell<Vec<String>>,
+    failed_at: &'a RefCell<Option<String>>,
+}
+
+impl Strict<'_> {
+    fn note_failure(&self) {
+        let mut failed_at = self.failed_at.borrow_mut();
+        if failed_at.is_none() {
+            *failed_at = Some(render(&self.path.borrow()));
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Strict<'_> {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        let result = deserializer.deserialize_any(self);
+        if result.is_err() {
+            self.note_failure();
+        }
+        result
+    }
+}
+
+impl<'de> Visitor<'de> for Strict<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom("non-finite number"))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        loop {
+            self.path.borrow_mut().push(format!("[{}]", items.len()));
+            let next = seq.next_element_seed(self);
+            if next.is_err() {
+                self.note_failure();
+            }
+            self.path.borrow_mut().pop();
+            match next? {
+                Some(item) => items.push(item),
+                None => return Ok(Value::Array(items)),
+            }
+        }
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        loop {
+            let key = match map.next_key::<String>() {
+                Ok(Some(key)) => key,
+                Ok(None) => return Ok(Value::Object(out)),
+                Err(e) => {
+                    self.note_failure();
+                    return Err(e);
+                }
+            };
+            self.path.borrow_mut().push(format!(".{key}"));
+            if out.contains_key(&key) {
+                self.note_failure();
+                self.path.borrow_mut().pop();
+                return Err(de::Error::custom(format!("duplicate key {key:?}")));
+            }
+            let value = map.next_value_seed(self);
+            if value.is_err() {
+                self.note_failure();
+            }
+            self.path.borrow_mut().pop();
+            out.insert(key, value?);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duplicate_keys_are_refused_with_their_path() {
+        let e = parse_strict(br#"{"a": {"b": 1, "b": 2}}"#).unwrap_err();
+        assert_eq!(e.path, "$.a.b");
+        assert!(e.message.contains("duplicate key"), "{}", e.message);
+    }
+
+    #[test]
+    fn bad_literals_and_truncation_are_located() {
+        let e = parse_strict(br#"{"a": [1, NaN]}"#).unwrap_err();
+        assert_eq!(e.path, "$.a[1]");
+        let e = parse_strict(br#"{"a": {"b": [1, 2"#).unwrap_err();
+        assert_eq!(e.path, "$.a.b[2]");
+        assert!(parse_strict(b"").is_err());
+        assert!(parse_strict(b"{} {}").is_err());
+    }
+
+    #[test]
+    fn deep_nesting_fails_cleanly() {
+        let deep = "[".repeat(100_000);
+        let e = parse_strict(deep.as_bytes()).unwrap_err();
+        assert!(e.message.contains("recursion limit"), "{}", e.message);
+    }
+
+    #[test]
+    fn same_value_as_serde_json() {
+        let text = br#"{"x": [1, -2, 0.5, 1e21, "s", null, true, {"k": 1.0}]}"#;
+        assert_eq!(
+            parse_strict(text).unwrap(),
+            serde_json::from_slice::<Value>(text).unwrap()
+        );
+    }
+}

@@ -1,0 +1,279 @@
+//! The verifier's report: the verdict, every check, counters, the claim's evidence and
+//! hashes. Its JSON form (`counterlab.report/1`) is documented in docs/VERDICTS.md and
+//! docs/report.schema.json.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::{rules_hash, Mode, Verdict, VERIFIER_VERSION};
+use crate::canon::{self, HashKind};
+
+/// The format tag of a report.
+pub const REPORT_FORMAT: &str = "counterlab.report/1";
+
+/// Largest encoded size of one counterexample, in bytes.
+pub const MAX_COUNTEREXAMPLE_BYTES: usize = 1024;
+
+/// A check's outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Checked and held.
+    Pass,
+    /// Checked and did not hold: the payload is rejected.
+    Fail,
+    /// Could not be checked (budget, unsupported case, insufficient evidence).
+    Unverifiable,
+    /// Not run, with the reason (an earlier check stopped verification, or nothing to check).
+    Skipped,
+}
+
+impl Status {
+    /// As written in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::Unverifiable => "unverifiable",
+            Status::Skipped => "skipped",
+        }
+    }
+}
+
+/// A small, bounded witness that a check failed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Counterexample {
+    /// The check (invariant) id.
+    pub invariant: String,
+    /// What the payload says (or what was observed).
+    pub observed: Value,
+    /// What the kernel computes (or what the invariant requires).
+    pub expected: Value,
+    /// A minimal witness: a JSON path, a mutation seed, an entity id.
+    pub witness: Value,
+}
+
+impl Counterexample {
+    pub(crate) fn new(invariant: &str, observed: Value, expected: Value, witness: Value) -> Self {
+        Counterexample {
+            invariant: invariant.to_owned(),
+            observed,
+            expected,
+            witness,
+        }
+    }
+
+    /// Shrinks the counterexample under [`MAX_COUNTEREXAMPLE_BYTES`]: long values are
+    /// replaced by a truncated rendering (lossy by design: no fixture dumps in reports).
+    pub(crate) fn bounded(mut self) -> Self {
+        for budget in [300usize, 120, 40] {
+            if serde_json::to_vec(&self).map_or(0, |b| b.len()) <= MAX_COUNTEREXAMPLE_BYTES {
+                break;
+            }
+            self.observed = shorten(&self.observed, budget);
+            self.expected = shorten(&self.expected, budget);
+            self.witness = shorten(&self.witness, budget);
+        }
+        self
+    }
+}
+
+fn shorten(value: &Value, max_chars: usize) -> Value {
+    let text = value.to_string();
+    if text.chars().count() <= max_chars {
+        return value.clone();
+    }
+    let cut: String = text.chars().take(max_chars).collect();
+    json!(format!("{cut}… (truncated)"))
+}
+
+/// One check in a report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Check {
+    /// Stable id, e.g. `recompute.equal`.
+    pub id: String,
+    /// Outcome.
+    pub status: Status,
+    /// Why, for everything but a plain pass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// At most three, each under 1 KiB.
+    pub counterexamples: Vec<Counterexample>,
+}
+
+/// How many checks ended how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Counters {
+    /// Checks that ran (pass + fail + unverifiable).
+    pub run: u64,
+    /// Passed.
+    pub passed: u64,
+    /// Failed.
+    pub failed: u64,
+    /// Unverifiable.
+    pub unverifiable: u64,
+    /// Skipped.
+    pub skipped: u64,
+}
+
+/// The claim's statistic and evidence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClaimReport {
+    /// E.g. `roc_auc(random_rows) - roc_auc(entity_grouped)`.
+    pub statistic: String,
+    /// The kernel's value of the statistic (null when undefined).
+    pub observed: Option<f64>,
+    /// The claim's threshold.
+    pub threshold: f64,
+    /// 95% interval.
+    pub ci: Option<[f64; 2]>,
+    /// Standard error.
+    pub se: Option<f64>,
+    /// `delong`, `obuchowski-clustered`, `wilson`, `normal`, `cluster-robust-normal`, `mixed`.
+    pub interval: String,
+    /// Permutation p-value (b+1)/(K+1), null when the claim needs none.
+    pub p_value: Option<f64>,
+    /// Non-vacuous permutations behind the p-value.
+    pub permutations: u64,
+    /// Which permutation null (`row-level label permutation`, `entity-level …`, `none`).
+    pub null: String,
+    /// Significance level.
+    pub alpha: f64,
+    /// `supports`, `contradicts`, `inconclusive` or `undefined`.
+    pub outcome: String,
+}
+
+impl ClaimReport {
+    pub(crate) fn undefined(statistic: &str, threshold: f64, alpha: f64, reason: &str) -> Self {
+        ClaimReport {
+            statistic: statistic.to_owned(),
+            observed: None,
+            threshold,
+            ci: None,
+            se: None,
+            interval: format!("undefined: {reason}"),
+            p_value: None,
+            permutations: 0,
+            null: "none".into(),
+            alpha,
+            outcome: "undefined".into(),
+        }
+    }
+}
+
+/// The verifier's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    verdict: Verdict,
+    mode: Mode,
+    payload_hash: String,
+    checks: Vec<Check>,
+    counters: Counters,
+    claim: Option<ClaimReport>,
+    report_hash: String,
+}
+
+impl Report {
+    pub(crate) fn new(
+        verdict: Verdict,
+        mode: Mode,
+        payload_hash: String,
+        checks: Vec<Check>,
+        claim: Option<ClaimReport>,
+    ) -> Report {
+        let count = |s: Status| checks.iter().filter(|c| c.status == s).count() as u64;
+        let counters = Counters {
+            run: count(Status::Pass) + count(Status::Fail) + count(Status::Unverifiable),
+            passed: count(Status::Pass),
+            failed: count(Status::Fail),
+            unverifiable: count(Status::Unverifiable),
+            skipped: count(Status::Skipped),
+        };
+        let mut report = Report {
+            verdict,
+            mode,
+            payload_hash,
+            checks,
+            counters,
+            claim,
+            report_hash: String::new(),
+        };
+        let mut value = report.to_json();
+        value
+            .as_object_mut()
+            .expect("an object")
+            .remove("report_hash");
+        report.report_hash = canon::hash_value(HashKind::Report, &value);
+        report
+    }
+
+    /// The verdict.
+    pub fn verdict(&self) -> &Verdict {
+        &self.verdict
+    }
+
+    /// Enforce or observe.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Every check, in [`super::CHECK_IDS`] order.
+    pub fn checks(&self) -> &[Check] {
+        &self.checks
+    }
+
+    /// One check by id.
+    pub fn check(&self, id: &str) -> Option<&Check> {
+        self.checks.iter().find(|c| c.id == id)
+    }
+
+    /// Counts of statuses.
+    pub fn counters(&self) -> Counters {
+        self.counters
+    }
+
+    /// The claim's evidence, if a claim was evaluated.
+    pub fn claim(&self) -> Option<&ClaimReport> {
+        self.claim.as_ref()
+    }
+
+    /// Canonical hash of the parsed payload (blake3 of the raw bytes when they do not parse).
+    pub fn payload_hash(&self) -> &str {
+        &self.payload_hash
+    }
+
+    /// Canonical hash of the report without this field.
+    pub fn report_hash(&self) -> &str {
+        &self.report_hash
+    }
+
+    /// The process exit code for this report (0 SUPPORTS, 1 REJECTED, 3 INCONCLUSIVE; 0
+    /// for every verdict in observe mode).
+    pub fn exit_code(&self) -> i32 {
+        match (self.mode, &self.verdict) {
+            (Mode::Observe, _) | (_, Verdict::Supports(_)) => 0,
+            (_, Verdict::Rejected { .. }) => 1,
+            (_, Verdict::Inconclusive { .. }) => 3,
+        }
+    }
+
+    /// The `counterlab.report/1` JSON object.
+    pub fn to_json(&self) -> Value {
+        let reasons = match &self.verdict {
+            Verdict::Inconclusive { reasons } => reasons.clone(),
+            _ => Vec::new(),
+        };
+        json!({
+            "format": REPORT_FORMAT,
+            "verdict": self.verdict.as_str(),
+            "reasons": reasons,
+            "mode": self.mode.as_str(),
+            "verifier": { "version": VERIFIER_VERSION, "rules_hash": rules_hash() },
+            "payload_hash": self.payload_hash,
+            "checks": self.checks,
+            "counters": self.counters,
+            "claim": self.claim,
+            "report_hash": self.report_hash,
+        })
+    }
+}
