@@ -8,7 +8,10 @@
 //! positives; C = 1. Every iteration asserts the fit equals the one computed once before
 //! timing, bit for bit, so the bench cannot silently measure a broken or drifting solver.
 
-#![allow(missing_docs, reason = "criterion_group! generates an undocumented pub fn")]
+#![allow(
+    missing_docs,
+    reason = "criterion_group! generates an undocumented pub fn"
+)]
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -49,19 +52,26 @@ fn data(n: usize, seed: u64) -> (Matrix, Vec<bool>) {
 fn bench_fit(c: &mut Criterion) {
     let params = LogisticRegression::new(1.0);
     let mut group = c.benchmark_group("logistic_fit");
-    group.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
     for &n in &[2_000usize, 20_000] {
         let (x, y) = data(n, 42);
         let expected = params.fit(&x, &y).expect("fit");
         assert!(expected.converged);
         group.throughput(Throughput::Elements(n as u64));
-        group.bench_with_input(BenchmarkId::from_parameter(format!("{n}x{FEATURES}")), &n, |b, _| {
-            b.iter(|| {
-                let fitted = params.fit(black_box(&x), black_box(&y)).expect("fit");
-                assert_eq!(fitted, expected);
-                fitted
-            })
-        });
+        group.bench_with_input(
+            BenchmarkId::from_parameter(format!("{n}x{FEATURES}")),
+            &n,
+            |b, _| {
+                b.iter(|| {
+                    let fitted = params.fit(black_box(&x), black_box(&y)).expect("fit");
+                    assert_eq!(fitted, expected);
+                    fitted
+                })
+            },
+        );
     }
     group.finish();
 

@@ -6,7 +6,7 @@
 //! ```no_run
 //! # fn main() -> Result<(), counterlab::Error> {
 //! let packs = counterlab::Packs::discover("fixtures/packs")?;
-//! let bytes = std::fs::read("fixtures/packs/entity-leakage/experiments/random_vs_grouped.json")
+//! let bytes = std::fs::read("fixtures/packs/entity-leakage/experiments/random-vs-grouped.json")
 //!     .expect("readable");
 //! let experiment = counterlab::Experiment::from_json(&bytes)?;
 //! let payload = counterlab::run(&packs, &experiment)?;

@@ -3,6 +3,7 @@
 // Test modules share helpers with `pub`; the binary itself exports nothing.
 #![allow(unreachable_pub, missing_docs)]
 
+mod calibration;
 mod canon;
 mod cli;
 mod common;
@@ -11,5 +12,8 @@ mod metrics;
 mod model;
 mod packs;
 mod parity;
+mod payloads;
+mod robustness;
 mod run;
 mod split;
+mod verify;

@@ -20,7 +20,7 @@ pub(crate) fn command(path: &Path) -> i32 {
     };
     let is_json = path.extension().is_some_and(|e| e == "json");
     if !is_json {
-        println!(
+        outln!(
             "{}  fixture-bytes  {}",
             canon::file_hash(&bytes),
             path.display()
@@ -63,7 +63,7 @@ pub(crate) fn command(path: &Path) -> i32 {
             return EXIT_DATA;
         }
     };
-    println!(
+    outln!(
         "{}  {label}  {}",
         canon::hash_value(kind, &hashed),
         path.display()

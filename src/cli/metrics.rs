@@ -31,7 +31,7 @@ pub(crate) fn command(
     };
     let report = metrics_json(&labels, &scores, threshold);
     if json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&report).expect("a JSON value encodes")
         );
@@ -157,9 +157,12 @@ fn print_table(report: &Value) {
             .map_or_else(|| n.to_string(), |v| format!("{v:.6}")),
         other => other.to_string(),
     };
-    println!(
+    outln!(
         "{:<28} {} ({} positive, {} negative)",
-        "n", report["n"], report["n_pos"], report["n_neg"]
+        "n",
+        report["n"],
+        report["n_pos"],
+        report["n_neg"]
     );
     let ci = match &report["roc_auc_ci"] {
         Value::Array(ci) => format!(
@@ -170,15 +173,15 @@ fn print_table(report: &Value) {
         ),
         _ => String::new(),
     };
-    println!("{:<28} {}{ci}", "roc_auc", show("roc_auc"));
+    outln!("{:<28} {}{ci}", "roc_auc", show("roc_auc"));
     for key in [
         "accuracy",
         "balanced_accuracy",
         "majority_baseline_accuracy",
     ] {
-        println!("{key:<28} {}", show(key));
+        outln!("{key:<28} {}", show(key));
     }
     if let Some(reason) = report.get("undefined").and_then(Value::as_str) {
-        println!("{:<28} {reason}", "undefined");
+        outln!("{:<28} {reason}", "undefined");
     }
 }

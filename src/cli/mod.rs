@@ -1,6 +1,14 @@
 //! Argument parsing, file reading, printing and exit codes. No science here: every number
 //! comes from the library.
 
+/// `println!` that ignores a closed stdout (`counterlab verify … | head` must not panic).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 mod hash;
 mod metrics;
 mod style;
@@ -234,7 +242,7 @@ fn run(
     };
     match out {
         None => {
-            println!("{text}");
+            outln!("{text}");
             EXIT_OK
         }
         Some(path) => {
@@ -242,19 +250,19 @@ fn run(
                 return fail_usage(&format!("{}: {e}", path.display()));
             }
             print_run_summary(&payload);
-            println!("wrote {}", path.display());
+            outln!("wrote {}", path.display());
             EXIT_OK
         }
     }
 }
 
 fn print_run_summary(payload: &counterlab::Payload) {
-    println!(
+    outln!(
         "pack         {}  (fixture {})",
         payload.pack.id,
         &payload.pack.fixture_blake3[..16]
     );
-    println!("result_hash  {}", payload.result_hash);
+    outln!("result_hash  {}", payload.result_hash);
     let metric_names: Vec<&str> = payload
         .experiment
         .metrics
@@ -268,7 +276,7 @@ fn print_run_summary(payload: &counterlab::Payload) {
     for name in &metric_names {
         header.push_str(&format!(" {:>w$}", name, w = name.len().max(9)));
     }
-    println!("{}", style::bold(&header));
+    outln!("{}", style::bold(&header));
     for arm in &payload.experiment.arms {
         let result = &payload.results[&arm.name];
         let mut line = format!(
@@ -286,7 +294,7 @@ fn print_run_summary(payload: &counterlab::Payload) {
             };
             line.push_str(&format!(" {:>w$}", shown, w = name.len().max(9)));
         }
-        println!("{line}");
+        outln!("{line}");
     }
 }
 
@@ -295,7 +303,7 @@ fn list_packs(dir: Option<&Path>) -> i32 {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };
-    println!(
+    outln!(
         "{}",
         style::bold(&format!(
             "{:<18} {:<18} {:>7} {:>9}  {:<64}  title",
@@ -303,7 +311,7 @@ fn list_packs(dir: Option<&Path>) -> i32 {
         ))
     );
     for pack in packs.iter() {
-        println!(
+        outln!(
             "{:<18} {:<18} {:>7} {:>9}  {:<64}  {}",
             pack.id(),
             pack.manifest().concept,

@@ -67,7 +67,7 @@ pub(crate) fn command(args: &VerifyArgs<'_>) -> i32 {
         eprint!("\x1b[2K");
     }
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&report.to_json()).expect("a JSON value encodes")
         );
@@ -89,7 +89,7 @@ fn print_human(report: &counterlab::Report) {
     } else {
         ""
     };
-    println!("{}{mode}", style::paint_stdout(colour, verdict));
+    outln!("{}{mode}", style::paint_stdout(colour, verdict));
     if let Some(claim) = report.claim() {
         let ci = claim.ci.map_or("undefined".to_owned(), |[lo, hi]| {
             format!("[{lo:.4}, {hi:.4}]")
@@ -100,18 +100,20 @@ fn print_human(report: &counterlab::Report) {
         let p = claim.p_value.map_or("n/a".to_owned(), |p| {
             format!("{p:.4} (K = {}, {})", claim.permutations, claim.null)
         });
-        println!(
+        outln!(
             "claim   {} = {observed}, threshold {}, 95% CI {ci} ({})",
-            claim.statistic, claim.threshold, claim.interval
+            claim.statistic,
+            claim.threshold,
+            claim.interval
         );
-        println!("        p = {p}, alpha {}: {}", claim.alpha, claim.outcome);
+        outln!("        p = {p}, alpha {}: {}", claim.alpha, claim.outcome);
     }
     if let Verdict::Inconclusive { reasons } = report.verdict() {
         for reason in reasons {
-            println!("reason  {reason}");
+            outln!("reason  {reason}");
         }
     }
-    println!();
+    outln!();
     for check in report.checks() {
         let status = match check.status {
             Status::Pass => style::paint_stdout("32", "pass"),
@@ -125,7 +127,7 @@ fn print_human(report: &counterlab::Report) {
             .as_deref()
             .map(|r| format!("  {r}"))
             .unwrap_or_default();
-        println!("  {:<26} {status}{}{reason}", check.id, " ".repeat(pad));
+        outln!("  {:<26} {status}{}{reason}", check.id, " ".repeat(pad));
     }
     let counterexamples: Vec<_> = report
         .checks()
@@ -133,16 +135,19 @@ fn print_human(report: &counterlab::Report) {
         .flat_map(|c| &c.counterexamples)
         .collect();
     if !counterexamples.is_empty() {
-        println!("\ncounterexamples");
+        outln!("\ncounterexamples");
         for ce in counterexamples {
-            println!(
+            outln!(
                 "  {}  observed {}  expected {}  witness {}",
-                ce.invariant, ce.observed, ce.expected, ce.witness
+                ce.invariant,
+                ce.observed,
+                ce.expected,
+                ce.witness
             );
         }
     }
     let c = report.counters();
-    println!(
+    outln!(
         "\n{} run: {} passed, {} failed, {} unverifiable; {} skipped   report {}",
         c.run,
         c.passed,

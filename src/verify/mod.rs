@@ -123,7 +123,11 @@ impl Default for VerifyOptions {
 }
 
 /// Proof that the verifier found every check passed and the claim supported. Only this
-/// module can construct it.
+/// module can construct it:
+///
+/// ```compile_fail
+/// let forged = counterlab::verify::Supports { _private: () };
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Supports {
     _private: (),

@@ -1,0 +1,545 @@
+//! Robustness of the verifier (issue 3, item 10): whatever the bytes, `verify` returns a
+//! report without panicking, and an edited payload is SUPPORTS only when the edit left its
+//! canonical value unchanged. The same edit kinds as the `verify_structured` fuzz target
+//! (`fuzz/`, docs/FUZZING.md), drawn by proptest over the JSON tree of the bundled
+//! experiments' payloads.
+
+use std::sync::OnceLock;
+
+use counterlab::canon::{hash_value, HashKind};
+use counterlab::verify::{parse::parse_strict, Status, VerifyOptions, CHECK_IDS};
+use counterlab::{Packs, Report, RunOptions, Verdict};
+use proptest::prelude::*;
+use proptest::sample::Index;
+use proptest::test_runner::{Config, RngSeed};
+use serde_json::{Map, Number, Value};
+
+use crate::canon::registered_experiments;
+
+/// A bundled payload and the paths of its JSON tree.
+struct Fixture {
+    name: String,
+    value: Value,
+    hash: String,
+    /// Every node's path in pre-order; the root is the empty path.
+    nodes: Vec<Vec<Seg>>,
+}
+
+#[derive(Debug, Clone)]
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+struct World {
+    packs: Packs,
+    fixtures: Vec<Fixture>,
+    /// Every key and string value of the payloads.
+    strings: Vec<String>,
+}
+
+fn world() -> &'static World {
+    static WORLD: OnceLock<World> = OnceLock::new();
+    WORLD.get_or_init(|| {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let packs = Packs::discover(root.join("fixtures/packs")).unwrap();
+        let mut fixtures = Vec::new();
+        let mut strings = Vec::new();
+        for (name, path) in registered_experiments() {
+            let experiment =
+                counterlab::Experiment::from_json(&std::fs::read(&path).unwrap()).unwrap();
+            let payload = counterlab::run_with(
+                packs.get(&experiment.pack).unwrap(),
+                &experiment,
+                &RunOptions { threads: 2 },
+            )
+            .unwrap();
+            let value: Value = serde_json::from_str(&payload.to_json_pretty().unwrap()).unwrap();
+            let mut nodes = Vec::new();
+            collect(&value, &mut Vec::new(), &mut nodes, &mut strings);
+            fixtures.push(Fixture {
+                name,
+                hash: hash_value(HashKind::Payload, &value),
+                value,
+                nodes,
+            });
+        }
+        strings.sort();
+        strings.dedup();
+        World {
+            packs,
+            fixtures,
+            strings,
+        }
+    })
+}
+
+fn collect(
+    value: &Value,
+    path: &mut Vec<Seg>,
+    nodes: &mut Vec<Vec<Seg>>,
+    strings: &mut Vec<String>,
+) {
+    nodes.push(path.clone());
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                strings.push(k.clone());
+                path.push(Seg::Key(k.clone()));
+                collect(v, path, nodes, strings);
+                path.pop();
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                path.push(Seg::Index(i));
+                collect(v, path, nodes, strings);
+                path.pop();
+            }
+        }
+        Value::String(s) => strings.push(s.clone()),
+        _ => {}
+    }
+}
+
+fn render(path: &[Seg]) -> String {
+    let mut out = String::from("$");
+    for seg in path {
+        match seg {
+            Seg::Key(k) => out.push_str(&format!(".{k}")),
+            Seg::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+fn get<'v>(value: &'v Value, path: &[Seg]) -> &'v Value {
+    path.iter().fold(value, |v, seg| match seg {
+        Seg::Key(k) => &v[k.as_str()],
+        Seg::Index(i) => &v[*i],
+    })
+}
+
+fn get_mut<'v>(value: &'v mut Value, path: &[Seg]) -> &'v mut Value {
+    path.iter().fold(value, |v, seg| match seg {
+        Seg::Key(k) => &mut v[k.as_str()],
+        Seg::Index(i) => &mut v[*i],
+    })
+}
+
+/// Small K and one shuffle: a full verification of a bundled payload takes well under a
+/// second in release mode, and most edits stop at the cheap checks.
+fn fast() -> VerifyOptions {
+    VerifyOptions {
+        permutations: 19,
+        row_order_shuffles: 1,
+        threads: 2,
+        ..VerifyOptions::default()
+    }
+}
+
+/// What every report must satisfy, whatever the input.
+fn assert_well_formed(report: &Report, what: &str) {
+    let ids: Vec<&str> = report.checks().iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, CHECK_IDS, "{what}");
+    for check in report.checks() {
+        if check.status != Status::Pass {
+            assert!(check.reason.is_some(), "{what}: {} has no reason", check.id);
+        }
+        assert!(check.counterexamples.len() <= 3, "{what}: {}", check.id);
+    }
+    let failed = report.checks().iter().any(|c| c.status == Status::Fail);
+    assert_eq!(
+        matches!(report.verdict(), Verdict::Rejected { .. }),
+        failed,
+        "{what}: REJECTED iff a check failed"
+    );
+}
+
+const SENTINEL: &str = "@@counterlab-test-sentinel@@";
+
+/// Raw JSON text a `Value` cannot hold, put in place of a node.
+const RAW_TOKENS: &[&str] = &[
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "1e999",
+    "-1e999",
+    "1e-400",
+    "-0",
+    "18446744073709551616",
+    "-9223372036854775809",
+    "123456789012345678901234567890",
+    "01",
+    ".5",
+    "+1",
+    "\"\\ud800\"",
+    "\"\\u0000\"",
+    "tru",
+    "[",
+    "}",
+    "",
+    "[1,]",
+];
+
+/// Numbers at the edges of the payload's numeric fields.
+const NUMBERS: &[f64] = &[
+    0.0,
+    -0.0,
+    1.0,
+    0.5,
+    0.25,
+    0.65,
+    0.9999999999999999,
+    5e-324,
+    1e-300,
+    1e300,
+    f64::MAX,
+    9007199254740992.0,
+];
+
+/// One edit at a node.
+#[derive(Debug, Clone)]
+enum Edit {
+    /// Replace the node with a value.
+    Replace(Value),
+    /// Replace the node with another node's value (`CopyFrom(i)`: node i of the payload).
+    CopyFrom(Index),
+    /// Step a number one ulp / one unit up or down, or turn 1.0 into 1 and 1 into 1.0.
+    Nudge(u8),
+    /// Delete the member or element.
+    Delete,
+    /// Write the member's key twice (the second with this value), or repeat an element.
+    Duplicate(Value),
+    /// Insert a member (into the node, or beside it).
+    Insert(String, Value, Index),
+    /// Replace the node with raw text.
+    Raw(&'static str),
+    /// XOR one byte of the serialised payload.
+    ByteFlip(Index, u8),
+    /// Cut the serialised payload.
+    Truncate(Index),
+    /// Nothing at all (the SUPPORTS path).
+    Nothing,
+}
+
+fn json_value(strings: Vec<String>) -> BoxedStrategy<Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>().prop_map(|f| Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        prop::sample::select(NUMBERS).prop_map(Value::from),
+        "[a-z_ ]{0,12}".prop_map(Value::String),
+        prop::sample::select(strings.clone()).prop_map(Value::String),
+    ];
+    leaf.prop_recursive(2, 8, 3, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+            prop::collection::vec((prop::sample::select(strings.clone()), inner), 0..3)
+                .prop_map(|entries| Value::Object(entries.into_iter().collect::<Map<_, _>>())),
+        ]
+    })
+    .boxed()
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    let strings = world().strings.clone();
+    let value = json_value(strings.clone());
+    prop_oneof![
+        4 => value.clone().prop_map(Edit::Replace),
+        2 => any::<Index>().prop_map(Edit::CopyFrom),
+        2 => any::<u8>().prop_map(Edit::Nudge),
+        2 => Just(Edit::Delete),
+        1 => value.clone().prop_map(Edit::Duplicate),
+        2 => (prop::sample::select(strings), value, any::<Index>())
+            .prop_map(|(k, v, i)| Edit::Insert(k, v, i)),
+        2 => prop::sample::select(RAW_TOKENS).prop_map(Edit::Raw),
+        1 => (any::<Index>(), 1..=255u8).prop_map(|(i, x)| Edit::ByteFlip(i, x)),
+        1 => any::<Index>().prop_map(Edit::Truncate),
+        1 => Just(Edit::Nothing),
+    ]
+}
+
+fn nudge(value: &Value, how: u8) -> Value {
+    let Value::Number(n) = value else {
+        return Value::from(0.5);
+    };
+    if let Some(i) = n.as_i64() {
+        return match how % 3 {
+            0 => Value::from(i.wrapping_add(1)),
+            1 => Value::from(i.wrapping_sub(1)),
+            _ => Value::from(i as f64),
+        };
+    }
+    if n.is_u64() {
+        return Value::from(n.as_u64().unwrap() as f64);
+    }
+    let f = n.as_f64().unwrap();
+    let float = |f: f64| Number::from_f64(f).map_or(Value::Null, Value::Number);
+    match how % 3 {
+        0 => float(f64::from_bits(f.to_bits() + 1)),
+        1 => float(f64::from_bits(f.to_bits().wrapping_sub(1))),
+        _ if f.fract() == 0.0 && f.abs() < 9.0e18 => Value::from(f as i64),
+        _ => float(-f),
+    }
+}
+
+/// Applies `edit` at `path` of the payload; returns the bytes to verify.
+fn apply(fixture: &Fixture, path: &[Seg], edit: &Edit, pretty: bool) -> Vec<u8> {
+    let mut value = fixture.value.clone();
+    let text = |value: &Value| {
+        if pretty {
+            serde_json::to_string_pretty(value).unwrap()
+        } else {
+            serde_json::to_string(value).unwrap()
+        }
+    };
+    let parent = path.split_last();
+    match edit {
+        Edit::Replace(v) => *get_mut(&mut value, path) = v.clone(),
+        Edit::CopyFrom(i) => {
+            let source: &Vec<Seg> = i.get(&fixture.nodes);
+            *get_mut(&mut value, path) = get(&fixture.value, source).clone();
+        }
+        Edit::Nudge(how) => {
+            let node = get_mut(&mut value, path);
+            *node = nudge(node, *how);
+        }
+        Edit::Delete => match parent {
+            None => return Vec::new(),
+            Some((last, parent)) => match (get_mut(&mut value, parent), last) {
+                (Value::Object(map), Seg::Key(k)) => {
+                    map.remove(k);
+                }
+                (Value::Array(items), Seg::Index(i)) => {
+                    items.remove(*i);
+                }
+                _ => unreachable!(),
+            },
+        },
+        Edit::Duplicate(other) => match parent {
+            None => return format!("{0}{0}", text(&value)).into_bytes(),
+            Some((last, parent)) => match (get_mut(&mut value, parent), last) {
+                (Value::Object(map), Seg::Key(k)) => {
+                    map.insert(SENTINEL.to_owned(), other.clone());
+                    let key = serde_json::to_string(k).unwrap();
+                    return text(&value)
+                        .replacen(&format!("\"{SENTINEL}\""), &key, 1)
+                        .into_bytes();
+                }
+                (Value::Array(items), Seg::Index(i)) => {
+                    let copy = items[*i].clone();
+                    items.insert(*i + 1, copy);
+                }
+                _ => unreachable!(),
+            },
+        },
+        Edit::Insert(key, v, at) => {
+            let target = match get(&value, path) {
+                Value::Object(_) | Value::Array(_) => path,
+                _ => parent.map_or(&[][..], |(_, p)| p),
+            };
+            match get_mut(&mut value, target) {
+                Value::Object(map) => {
+                    map.insert(key.clone(), v.clone());
+                }
+                Value::Array(items) => {
+                    let at = at.index(items.len() + 1);
+                    items.insert(at, v.clone());
+                }
+                _ => unreachable!(),
+            }
+        }
+        Edit::Raw(token) => {
+            *get_mut(&mut value, path) = Value::String(SENTINEL.to_owned());
+            return text(&value)
+                .replacen(&format!("\"{SENTINEL}\""), token, 1)
+                .into_bytes();
+        }
+        Edit::ByteFlip(at, xor) => {
+            let mut bytes = text(&value).into_bytes();
+            let at = at.index(bytes.len());
+            bytes[at] ^= xor;
+            return bytes;
+        }
+        Edit::Truncate(at) => {
+            let mut bytes = text(&value).into_bytes();
+            bytes.truncate(at.index(bytes.len() + 1));
+            return bytes;
+        }
+        Edit::Nothing => {}
+    }
+    text(&value).into_bytes()
+}
+
+proptest! {
+    // A fixed seed: the same 64 edits on every run (set PROPTEST_RNG_SEED to explore),
+    // and no regression files written into the source tree.
+    #![proptest_config(Config {
+        cases: 64,
+        rng_seed: RngSeed::Fixed(0x636f_756e_7465_72),
+        failure_persistence: None,
+        ..Config::default()
+    })]
+
+    #[test]
+    fn edited_payloads_never_panic_and_only_noops_are_supported(
+        fixture in any::<Index>(),
+        node in any::<Index>(),
+        edit in edit(),
+        pretty in any::<bool>(),
+    ) {
+        let world = world();
+        let fixture = fixture.get(&world.fixtures);
+        let path = node.get(&fixture.nodes);
+        let what = format!("{} {}: {edit:?}", fixture.name, render(path));
+        let bytes = apply(fixture, path, &edit, pretty);
+        let report = counterlab::verify(&bytes, &world.packs, &fast());
+        assert_well_formed(&report, &what);
+        if matches!(report.verdict(), Verdict::Supports(_)) {
+            let value = parse_strict(&bytes).unwrap_or_else(|e| panic!("{what}: SUPPORTS for unparseable bytes: {e:?}"));
+            prop_assert_eq!(hash_value(HashKind::Payload, &value), fixture.hash.clone(), "{}: SUPPORTS after an edit that changed the payload", what);
+        }
+    }
+}
+
+fn verify_default(bytes: &[u8]) -> Report {
+    let report = counterlab::verify(bytes, &world().packs, &VerifyOptions::default());
+    assert_well_formed(&report, "deterministic case");
+    report
+}
+
+fn status(report: &Report, id: &str) -> Status {
+    report.check(id).unwrap().status
+}
+
+#[test]
+fn empty_input_is_rejected_at_parse() {
+    let report = verify_default(b"");
+    assert_eq!(report.verdict().as_str(), "REJECTED");
+    assert_eq!(status(&report, "payload.parse"), Status::Fail);
+    assert_eq!(status(&report, "payload.schema"), Status::Skipped);
+}
+
+#[test]
+fn deep_nesting_is_rejected_at_parse_without_overflowing_the_stack() {
+    for (open, close) in [("[", "]"), ("{\"a\":", "}")] {
+        let deep = format!("{}{}", open.repeat(100_000), close.repeat(100_000));
+        let report = verify_default(deep.as_bytes());
+        assert_eq!(report.verdict().as_str(), "REJECTED", "{open}");
+        let check = report.check("payload.parse").unwrap();
+        assert_eq!(check.status, Status::Fail);
+        assert!(
+            check.reason.as_deref().unwrap().contains("recursion limit"),
+            "{:?}",
+            check.reason
+        );
+        // Unclosed, too.
+        let report = verify_default(open.repeat(100_000).as_bytes());
+        assert_eq!(report.verdict().as_str(), "REJECTED", "{open} unclosed");
+    }
+}
+
+#[test]
+fn a_2_mib_payload_is_over_the_default_budget_and_parsed_under_a_larger_one() {
+    let fixture = &world().fixtures[0];
+    let mut text = serde_json::to_string_pretty(&fixture.value).unwrap();
+    text.push_str(&" ".repeat((2 << 20) - text.len()));
+    assert_eq!(text.len(), 2 << 20);
+    let report = verify_default(text.as_bytes());
+    assert_eq!(report.verdict().as_str(), "INCONCLUSIVE");
+    assert_eq!(
+        status(&report, "budget.payload_bytes"),
+        Status::Unverifiable
+    );
+    assert!(CHECK_IDS[1..]
+        .iter()
+        .all(|id| status(&report, id) == Status::Skipped));
+
+    // 2 MiB of content (an unknown key holding a long string) under a 4 MiB budget: parsed,
+    // then refused by the schema.
+    let mut value = fixture.value.clone();
+    value["padding"] = Value::String("x".repeat(2 << 20));
+    let options = VerifyOptions {
+        max_payload_bytes: 4 << 20,
+        ..fast()
+    };
+    let report = counterlab::verify(
+        &serde_json::to_vec(&value).unwrap(),
+        &world().packs,
+        &options,
+    );
+    assert_well_formed(&report, "2 MiB string");
+    assert_eq!(report.verdict().as_str(), "REJECTED");
+    assert_eq!(status(&report, "payload.parse"), Status::Pass);
+    let schema = report.check("payload.schema").unwrap();
+    assert_eq!(schema.status, Status::Fail);
+    assert!(
+        schema.reason.as_deref().unwrap().contains("padding"),
+        "{:?}",
+        schema.reason
+    );
+    for ce in &schema.counterexamples {
+        assert!(
+            serde_json::to_vec(ce).unwrap().len() <= counterlab::verify::MAX_COUNTEREXAMPLE_BYTES
+        );
+    }
+}
+
+#[test]
+fn invalid_utf8_is_rejected_at_parse() {
+    let fixture = &world().fixtures[0];
+    let text = serde_json::to_string(&fixture.value).unwrap();
+    // A lone continuation byte inside the first string, and a truncated 3-byte sequence.
+    for bad in [&b"\x80"[..], b"\xe2\x82", b"\xff\xfe"] {
+        let at = text.find('"').unwrap() + 1;
+        let mut bytes = text.as_bytes()[..at].to_vec();
+        bytes.extend_from_slice(bad);
+        bytes.extend_from_slice(&text.as_bytes()[at..]);
+        let report = verify_default(&bytes);
+        assert_eq!(report.verdict().as_str(), "REJECTED", "{bad:?}");
+        assert_eq!(status(&report, "payload.parse"), Status::Fail);
+    }
+    let report = verify_default(b"\xff\xfe\x00{");
+    assert_eq!(report.verdict().as_str(), "REJECTED");
+}
+
+#[test]
+fn a_nan_literal_is_rejected_at_parse_with_its_path() {
+    let fixture = world()
+        .fixtures
+        .iter()
+        .find(|f| {
+            f.value["results"]
+                .as_object()
+                .unwrap()
+                .values()
+                .any(|r| r["metrics"].get("roc_auc").is_some())
+        })
+        .unwrap();
+    let mut value = fixture.value.clone();
+    let arm = value["results"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    value["results"][&arm]["metrics"]["roc_auc"] = Value::String(SENTINEL.to_owned());
+    for token in ["NaN", "-NaN", "Infinity", "-Infinity", "nan", "1e999"] {
+        let text =
+            serde_json::to_string(&value)
+                .unwrap()
+                .replacen(&format!("\"{SENTINEL}\""), token, 1);
+        let report = verify_default(text.as_bytes());
+        assert_eq!(report.verdict().as_str(), "REJECTED", "{token}");
+        let check = report.check("payload.parse").unwrap();
+        assert_eq!(check.status, Status::Fail, "{token}");
+        assert_eq!(
+            check.counterexamples[0].witness["path"],
+            format!("$.results.{arm}.metrics.roc_auc"),
+            "{token}"
+        );
+    }
+}

@@ -1,0 +1,264 @@
+//! The verifier end to end on the bundled packs: verdicts, report shape, exit codes,
+//! thread invariance, and golden report hashes (a drift check on the frozen rules).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use counterlab::verify::{Status, VerifyOptions, CHECK_IDS};
+use counterlab::{Experiment, Packs, RunOptions, Verdict};
+
+use crate::canon::registered_experiments;
+use crate::common::TempDir;
+
+fn packs() -> Packs {
+    Packs::discover(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs")).unwrap()
+}
+
+fn payload_bytes(packs: &Packs, experiment_path: &Path) -> Vec<u8> {
+    let experiment = Experiment::from_json(&std::fs::read(experiment_path).unwrap()).unwrap();
+    let payload = counterlab::run_with(
+        packs.get(&experiment.pack).unwrap(),
+        &experiment,
+        &RunOptions { threads: 2 },
+    )
+    .unwrap();
+    payload.to_json_pretty().unwrap().into_bytes()
+}
+
+fn fast(threads: usize) -> VerifyOptions {
+    VerifyOptions {
+        permutations: 19,
+        row_order_shuffles: 1,
+        threads,
+        ..VerifyOptions::default()
+    }
+}
+
+#[test]
+fn every_report_lists_every_check_in_order_with_reasons() {
+    let packs = packs();
+    for (name, path) in registered_experiments() {
+        let report = counterlab::verify(&payload_bytes(&packs, &path), &packs, &fast(2));
+        let ids: Vec<&str> = report.checks().iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, CHECK_IDS, "{name}");
+        for check in report.checks() {
+            if matches!(
+                check.status,
+                Status::Skipped | Status::Unverifiable | Status::Fail
+            ) {
+                assert!(check.reason.is_some(), "{name}: {} has no reason", check.id);
+            }
+            assert!(check.counterexamples.len() <= 3);
+        }
+        let c = report.counters();
+        assert_eq!(c.run + c.skipped, CHECK_IDS.len() as u64);
+        assert_eq!(c.run, c.passed + c.failed + c.unverifiable);
+        assert!(
+            !matches!(report.verdict(), Verdict::Rejected { .. }),
+            "{name}: an honest payload is never rejected: {:?}",
+            report.to_json()
+        );
+    }
+}
+
+#[test]
+fn report_json_has_the_documented_keys() {
+    let packs = packs();
+    let (_, path) = &registered_experiments()[0];
+    let report = counterlab::verify(&payload_bytes(&packs, path), &packs, &fast(2)).to_json();
+    let keys: Vec<&str> = report
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    for key in [
+        "format",
+        "verdict",
+        "mode",
+        "verifier",
+        "payload_hash",
+        "checks",
+        "counters",
+        "claim",
+        "report_hash",
+    ] {
+        assert!(keys.contains(&key), "missing {key} in {keys:?}");
+    }
+    assert_eq!(report["format"], "counterlab.report/1");
+    assert_eq!(report["mode"], "enforce");
+    for key in ["run", "passed", "failed", "unverifiable", "skipped"] {
+        assert!(report["counters"][key].is_u64(), "{key}");
+    }
+    for key in [
+        "statistic",
+        "observed",
+        "ci",
+        "p_value",
+        "permutations",
+        "alpha",
+        "outcome",
+    ] {
+        assert!(report["claim"].get(key).is_some(), "claim.{key}");
+    }
+    assert_eq!(report["verifier"]["rules_hash"].as_str().unwrap().len(), 64);
+}
+
+#[test]
+fn the_report_is_identical_for_one_and_many_threads() {
+    let packs = packs();
+    for (name, path) in registered_experiments() {
+        let bytes = payload_bytes(&packs, &path);
+        let one = counterlab::verify(&bytes, &packs, &fast(1));
+        let many = counterlab::verify(&bytes, &packs, &fast(4));
+        assert_eq!(one.to_json(), many.to_json(), "{name}");
+    }
+}
+
+#[test]
+fn too_few_permutations_is_inconclusive_with_that_reason() {
+    let packs = packs();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/packs/class-imbalance/experiments/auc-above-chance.json");
+    let options = VerifyOptions {
+        permutations: 10,
+        row_order_shuffles: 1,
+        threads: 2,
+        ..VerifyOptions::default()
+    };
+    let report = counterlab::verify(&payload_bytes(&packs, &path), &packs, &options);
+    let Verdict::Inconclusive { reasons } = report.verdict() else {
+        panic!("{:?}", report.to_json())
+    };
+    assert!(
+        reasons.iter().any(|r| r.contains("too few permutations")),
+        "{reasons:?}"
+    );
+}
+
+#[test]
+fn a_tampered_metric_is_rejected_with_path_observed_expected() {
+    let packs = packs();
+    let (_, path) = &registered_experiments()[0];
+    let mut value: serde_json::Value =
+        serde_json::from_slice(&payload_bytes(&packs, path)).unwrap();
+    let arm = value["results"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let auc = value["results"][&arm]["metrics"]["roc_auc"]
+        .as_f64()
+        .unwrap();
+    value["results"][&arm]["metrics"]["roc_auc"] = serde_json::json!(auc + 1e-9);
+    let report = counterlab::verify(
+        serde_json::to_string(&value).unwrap().as_bytes(),
+        &packs,
+        &fast(2),
+    );
+    assert_eq!(report.verdict().as_str(), "REJECTED");
+    let recompute = report.check("recompute.equal").unwrap();
+    assert_eq!(recompute.status, Status::Fail);
+    let ce = &recompute.counterexamples[0];
+    assert_eq!(
+        ce.witness["path"],
+        format!("$.results.{arm}.metrics.roc_auc")
+    );
+    assert_eq!(ce.observed.as_f64(), Some(auc + 1e-9));
+    assert_eq!(ce.expected.as_f64(), Some(auc));
+    assert_eq!(report.check("result.hash").unwrap().status, Status::Fail);
+    assert_eq!(
+        report.check("claim.evidence").unwrap().status,
+        Status::Skipped
+    );
+}
+
+/// Golden report hashes of the bundled experiments' fresh payloads: a drift check on the
+/// frozen rules (any change to a rule, a check, the evidence or the report shape changes
+/// them). Regenerate deliberately with
+/// `COUNTERLAB_BLESS=1 cargo test --release --test lib verify::report_hashes_do_not_drift`.
+#[test]
+fn report_hashes_do_not_drift() {
+    let packs = packs();
+    let golden_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/report_hashes.json");
+    let mut hashes = BTreeMap::new();
+    for (name, path) in registered_experiments() {
+        let report = counterlab::verify(&payload_bytes(&packs, &path), &packs, &fast(2));
+        hashes.insert(
+            name,
+            format!("{} {}", report.verdict().as_str(), report.report_hash()),
+        );
+    }
+    if std::env::var_os("COUNTERLAB_BLESS").is_some() {
+        std::fs::write(
+            &golden_path,
+            serde_json::to_string_pretty(&hashes).unwrap() + "\n",
+        )
+        .unwrap();
+        return;
+    }
+    let golden: BTreeMap<String, String> =
+        serde_json::from_str(&std::fs::read_to_string(&golden_path).unwrap()).unwrap();
+    assert_eq!(
+        hashes, golden,
+        "report hashes drifted; if a rule change is intended, regenerate (see this test's docs)"
+    );
+}
+
+#[test]
+fn cli_exit_codes_and_observe_mode() {
+    let dir = TempDir::new("verify-cli");
+    let packs = packs();
+    let (_, path) = &registered_experiments()[0];
+    let good = dir.path().join("good.json");
+    std::fs::write(&good, payload_bytes(&packs, path)).unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, b"{\"format\": ").unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_counterlab"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("NO_COLOR", "1")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["verify", bad.to_str().unwrap()]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("REJECTED"));
+    let o = run(&["verify", bad.to_str().unwrap(), "--observe", "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["mode"], "observe");
+    assert_eq!(report["verdict"], "REJECTED");
+    let o = run(&[
+        "verify",
+        good.to_str().unwrap(),
+        "--permutations",
+        "19",
+        "--json",
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let expected = match report["verdict"].as_str().unwrap() {
+        "SUPPORTS" => 0,
+        "INCONCLUSIVE" => 3,
+        _ => 1,
+    };
+    assert_eq!(o.status.code(), Some(expected));
+    let o = run(&["verify", "/nonexistent/payload.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&[
+        "verify",
+        good.to_str().unwrap(),
+        "--packs",
+        "/nonexistent/packs",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
