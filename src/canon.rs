@@ -10,14 +10,16 @@
 //! | false   | `0x01`                                                        |
 //! | true    | `0x02`                                                        |
 //! | integer | `0x03` + the value as a signed 128-bit little-endian integer  |
-//! | float   | `0x04` + `f64::to_bits` little-endian (−0.0 encoded as +0.0)  |
+//! | float with an integer value in [−2⁶³, 2⁶³) | as that integer (`1.0` ≡ `1`, `−0.0` ≡ `0`) |
+//! | other float | `0x04` + `f64::to_bits` little-endian                     |
 //! | string  | `0x05` + u64 LE byte length + UTF-8 bytes                     |
 //! | array   | `0x06` + u64 LE element count + each element                  |
 //! | object  | `0x07` + u64 LE entry count + per entry (sorted by key bytes): the key as a string, then the value |
 //!
-//! Integers and floats are different values: `1` and `1.0` encode differently, which is
-//! what a round trip through serde_json preserves (it writes floats with a `.` or an
-//! exponent and parses them back as floats, exactly, with the `float_roundtrip` feature).
+//! JSON has one number type, so equal numbers encode equally however they are written:
+//! `1`, `1.0` and `1e0` are one value (a payload re-serialised by JavaScript, which writes
+//! `0.0` as `0`, keeps its hash). Floats are parsed exactly (serde_json's `float_roundtrip`
+//! feature), so a written float reads back to the same bits.
 //! JSON cannot hold NaN or infinities, so neither can this encoding.
 //!
 //! Every kind of object is hashed with its own blake3 `derive_key` context (a domain
@@ -90,8 +92,7 @@ pub fn encode_value(value: &Value, out: &mut Vec<u8>) {
                 let f = number
                     .as_f64()
                     .expect("a JSON number is an integer or a float");
-                out.push(0x04);
-                out.extend_from_slice(&float_bits(f).to_le_bytes());
+                encode_float(f, out);
             }
         }
         Value::String(s) => encode_str(s, out),
@@ -112,6 +113,20 @@ pub fn encode_value(value: &Value, out: &mut Vec<u8>) {
                 encode_value(item, out);
             }
         }
+    }
+}
+
+/// A float with an exact integer value in i64 range is the same number as that integer
+/// (JSON has one number type: JavaScript writes `0.0` as `0`), so it is encoded as one.
+fn encode_float(f: f64, out: &mut Vec<u8>) {
+    // 2^63 as f64 is exact; every integral f64 in [-2^63, 2^63) converts to i64 exactly.
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if f.fract() == 0.0 && (-TWO_63..TWO_63).contains(&f) {
+        out.push(0x03);
+        out.extend_from_slice(&i128::from(f as i64).to_le_bytes());
+    } else {
+        out.push(0x04);
+        out.extend_from_slice(&f.to_bits().to_le_bytes());
     }
 }
 
@@ -154,7 +169,9 @@ pub fn hash_serialize<T: Serialize + ?Sized>(kind: HashKind, value: &T) -> Resul
     Ok(hash_value(kind, &value))
 }
 
-/// Serialises to a JSON value, refusing non-finite floats (serde_json would write `null`).
+/// Serialises to a JSON value. Beware: serde_json turns a non-finite float into `null`; the
+/// kernel's values are finite by construction (inputs are checked, undefined metrics are a
+/// variant rather than NaN), and a `Value` cannot hold NaN.
 pub fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value> {
     let value = serde_json::to_value(value)
         .map_err(|e| Error::invalid(format!("cannot encode value: {e}")))?;
@@ -182,9 +199,14 @@ mod tests {
     }
 
     #[test]
-    fn integers_and_floats_differ_and_negative_zero_folds() {
-        assert_ne!(canonical_bytes(&json!(1)), canonical_bytes(&json!(1.0)));
-        assert_eq!(canonical_bytes(&json!(-0.0)), canonical_bytes(&json!(0.0)));
+    fn equal_numbers_encode_equally() {
+        assert_eq!(canonical_bytes(&json!(1)), canonical_bytes(&json!(1.0)));
+        assert_eq!(canonical_bytes(&json!(-0.0)), canonical_bytes(&json!(0)));
+        assert_ne!(canonical_bytes(&json!(1)), canonical_bytes(&json!(1.5)));
+        assert_ne!(
+            canonical_bytes(&json!(u64::MAX)),
+            canonical_bytes(&json!(18_446_744_073_709_551_615.0))
+        );
     }
 
     #[test]

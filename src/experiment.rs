@@ -441,6 +441,10 @@ impl Experiment {
                     ),
                 ))
             }
+            // Every cell of the column must be 0/1 or false/true; the split says which is not.
+            SplitSpec::Predefined { .. } => {
+                crate::split::split(pack.table(), split, self.seed, &path).map(|_| ())
+            }
             _ => Ok(()),
         }
     }

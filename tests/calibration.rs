@@ -6,8 +6,11 @@
 //! buy. Results and the commands that produced them: docs/CALIBRATION.md.
 //!
 //! ```text
-//! cargo test --release --test lib calibration::false_claims -- --nocapture          # 20 seeds, K = 19
-//! cargo test --release --test lib calibration::full -- --ignored --nocapture        # 200 seeds, K = 19
+//! # always on (part of `cargo test --release`): 20 seeds, K = 19, ~15 s on 2 cores
+//! cargo test --release --test lib calibration::false_claims -- --nocapture
+//! # the full measurement: 500 seeds, K = 19, ~6 min on 2 cores (see the test's docs for
+//! # COUNTERLAB_CALIBRATION_{SEEDS,K,ENTITIES,ROWS,FEATURES})
+//! cargo test --release --test lib calibration::full -- --ignored --nocapture
 //! ```
 
 #[path = "../fixtures/generate/null_pack.rs"]
@@ -29,71 +32,136 @@ use null_pack::{write_null_pack, NullPackSpec};
 const ALPHA: f64 = 0.05;
 const THREADS: usize = 2;
 
+/// Whether a case's claim is true on the null packs measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Truth {
+    /// False: SUPPORTS must be rare (calibration).
+    False,
+    /// True: a positive control (SUPPORTS is reachable at all).
+    True,
+    /// Depends on the pack's shape (a threshold set from the default pack's measured gap);
+    /// measured, not asserted.
+    Unknown,
+}
+
 /// One claim to verify on every null pack.
 struct Case {
     /// Short name for tables.
-    name: &'static str,
+    name: String,
+    /// The experiment's arms (names from [`arm`]).
+    arms: &'static [&'static str],
     /// The claim, as written in an experiment.
     claim: Value,
-    /// False on null data (calibration) or true (a positive control: SUPPORTS reachable).
-    false_on_null: bool,
+    /// Whether the claim is true on these packs.
+    truth: Truth,
 }
 
 fn at_least(metric: &str, arm: &str, value: f64) -> Value {
     json!({ "kind": "metric_at_least", "metric": metric, "arm": arm, "value": value })
 }
 
-fn cases() -> Vec<Case> {
+/// The claims measured. `gap_boundary` is the threshold of the boundary gap claim: `None`
+/// for the default pack's (0.32, just above its measured mean gap). On another pack shape
+/// the gap's mean differs, so the two threshold gap claims are then [`Truth::Unknown`]
+/// unless a boundary is given for that shape.
+fn cases(spec: &NullPackSpec, gap_boundary: Option<f64>) -> Vec<Case> {
+    let default_pack = *spec == NullPackSpec::CALIBRATION;
+    let known = |yes: bool| if yes { Truth::False } else { Truth::Unknown };
+    let boundary = gap_boundary.unwrap_or(0.32);
     vec![
         Case {
-            name: "roc_auc(entity_grouped) >= 0.55",
+            name: "roc_auc(entity_grouped) >= 0.55".into(),
+            arms: TWO_SPLITS,
             claim: at_least("roc_auc", "entity_grouped", 0.55),
-            false_on_null: true,
+            truth: Truth::False,
         },
         Case {
             // The boundary case: the null AUC is 0.5 exactly, so this is the hardest false
             // claim (any upward fluctuation "supports" it under a too-narrow interval).
-            name: "roc_auc(entity_grouped) >= 0.50",
+            name: "roc_auc(entity_grouped) >= 0.50".into(),
+            arms: TWO_SPLITS,
             claim: at_least("roc_auc", "entity_grouped", 0.5),
-            false_on_null: true,
+            truth: Truth::False,
         },
         Case {
-            name: "accuracy_lift(entity_grouped) >= 0",
+            name: "accuracy_lift(entity_grouped) >= 0".into(),
+            arms: TWO_SPLITS,
             claim: at_least("accuracy_lift", "entity_grouped", 0.0),
-            false_on_null: true,
+            truth: Truth::False,
         },
         Case {
             // Memorisation: test rows have near-copies in training, so this AUC is high,
             // but it is not label signal (no skill on a new customer).
-            name: "roc_auc(random_rows) >= 0.55",
+            name: "roc_auc(random_rows) >= 0.55".into(),
+            arms: TWO_SPLITS,
             claim: at_least("roc_auc", "random_rows", 0.55),
-            false_on_null: true,
+            truth: Truth::False,
         },
         Case {
-            name: "accuracy_lift(random_rows) >= 0",
+            name: "accuracy_lift(random_rows) >= 0".into(),
+            arms: TWO_SPLITS,
             claim: at_least("accuracy_lift", "random_rows", 0.0),
-            false_on_null: true,
+            truth: Truth::False,
+        },
+        Case {
+            // A gap claim, false at the boundary: both splits let the model memorise
+            // customers equally (the pack has no drift over months), so neither scores
+            // higher. (The verifier uses a row-level null for gaps.)
+            name: "gap roc_auc(random_rows - latest_months) >= 0".into(),
+            arms: &["random_rows", "latest_months"],
+            claim: json!({ "kind": "metric_gap", "metric": "roc_auc", "higher": "random_rows", "lower": "latest_months", "at_least": 0.0 }),
+            truth: Truth::False,
+        },
+        Case {
+            // The leakage gap is real, but smaller than this (its mean over seeds is about
+            // 0.31, docs/CALIBRATION.md): the row-level null is no protection here (it
+            // removes the memorisation the gap consists of), only the interval is.
+            name: "gap roc_auc(random_rows - entity_grouped) >= 0.40".into(),
+            arms: TWO_SPLITS,
+            claim: json!({ "kind": "metric_gap", "metric": "roc_auc", "higher": "random_rows", "lower": "entity_grouped", "at_least": 0.40 }),
+            truth: known(default_pack),
+        },
+        Case {
+            // The same at the boundary: just above the gap's mean (0.306 over 500 seeds, its
+            // standard error 0.006), where a correct one-sided 95% interval is on the
+            // claimed side about 2.5% of the time. The hardest test of the interval.
+            name: format!("gap roc_auc(random_rows - entity_grouped) >= {boundary} [boundary]"),
+            arms: TWO_SPLITS,
+            claim: json!({ "kind": "metric_gap", "metric": "roc_auc", "higher": "random_rows", "lower": "entity_grouped", "at_least": boundary }),
+            truth: known(default_pack || gap_boundary.is_some()),
         },
         Case {
             // True on null data: the leakage gap is real (it is what the entity-leakage pack
             // teaches). Shows that SUPPORTS is reachable on these packs at all.
-            name: "gap roc_auc(random_rows - entity_grouped) >= 0 [true]",
+            name: "gap roc_auc(random_rows - entity_grouped) >= 0 [true]".into(),
+            arms: TWO_SPLITS,
             claim: json!({ "kind": "metric_gap", "metric": "roc_auc", "higher": "random_rows", "lower": "entity_grouped", "at_least": 0.0 }),
-            false_on_null: false,
+            truth: Truth::True,
         },
     ]
 }
 
-fn experiment(pack: &str, seed: u64, claim: &Value) -> Experiment {
+/// The arms used anywhere: a random row split, a split by customer, the latest months.
+const ALL_ARMS: &[&str] = &["random_rows", "entity_grouped", "latest_months"];
+const TWO_SPLITS: &[&str] = &["random_rows", "entity_grouped"];
+
+fn arm(name: &str) -> Value {
+    let kind = match name {
+        "random_rows" => "random_rows",
+        "entity_grouped" => "entity_grouped",
+        "latest_months" => "temporal",
+        _ => unreachable!("no arm {name}"),
+    };
+    json!({ "name": name, "split": { "kind": kind, "test_fraction": 0.25 } })
+}
+
+fn experiment(pack: &str, seed: u64, arms: &[&str], claim: &Value) -> Experiment {
     let value = json!({
         "format": "counterlab.experiment/1",
         "pack": pack,
         "seed": seed,
         "model": { "kind": "logistic", "c": 1.0 },
-        "arms": [
-            { "name": "random_rows", "split": { "kind": "random_rows", "test_fraction": 0.25 } },
-            { "name": "entity_grouped", "split": { "kind": "entity_grouped", "test_fraction": 0.25 } }
-        ],
+        "arms": arms.iter().map(|a| arm(a)).collect::<Vec<_>>(),
         "metrics": ["roc_auc", "accuracy", "balanced_accuracy", "majority_baseline_accuracy", "accuracy_lift"],
         "claim": claim,
     });
@@ -115,6 +183,12 @@ struct Outcome {
     naive_p_ok: bool,
     /// Naive SUPPORTS: row interval on the claimed side and row-level p ≤ α.
     naive_supports: bool,
+    /// Ablation: the row-level interval with the verifier's null.
+    row_ci_verifier_null: bool,
+    /// Ablation: the verifier's interval with the row-level null.
+    verifier_ci_row_null: bool,
+    /// The kernel's value of the claim's statistic (None when undefined).
+    observed: Option<f64>,
     /// Which interval and null the verifier used (for the table).
     method: String,
 }
@@ -130,6 +204,10 @@ struct Tally {
     naive_ci_claimed: usize,
     naive_p_ok: usize,
     naive_supports: usize,
+    row_ci_verifier_null: usize,
+    verifier_ci_row_null: usize,
+    /// The defined observed statistics, for their mean and sd.
+    observed: Vec<f64>,
     methods: std::collections::BTreeSet<String>,
 }
 
@@ -143,6 +221,9 @@ impl Tally {
         self.naive_ci_claimed += usize::from(o.naive_ci_claimed);
         self.naive_p_ok += usize::from(o.naive_p_ok);
         self.naive_supports += usize::from(o.naive_supports);
+        self.row_ci_verifier_null += usize::from(o.row_ci_verifier_null);
+        self.verifier_ci_row_null += usize::from(o.verifier_ci_row_null);
+        self.observed.extend(o.observed);
         self.methods.insert(o.method.clone());
     }
 }
@@ -213,11 +294,20 @@ fn arm_metrics(pack: &Pack, table: &counterlab::pack::Table, e: &Experiment) -> 
 }
 
 /// Verifies every case on the null pack of `seed`; the naive verifier alongside.
-fn measure_seed(root: &Path, seed: u64, permutations: usize, cases: &[Case]) -> Vec<Outcome> {
+fn measure_seed(
+    root: &Path,
+    spec: &NullPackSpec,
+    seed: u64,
+    permutations: usize,
+    cases: &[Case],
+) -> Vec<Outcome> {
     let id = format!("null-{seed:04}");
-    let pack =
-        Pack::open(write_null_pack(root, &id, seed, &NullPackSpec::CALIBRATION).unwrap()).unwrap();
-    assert!(pack.table().labels_constant_within_entities());
+    let dir = write_null_pack(root, &id, seed, spec).unwrap();
+    let pack = Pack::open(&dir).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap(); // loaded: the files are no longer needed
+    if spec.row_flip_per_mille == 0 {
+        assert!(pack.table().labels_constant_within_entities());
+    }
     let mut packs = Packs::default();
     packs.insert(pack.clone()).unwrap();
     let options = VerifyOptions {
@@ -231,7 +321,7 @@ fn measure_seed(root: &Path, seed: u64, permutations: usize, cases: &[Case]) -> 
 
     // The naive row-level null: K row permutations of the labels (the same for every
     // claim of this seed), each arm's metrics on the permuted table.
-    let base = experiment(&id, seed, &cases[0].claim);
+    let base = experiment(&id, seed, ALL_ARMS, &cases[0].claim);
     let permutation_seeds: Vec<u64> = (0..permutations)
         .map(|k| counterlab::rng::stream(seed, &format!("calibration/naive/{k}")).next_u64())
         .collect();
@@ -253,7 +343,7 @@ fn measure_seed(root: &Path, seed: u64, permutations: usize, cases: &[Case]) -> 
     cases
         .iter()
         .map(|case| {
-            let e = experiment(&id, seed, &case.claim);
+            let e = experiment(&id, seed, case.arms, &case.claim);
             let payload =
                 counterlab::run_with(&pack, &e, &RunOptions { threads: THREADS }).unwrap();
             let report = counterlab::verify(
@@ -289,6 +379,13 @@ fn measure_seed(root: &Path, seed: u64, permutations: usize, cases: &[Case]) -> 
                 _ => estimate(case.claim["arm"].as_str().unwrap()),
             };
             let naive_ci_claimed = naive.is_some_and(|e| e.ci.0 > t);
+            // Both verifiers judge the same number: the kernel's.
+            assert_eq!(
+                statistic(&case.claim, &observed),
+                claim.observed,
+                "seed {seed}, {}",
+                case.name
+            );
             let naive_p_ok = match statistic(&case.claim, &observed) {
                 Some(obs) => {
                     let stats: Vec<f64> = row_null
@@ -301,53 +398,107 @@ fn measure_seed(root: &Path, seed: u64, permutations: usize, cases: &[Case]) -> 
                 }
                 None => false,
             };
+            let verifier_ci_claimed = claim.ci.is_some() && lo > t;
+            let verifier_p_ok = claim.p_value.is_none_or(|p| p <= ALPHA);
+            let verifier_supports = matches!(report.verdict(), Verdict::Supports(_));
+            // With every other check passed, SUPPORTS is exactly "CI on the claimed side
+            // and p ≤ α": the components below explain the verdict.
+            assert_eq!(
+                verifier_supports,
+                verifier_ci_claimed && verifier_p_ok,
+                "seed {seed}, {}: {:?}",
+                case.name,
+                report.to_json()["claim"]
+            );
             Outcome {
-                verifier_supports: matches!(report.verdict(), Verdict::Supports(_)),
+                verifier_supports,
                 verifier_rejects: matches!(report.verdict(), Verdict::Rejected { .. }),
-                verifier_ci_claimed: claim.ci.is_some() && lo > t,
-                verifier_p_ok: claim.p_value.is_none_or(|p| p <= ALPHA),
+                verifier_ci_claimed,
+                verifier_p_ok,
                 naive_ci_claimed,
                 naive_p_ok,
                 naive_supports: naive_ci_claimed && naive_p_ok,
+                row_ci_verifier_null: naive_ci_claimed && verifier_p_ok,
+                verifier_ci_row_null: verifier_ci_claimed && naive_p_ok,
+                observed: claim.observed,
                 method: format!("{} + {}", claim.interval, claim.null),
             }
         })
         .collect()
 }
 
-/// Runs `seeds` and returns one tally per case; prints the table docs/CALIBRATION.md shows.
-fn measure(seeds: std::ops::Range<u64>, permutations: usize) -> Vec<Tally> {
+/// `k/n (rate %, Wilson 95% interval)`.
+fn rate(k: usize, n: usize) -> String {
+    let (p, n_f) = (k as f64 / n as f64, n as f64);
+    let z = 1.959963984540054_f64;
+    let centre = (p + z * z / (2.0 * n_f)) / (1.0 + z * z / n_f);
+    let half = z / (1.0 + z * z / n_f) * (p * (1.0 - p) / n_f + z * z / (4.0 * n_f * n_f)).sqrt();
+    format!(
+        "{k}/{n} ({:.1}%, {:.1}–{:.1}%)",
+        100.0 * p,
+        100.0 * (centre - half).max(0.0),
+        100.0 * (centre + half).min(1.0)
+    )
+}
+
+/// Runs `seeds` and returns one tally per case; prints the tables docs/CALIBRATION.md
+/// shows.
+fn measure(
+    spec: &NullPackSpec,
+    seeds: std::ops::Range<u64>,
+    permutations: usize,
+    cases: &[Case],
+) -> Vec<Tally> {
     let root = TempDir::new("calibration");
-    let cases = cases();
     let mut tallies = vec![Tally::default(); cases.len()];
     let start = std::time::Instant::now();
     for seed in seeds.clone() {
-        for (tally, outcome) in
-            tallies
-                .iter_mut()
-                .zip(measure_seed(root.path(), seed, permutations, &cases))
-        {
+        let outcomes = measure_seed(root.path(), spec, seed, permutations, cases);
+        for (tally, outcome) in tallies.iter_mut().zip(outcomes) {
             tally.add(&outcome);
         }
     }
     println!(
-        "calibration: seeds {}..{} ({} packs of {:?}), K = {permutations}, alpha = {ALPHA}, {:.1} s",
+        "\ncalibration: seeds {}..{}, K = {permutations}, alpha = {ALPHA}, threads = {THREADS}, {:.1} s\npack: {spec:?}\n",
         seeds.start,
         seeds.end,
-        seeds.end - seeds.start,
-        NullPackSpec::CALIBRATION,
         start.elapsed().as_secs_f64()
     );
-    println!("| claim | true on null? | verifier SUPPORTS | naive SUPPORTS | verifier CI on claimed side | verifier p ≤ α | row-level CI on claimed side | row-level p ≤ α | verifier REJECTED | verifier interval + null |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("| claim | on null | verifier SUPPORTS | naive SUPPORTS (row CI + row p) | row CI + verifier's null | verifier's CI + row p |");
+    println!("|---|---|---|---|---|---|");
     for (case, t) in cases.iter().zip(&tallies) {
         let n = t.seeds;
         println!(
-            "| `{}` | {} | {}/{n} | {}/{n} | {}/{n} | {}/{n} | {}/{n} | {}/{n} | {}/{n} | {} |",
+            "| `{}` | {} | {} | {} | {} | {} |",
             case.name,
-            if case.false_on_null { "false" } else { "true" },
-            t.verifier_supports,
-            t.naive_supports,
+            match case.truth {
+                Truth::False => "false",
+                Truth::True => "true",
+                Truth::Unknown => "depends on the pack",
+            },
+            rate(t.verifier_supports, n),
+            rate(t.naive_supports, n),
+            rate(t.row_ci_verifier_null, n),
+            rate(t.verifier_ci_row_null, n),
+        );
+    }
+    println!();
+    println!("| claim | observed statistic: mean (sd) | verifier CI on claimed side | verifier p ≤ α | row CI on claimed side | row p ≤ α | verifier REJECTED | verifier interval + null |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for (case, t) in cases.iter().zip(&tallies) {
+        let n = t.seeds;
+        let m = t.observed.len() as f64;
+        let mean = t.observed.iter().sum::<f64>() / m;
+        let sd = (t
+            .observed
+            .iter()
+            .map(|x| (x - mean) * (x - mean))
+            .sum::<f64>()
+            / (m - 1.0))
+            .sqrt();
+        println!(
+            "| `{}` | {mean:.3} ({sd:.3}) | {}/{n} | {}/{n} | {}/{n} | {}/{n} | {}/{n} | {} |",
+            case.name,
             t.verifier_ci_claimed,
             t.verifier_p_ok,
             t.naive_ci_claimed,
@@ -360,22 +511,23 @@ fn measure(seeds: std::ops::Range<u64>, permutations: usize) -> Vec<Tally> {
 }
 
 /// 20 null packs (data seed = experiment seed = mutation seed = 0..20), K = 19 (the fewest
-/// permutations that can reach p ≤ 0.05).
+/// permutations that can reach p ≤ α = 0.05).
 ///
-/// The bound: if the verifier is calibrated, each seed gives a false SUPPORTS with
-/// probability at most α = 0.05, independently across seeds (each seed is a fresh pack,
-/// split and permutation set), so the count is at most Binomial(20, 0.05) and
-/// P(X ≥ 4) ≈ 1.6%: "at most 3 of 20" fails a calibrated verifier rarely, and a verifier
-/// at the designers' measured row-level rate (6 of 30 = 20%) with P(X ≤ 3) ≈ 41%... which
-/// is why the naive verifier is measured directly below instead of only inferred. The
-/// seeds are fixed, so the test is deterministic: it passes or fails the same way on every
-/// machine.
+/// The bound, "at most 3 false SUPPORTS in 20 seeds" per claim: each seed is a fresh pack,
+/// split and permutation set, so if the verifier is calibrated the count is at most
+/// Binomial(20, 0.05), and P(X ≥ 4) = 1.6%. For the memorisation claims on random-row
+/// splits the rate is α exactly (an exact permutation test with K = 19 and nothing else
+/// standing in the way: their interval is on the claimed side almost always), so a bound
+/// of 1 or 2 would fail a calibrated verifier 26% or 7.5% of the time. The seeds are fixed,
+/// so the test is deterministic: it passes or fails the same way on every machine.
 #[test]
 fn false_claims_are_rarely_supported_on_null_packs() {
-    let tallies = measure(0..20, 19);
-    let cases = cases();
+    let spec = NullPackSpec::CALIBRATION;
+    let cases = cases(&spec, None);
+    let tallies = measure(&spec, 0..20, 19, &cases);
+    let position = |name: &str| cases.iter().position(|c| c.name == name).unwrap();
     for (case, t) in cases.iter().zip(&tallies) {
-        if case.false_on_null {
+        if case.truth == Truth::False {
             assert!(
                 t.verifier_supports <= 3,
                 "{}: false SUPPORTS in {} of {} seeds",
@@ -385,26 +537,62 @@ fn false_claims_are_rarely_supported_on_null_packs() {
             );
         }
     }
-    // The measurement is not vacuous: the naive verifier is fooled by memorisation on
-    // random-row splits (its row-level null destroys what the model memorised) …
-    let naive_random_rows = tallies[3].naive_supports;
+    // The measurement is not vacuous. The naive verifier is fooled by memorisation on
+    // random-row splits (its row-level null destroys what the model memorised; measured
+    // 20 of 20) …
+    let naive = tallies[position("roc_auc(random_rows) >= 0.55")].naive_supports;
     assert!(
-        naive_random_rows >= 15,
-        "naive SUPPORTS of the memorisation claim: {naive_random_rows}/20"
+        naive >= 15,
+        "naive SUPPORTS of the memorisation claim: {naive}/20"
     );
-    // … and SUPPORTS is reachable on these packs (the true leakage-gap claim).
-    assert!(
-        tallies[5].verifier_supports >= 10,
-        "true gap claim supported in {}/20",
-        tallies[5].verifier_supports
-    );
+    // … and SUPPORTS is reachable on these packs: the true leakage-gap claim (measured 12
+    // of 20; its interval adds two clustered variances, so it is not always narrow enough).
+    let power = tallies[position("gap roc_auc(random_rows - entity_grouped) >= 0 [true]")]
+        .verifier_supports;
+    assert!(power >= 5, "true gap claim supported in {power}/20");
 }
 
-/// The full measurement behind docs/CALIBRATION.md (slow: run it in release mode).
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name).map_or(default, |v| {
+        v.parse()
+            .unwrap_or_else(|_| panic!("{name}={v:?} does not parse"))
+    })
+}
+
+/// The full measurement behind docs/CALIBRATION.md (slow: minutes in release mode).
+/// Environment: `COUNTERLAB_CALIBRATION_SEEDS` (default 500), `COUNTERLAB_CALIBRATION_K`
+/// (default 19), and the pack's shape `COUNTERLAB_CALIBRATION_ENTITIES`, `…_ROWS`,
+/// `…_FEATURES`, `…_FLIP` (row label flips per mille; defaults: [`NullPackSpec::CALIBRATION`]),
+/// and `…_GAP`, the boundary gap claim's threshold for that shape (default 0.32, the
+/// default pack's).
 #[test]
 #[ignore = "slow: the full calibration measurement (docs/CALIBRATION.md)"]
 fn full_calibration_measurement() {
-    let permutations = std::env::var("COUNTERLAB_CALIBRATION_K").map_or(19, |k| k.parse().unwrap());
-    let seeds = std::env::var("COUNTERLAB_CALIBRATION_SEEDS").map_or(200, |k| k.parse().unwrap());
-    measure(0..seeds, permutations);
+    let base = NullPackSpec::CALIBRATION;
+    let spec = NullPackSpec {
+        entities: env_or("COUNTERLAB_CALIBRATION_ENTITIES", base.entities),
+        rows_per_entity: env_or("COUNTERLAB_CALIBRATION_ROWS", base.rows_per_entity),
+        features: env_or("COUNTERLAB_CALIBRATION_FEATURES", base.features),
+        row_flip_per_mille: env_or("COUNTERLAB_CALIBRATION_FLIP", base.row_flip_per_mille),
+        ..base
+    };
+    let seeds = env_or("COUNTERLAB_CALIBRATION_SEEDS", 500);
+    let permutations = env_or("COUNTERLAB_CALIBRATION_K", 19);
+    let gap_boundary = std::env::var("COUNTERLAB_CALIBRATION_GAP")
+        .ok()
+        .map(|v| v.parse().expect("COUNTERLAB_CALIBRATION_GAP is a number"));
+    let cases = cases(&spec, gap_boundary);
+    let tallies = measure(&spec, 0..seeds, permutations, &cases);
+    // α plus three binomial standard errors: a calibrated verifier stays below it.
+    let limit = ALPHA + 3.0 * (ALPHA * (1.0 - ALPHA) / seeds as f64).sqrt();
+    for (case, t) in cases.iter().zip(&tallies) {
+        if case.truth == Truth::False {
+            let r = t.verifier_supports as f64 / t.seeds as f64;
+            assert!(
+                r <= limit,
+                "{}: false SUPPORTS rate {r} > {limit}",
+                case.name
+            );
+        }
+    }
 }

@@ -7,8 +7,9 @@
 use std::sync::OnceLock;
 
 use counterlab::canon::{hash_value, HashKind};
+use counterlab::experiment::Claim;
 use counterlab::verify::{parse::parse_strict, Status, VerifyOptions, CHECK_IDS};
-use counterlab::{Packs, Report, RunOptions, Verdict};
+use counterlab::{Experiment, Packs, Report, RunOptions, Verdict};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{Config, RngSeed};
@@ -46,8 +47,7 @@ fn world() -> &'static World {
         let mut fixtures = Vec::new();
         let mut strings = Vec::new();
         for (name, path) in registered_experiments() {
-            let experiment =
-                counterlab::Experiment::from_json(&std::fs::read(&path).unwrap()).unwrap();
+            let experiment = Experiment::from_json(&std::fs::read(&path).unwrap()).unwrap();
             let payload = counterlab::run_with(
                 packs.get(&experiment.pack).unwrap(),
                 &experiment,
@@ -373,15 +373,43 @@ fn apply(fixture: &Fixture, path: &[Seg], edit: &Edit, pretty: bool) -> Vec<u8> 
     text(&value).into_bytes()
 }
 
+/// The payload with the representation differences the verifier does not see today put
+/// in a normal form, so that only these count as no-op edits besides exact ones (see
+/// `known_semantic_noops_still_verify` and docs/FUZZING.md):
+///
+/// 1. `$.kernel.version`: no rule reads it, so any string verifies;
+/// 2. `$.experiment` and `$.claim` are compared as typed values: `"c": 1` is `"c": 1.0`,
+///    and an explicit `"features": null` is an absent `features`.
+fn normal_form(value: &Value) -> Value {
+    let mut value = value.clone();
+    if let Some(kernel) = value.get_mut("kernel").and_then(Value::as_object_mut) {
+        kernel.insert("version".into(), Value::Null);
+    }
+    if let Ok(experiment) = serde_json::from_value::<Experiment>(value["experiment"].clone()) {
+        value["experiment"] = serde_json::to_value(&experiment).unwrap();
+    }
+    if let Ok(claim) = serde_json::from_value::<Option<Claim>>(value["claim"].clone()) {
+        value["claim"] = serde_json::to_value(&claim).unwrap();
+    }
+    value
+}
+
+/// 64 cases from a fixed seed: the same edits on every run. `PROPTEST_CASES` and
+/// `PROPTEST_RNG_SEED` explore further; no regression files are written into the tree.
+fn config() -> Config {
+    let mut config = Config::default();
+    if std::env::var_os("PROPTEST_CASES").is_none() {
+        config.cases = 64;
+    }
+    if std::env::var_os("PROPTEST_RNG_SEED").is_none() {
+        config.rng_seed = RngSeed::Fixed(0x0063_6f75_6e74_6572);
+    }
+    config.failure_persistence = None;
+    config
+}
+
 proptest! {
-    // A fixed seed: the same 64 edits on every run (set PROPTEST_RNG_SEED to explore),
-    // and no regression files written into the source tree.
-    #![proptest_config(Config {
-        cases: 64,
-        rng_seed: RngSeed::Fixed(0x636f_756e_7465_72),
-        failure_persistence: None,
-        ..Config::default()
-    })]
+    #![proptest_config(config())]
 
     #[test]
     fn edited_payloads_never_panic_and_only_noops_are_supported(
@@ -397,9 +425,17 @@ proptest! {
         let bytes = apply(fixture, path, &edit, pretty);
         let report = counterlab::verify(&bytes, &world.packs, &fast());
         assert_well_formed(&report, &what);
+        if std::env::var_os("COUNTERLAB_ROBUSTNESS_LOG").is_some() {
+            eprintln!("{} <- {what}", report.verdict().as_str());
+        }
         if matches!(report.verdict(), Verdict::Supports(_)) {
             let value = parse_strict(&bytes).unwrap_or_else(|e| panic!("{what}: SUPPORTS for unparseable bytes: {e:?}"));
-            prop_assert_eq!(hash_value(HashKind::Payload, &value), fixture.hash.clone(), "{}: SUPPORTS after an edit that changed the payload", what);
+            prop_assert_eq!(
+                hash_value(HashKind::Payload, &normal_form(&value)),
+                hash_value(HashKind::Payload, &normal_form(&fixture.value)),
+                "{}: SUPPORTS after an edit that changed the payload",
+                what
+            );
         }
     }
 }
@@ -542,4 +578,78 @@ fn a_nan_literal_is_rejected_at_parse_with_its_path() {
             "{token}"
         );
     }
+}
+
+/// The edits `normal_form` forgives, pinned: each still verifies as SUPPORTS although the
+/// payload's text changed (and, for the version and the explicit null, its canonical hash;
+/// whether `1` and `1.0` hash alike is up to `canon`'s number encoding). When a rule starts
+/// refusing one of them, this test fails: drop it here and in `normal_form` (and in
+/// fuzz/src/lib.rs).
+#[test]
+fn known_semantic_noops_still_verify() {
+    let world = world();
+    let options = fast();
+    let fixture = world
+        .fixtures
+        .iter()
+        .find(|f| {
+            let bytes = serde_json::to_vec(&f.value).unwrap();
+            matches!(
+                counterlab::verify(&bytes, &world.packs, &options).verdict(),
+                Verdict::Supports(_)
+            )
+        })
+        .expect("a bundled payload verifies as SUPPORTS at K = 19");
+    type NamedEdit = (&'static str, fn(&mut Value));
+    let edits: [NamedEdit; 3] = [
+        ("kernel.version", |v| {
+            v["kernel"]["version"] = Value::from("0.0.0-not-this-one")
+        }),
+        ("c as an integer", |v| {
+            v["experiment"]["model"]["c"] = Value::from(1)
+        }),
+        ("explicit null features", |v| {
+            v["experiment"]["features"] = Value::Null
+        }),
+    ];
+    assert_eq!(fixture.value["experiment"]["model"]["c"], Value::from(1.0));
+    assert!(fixture.value["experiment"].get("features").is_none());
+    for (name, edit) in edits {
+        let mut value = fixture.value.clone();
+        edit(&mut value);
+        let report =
+            counterlab::verify(&serde_json::to_vec(&value).unwrap(), &world.packs, &options);
+        assert_eq!(
+            report.verdict().as_str(),
+            "SUPPORTS",
+            "{name}: now refused; update normal_form"
+        );
+        assert_eq!(
+            hash_value(HashKind::Payload, &normal_form(&value)),
+            hash_value(HashKind::Payload, &normal_form(&fixture.value)),
+            "{name}"
+        );
+    }
+}
+
+/// fuzz/regressions/unbounded-recompute-over-fuzz-budget.json: 40 arms × 101 identity
+/// ablations, 4.1·10⁸ row-fits against a budget of 2·10⁶. `budget.work` says so, but
+/// `recompute.equal` and `determinism.rerun` still fit 2 × 4,040 models (~100 s). Un-ignore
+/// once an over-budget payload stops before the recompute (docs/FUZZING.md).
+#[test]
+#[ignore = "open: recompute.equal and determinism.rerun are not bounded by budget.work"]
+fn an_over_budget_payload_is_not_recomputed() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions/unbounded-recompute-over-fuzz-budget.json");
+    let options = VerifyOptions {
+        max_work: 2_000_000,
+        threads: 1,
+        ..fast()
+    };
+    let report = counterlab::verify(&std::fs::read(path).unwrap(), &world().packs, &options);
+    assert_well_formed(&report, "over budget");
+    assert_eq!(status(&report, "budget.work"), Status::Unverifiable);
+    assert_eq!(status(&report, "recompute.equal"), Status::Skipped);
+    assert_eq!(status(&report, "determinism.rerun"), Status::Skipped);
+    assert_eq!(report.verdict().as_str(), "INCONCLUSIVE");
 }

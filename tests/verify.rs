@@ -54,11 +54,18 @@ fn every_report_lists_every_check_in_order_with_reasons() {
         let c = report.counters();
         assert_eq!(c.run + c.skipped, CHECK_IDS.len() as u64);
         assert_eq!(c.run, c.passed + c.failed + c.unverifiable);
-        assert!(
-            !matches!(report.verdict(), Verdict::Rejected { .. }),
-            "{name}: an honest payload is never rejected: {:?}",
-            report.to_json()
-        );
+        // An honest payload may make a false claim (REJECTED by claim.evidence), but no other
+        // check may fail on it.
+        for check in report.checks() {
+            if check.id != "claim.evidence" {
+                assert_ne!(
+                    check.status,
+                    Status::Fail,
+                    "{name}: {} failed on an honest payload",
+                    check.id
+                );
+            }
+        }
     }
 }
 

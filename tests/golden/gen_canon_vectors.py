@@ -34,10 +34,10 @@ def enc(v):
     if v is True:
         return b"\x02"
     if isinstance(v, F):
-        bits = struct.unpack("<Q", struct.pack("<d", float(v)))[0]
-        if float(v) == 0.0:
-            bits = 0
-        return b"\x04" + struct.pack("<Q", bits)
+        f = float(v)
+        if f.is_integer() and -(2**63) <= f < 2**63:
+            return enc(int(f))  # JSON has one number type: 1.0 is the integer 1
+        return b"\x04" + struct.pack("<d", f)
     if isinstance(v, int):
         return b"\x03" + v.to_bytes(16, "little", signed=True)
     if isinstance(v, str):
@@ -73,6 +73,10 @@ VALUES = [
     -9223372036854775808,
     F(0.5),
     F(-0.0),
+    F(3.0),
+    F(-2.5e-7),
+    F(9.223372036854775808e18),
+    F(-9.223372036854775808e18),
     F(1e21),
     F(0.1),
     F(5e-324),

@@ -1,0 +1,221 @@
+//! `counterlab::verify` end to end (K = 199 and the other default options, one thread) on
+//! every recorded payload listed in a bundled pack's `payloads/expected.toml`, the
+//! tampered ones included (they stop after recompute and rerun, so they are fast); plus
+//! one payload with two threads.
+//!
+//! Run: `cargo bench --bench verify` (about a minute and a half). The scikit-learn side
+//! (`permutation_test_score` with the same model, split fraction and number of label
+//! permutations) is `python3 benches/sklearn/verify_side_by_side.py`, which times the
+//! `counterlab verify` binary end to end.
+//!
+//! The packs are loaded and the payload bytes read before timing: these are in-process
+//! verifier times (parse, recompute, rerun, invariants, 3 row-order shuffles, 5 active
+//! label permutations, K row-level label permutations, the chance check and the claim's
+//! evidence, with K more entity-level permutations when that is the claim's null). Every
+//! iteration asserts that the report hash equals the one computed once before timing, so
+//! the bench cannot silently measure a drifting verifier.
+//!
+//! Stale payloads: before timing, each payload's verdict (and the failing check, when
+//! `expected.toml` names one) is compared with `expected.toml`, as `tests/payloads.rs`
+//! does. A payload that does not get it (say, recorded before a change to the kernel or to
+//! the canonical encoding) is rejected early, in a fraction of a full verification's time,
+//! so timing it would be misleading. Such a payload is re-recorded in memory (`run_with` on
+//! the experiment it carries, as `fixtures/generate/record-payloads.sh` would) and, if the
+//! fresh payload gets the expected verdict, that one is timed under the id suffix
+//! `(re-recorded)`; otherwise the recorded one is timed under `(verdict-mismatch)`. Either
+//! way a warning goes to stderr.
+
+#![allow(
+    missing_docs,
+    reason = "criterion_group! generates an undocumented pub fn"
+)]
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use counterlab::verify::{Status, VerifyOptions};
+use counterlab::{run_with, Experiment, Packs, Report, RunOptions};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode};
+use serde::Deserialize;
+
+/// The payload whose verification is also timed with two threads: two arms, ablations and
+/// a gap claim (row-level null), the kind of payload the verifier is built for.
+const TWO_THREAD_PAYLOAD: (&str, &str) = ("entity-leakage", "random-vs-grouped");
+
+#[derive(Deserialize)]
+struct Expected {
+    payload: Vec<ExpectedPayload>,
+}
+
+#[derive(Deserialize)]
+struct ExpectedPayload {
+    file: String,
+    verdict: String,
+    check: Option<String>,
+}
+
+/// One recorded payload with what `expected.toml` says of it.
+struct Recorded {
+    pack: String,
+    stem: String,
+    verdict: String,
+    check: Option<String>,
+    bytes: Vec<u8>,
+}
+
+impl Recorded {
+    /// Whether a report is the one `expected.toml` lists: the verdict, and the named check
+    /// failing.
+    fn as_expected(&self, report: &Report) -> bool {
+        report.verdict().as_str() == self.verdict
+            && self
+                .check
+                .as_ref()
+                .is_none_or(|id| report.check(id).map(|c| c.status) == Some(Status::Fail))
+    }
+
+    /// The payload run afresh from the experiment it records, as pretty JSON.
+    fn rerecorded(&self, packs: &Packs) -> Option<Vec<u8>> {
+        let value: serde_json::Value = serde_json::from_slice(&self.bytes).ok()?;
+        let experiment_bytes = serde_json::to_vec(value.get("experiment")?).ok()?;
+        let experiment = Experiment::from_json(&experiment_bytes).ok()?;
+        let pack = packs.get(&experiment.pack).ok()?;
+        let payload = run_with(pack, &experiment, &RunOptions { threads: 1 }).ok()?;
+        Some(payload.to_json_pretty().ok()?.into_bytes())
+    }
+}
+
+fn packs_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs")
+}
+
+/// Every payload listed in an `expected.toml`, in pack then listing order.
+fn recorded(packs: &Packs) -> Vec<Recorded> {
+    let mut out = Vec::new();
+    for pack in packs.iter() {
+        let dir = pack.dir().join("payloads");
+        let listing = dir.join("expected.toml");
+        if !listing.is_file() {
+            continue;
+        }
+        let text = std::fs::read_to_string(&listing)
+            .unwrap_or_else(|e| panic!("{}: {e}", listing.display()));
+        let expected: Expected =
+            toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", listing.display()));
+        for case in expected.payload {
+            let path = dir.join(&case.file);
+            let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let stem = Path::new(&case.file)
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .expect("UTF-8 file name")
+                .to_owned();
+            out.push(Recorded {
+                pack: pack.id().to_owned(),
+                stem,
+                verdict: case.verdict,
+                check: case.check,
+                bytes,
+            });
+        }
+    }
+    assert!(
+        !out.is_empty(),
+        "no payloads under {}",
+        packs_dir().display()
+    );
+    out
+}
+
+/// The bytes to time for a payload, their report (threads 1) and the bench id suffix.
+fn prepare(
+    payload: &Recorded,
+    packs: &Packs,
+    options: &VerifyOptions,
+) -> (Vec<u8>, Report, &'static str) {
+    let report = counterlab::verify(&payload.bytes, packs, options);
+    if payload.as_expected(&report) {
+        return (payload.bytes.clone(), report, "");
+    }
+    let got = report.verdict().as_str();
+    if let Some(fresh) = payload.rerecorded(packs) {
+        let fresh_report = counterlab::verify(&fresh, packs, options);
+        if payload.as_expected(&fresh_report) {
+            eprintln!(
+                "WARNING verify/{}/{}: the recorded payload gets {got}, not its expected {} \
+                 (stale: re-record with fixtures/generate/record-payloads.sh); timing a \
+                 payload re-recorded in memory instead",
+                payload.pack, payload.stem, payload.verdict
+            );
+            return (fresh, fresh_report, " (re-recorded)");
+        }
+    }
+    eprintln!(
+        "WARNING verify/{}/{}: {got}, expected {} (expected.toml), even re-recorded: this \
+         time is probably not that of a full verification",
+        payload.pack, payload.stem, payload.verdict
+    );
+    (payload.bytes.clone(), report, " (verdict-mismatch)")
+}
+
+fn bench_verify(c: &mut Criterion) {
+    let packs = Packs::discover(packs_dir()).expect("bundled packs load");
+    let payloads = recorded(&packs);
+    let one = VerifyOptions {
+        threads: 1,
+        ..Default::default()
+    };
+    let two = VerifyOptions {
+        threads: 2,
+        ..Default::default()
+    };
+
+    let mut group = c.benchmark_group("verify");
+    // One verification takes tens to hundreds of milliseconds: flat sampling (the same
+    // number of iterations in every sample) keeps ten samples near the measurement time.
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    for payload in &payloads {
+        let (bytes, report, suffix) = prepare(payload, &packs, &one);
+        let expected_hash = report.report_hash().to_owned();
+        let claim = report
+            .claim()
+            .map(|c| format!(", claim null: {} (K = {})", c.null, c.permutations))
+            .unwrap_or_default();
+        eprintln!(
+            "verify/{}/{}{suffix}: {}{claim}",
+            payload.pack,
+            payload.stem,
+            report.verdict().as_str()
+        );
+        let mut runs = vec![(1, &one)];
+        if (payload.pack.as_str(), payload.stem.as_str()) == TWO_THREAD_PAYLOAD {
+            runs.push((2, &two));
+        }
+        for (threads, options) in runs {
+            group.bench_with_input(
+                BenchmarkId::new(
+                    format!("{}/{}{suffix}", payload.pack, payload.stem),
+                    format!("threads-{threads}"),
+                ),
+                &bytes,
+                |b, bytes| {
+                    b.iter(|| {
+                        let report = counterlab::verify(black_box(bytes), &packs, options);
+                        // The report is a function of (payload, packs, options but threads).
+                        assert_eq!(report.report_hash(), expected_hash);
+                        report
+                    })
+                },
+            );
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_verify);
+criterion_main!(benches);

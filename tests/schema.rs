@@ -1,0 +1,870 @@
+//! The JSON Schemas in `docs/` against real output: every bundled experiment's payload
+//! must match `docs/payload.schema.json`, every report `docs/report.schema.json`, and the
+//! checker must refuse what the schemas forbid (so these tests can fail).
+//!
+//! The checker is a small, self-contained validator for the subset of JSON Schema
+//! (draft 2020-12) the two schemas use: `type`, `enum`, `const`, `properties`, `required`,
+//! `additionalProperties`, `minProperties`, `items`, `minItems`, `maxItems`, `uniqueItems`,
+//! `minLength`, `maxLength`, `pattern` (anchored, character classes and quantifiers only),
+//! `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `oneOf` and `$ref` to
+//! `#/$defs/…`. A schema that uses any other keyword makes the tests panic, so the schemas
+//! cannot silently rely on something this checker ignores.
+//!
+//! One deliberate strictness: `"integer"` means a JSON number serde_json reads as an
+//! integer (no fraction, no exponent). The canonical encoding tells `1` and `1.0` apart,
+//! so a count written as `3.0` would hash differently and is refused here too.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use counterlab::experiment::MetricName;
+use counterlab::run::PAYLOAD_FORMAT;
+use counterlab::verify::{VerifyOptions, CHECK_IDS, REPORT_FORMAT, VERIFIER_VERSION};
+use counterlab::{Experiment, Packs, RunOptions};
+
+use crate::canon::registered_experiments;
+use crate::common::{write_pack, TempDir};
+
+// ---------------------------------------------------------------------------------------
+// The checker.
+
+/// Keywords that only annotate (never constrain).
+const ANNOTATIONS: &[&str] = &[
+    "$schema",
+    "$id",
+    "$comment",
+    "title",
+    "description",
+    "$defs",
+];
+
+/// Keywords the checker enforces.
+const ASSERTIONS: &[&str] = &[
+    "$ref",
+    "type",
+    "enum",
+    "const",
+    "properties",
+    "required",
+    "additionalProperties",
+    "minProperties",
+    "items",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "oneOf",
+];
+
+/// A loaded schema document.
+pub struct Schema {
+    root: Value,
+    name: String,
+}
+
+impl Schema {
+    /// Loads `docs/<name>` and checks that it uses only keywords this checker enforces.
+    pub fn load(name: &str) -> Schema {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("docs")
+            .join(name);
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let root: Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let schema = Schema {
+            root,
+            name: name.to_owned(),
+        };
+        schema.audit(&schema.root, "#");
+        if let Some(defs) = schema.root.get("$defs") {
+            for (key, def) in defs.as_object().expect("$defs is an object") {
+                schema.audit(def, &format!("#/$defs/{key}"));
+            }
+        }
+        schema
+    }
+
+    /// Panics on any keyword outside the supported subset, anywhere in the schema.
+    fn audit(&self, schema: &Value, at: &str) {
+        let map = match schema {
+            Value::Bool(_) => return,
+            Value::Object(map) => map,
+            other => panic!(
+                "{}: {at}: a schema must be an object or a boolean, found {other}",
+                self.name
+            ),
+        };
+        for (key, value) in map {
+            assert!(
+                ANNOTATIONS.contains(&key.as_str()) || ASSERTIONS.contains(&key.as_str()),
+                "{}: {at}: keyword {key:?} is not supported by tests/schema.rs",
+                self.name
+            );
+            match key.as_str() {
+                "properties" => {
+                    for (name, sub) in value.as_object().expect("properties is an object") {
+                        self.audit(sub, &format!("{at}/properties/{name}"));
+                    }
+                }
+                "additionalProperties" | "items" => self.audit(value, &format!("{at}/{key}")),
+                "oneOf" => {
+                    for (i, sub) in value
+                        .as_array()
+                        .expect("oneOf is an array")
+                        .iter()
+                        .enumerate()
+                    {
+                        self.audit(sub, &format!("{at}/oneOf/{i}"));
+                    }
+                }
+                "$ref" => {
+                    self.resolve(value.as_str().expect("$ref is a string"));
+                }
+                "pattern" => {
+                    Pattern::parse(value.as_str().expect("pattern is a string"));
+                }
+                "type" => {
+                    let names: Vec<&Value> = match value {
+                        Value::Array(items) => items.iter().collect(),
+                        one => vec![one],
+                    };
+                    for name in names {
+                        let name = name.as_str().expect("type names are strings");
+                        assert!(
+                            ["null", "boolean", "object", "array", "number", "integer", "string"]
+                                .contains(&name),
+                            "{}: {at}: unknown type {name:?}",
+                            self.name
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn resolve(&self, reference: &str) -> &Value {
+        let name = reference.strip_prefix("#/$defs/").unwrap_or_else(|| {
+            panic!(
+                "{}: only #/$defs/… references are supported: {reference}",
+                self.name
+            )
+        });
+        self.root
+            .get("$defs")
+            .and_then(|defs| defs.get(name))
+            .unwrap_or_else(|| panic!("{}: dangling $ref {reference}", self.name))
+    }
+
+    /// Every violation of the schema by `instance`, each with its JSON path.
+    pub fn errors(&self, instance: &Value) -> Vec<String> {
+        let mut out = Vec::new();
+        self.check(&self.root, instance, "$", &mut out);
+        out
+    }
+
+    /// Panics with every violation when `instance` does not match.
+    pub fn assert_valid(&self, instance: &Value, what: &str) {
+        let errors = self.errors(instance);
+        assert!(
+            errors.is_empty(),
+            "{what} does not match docs/{}:\n  {}",
+            self.name,
+            errors.join("\n  ")
+        );
+    }
+
+    fn check(&self, schema: &Value, v: &Value, path: &str, out: &mut Vec<String>) {
+        let map = match schema {
+            Value::Bool(true) => return,
+            Value::Bool(false) => {
+                out.push(format!("{path}: no value is allowed here"));
+                return;
+            }
+            Value::Object(map) => map,
+            _ => unreachable!("audited"),
+        };
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            self.check(self.resolve(reference), v, path, out);
+        }
+        if let Some(types) = map.get("type") {
+            let names: Vec<&str> = match types {
+                Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+                one => vec![one.as_str().expect("audited")],
+            };
+            if !names.iter().any(|t| type_matches(t, v)) {
+                out.push(format!(
+                    "{path}: expected type {}, found {}",
+                    names.join(" or "),
+                    short(v)
+                ));
+                return;
+            }
+        }
+        if let Some(options) = map.get("enum").and_then(Value::as_array) {
+            if !options.contains(v) {
+                out.push(format!(
+                    "{path}: {} is not one of {}",
+                    short(v),
+                    Value::Array(options.clone())
+                ));
+            }
+        }
+        if let Some(expected) = map.get("const") {
+            if v != expected {
+                out.push(format!("{path}: expected {expected}, found {}", short(v)));
+            }
+        }
+        if let Some(options) = map.get("oneOf").and_then(Value::as_array) {
+            let mut branch_errors = Vec::new();
+            let mut matching = 0;
+            for (i, option) in options.iter().enumerate() {
+                let mut errs = Vec::new();
+                self.check(option, v, path, &mut errs);
+                if errs.is_empty() {
+                    matching += 1;
+                } else {
+                    branch_errors.push(format!("[branch {i}: {}]", errs.join("; ")));
+                }
+            }
+            if matching != 1 {
+                out.push(format!(
+                    "{path}: matches {matching} of {} oneOf branches (exactly one required) {}",
+                    options.len(),
+                    branch_errors.join(" ")
+                ));
+            }
+        }
+        match v {
+            Value::Object(object) => self.check_object(map, object, path, out),
+            Value::Array(items) => self.check_array(map, items, path, out),
+            Value::String(s) => {
+                let len = s.chars().count() as u64;
+                if let Some(min) = map.get("minLength").and_then(Value::as_u64) {
+                    if len < min {
+                        out.push(format!("{path}: shorter than {min} characters"));
+                    }
+                }
+                if let Some(max) = map.get("maxLength").and_then(Value::as_u64) {
+                    if len > max {
+                        out.push(format!("{path}: longer than {max} characters"));
+                    }
+                }
+                if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
+                    if !Pattern::parse(pattern).matches(s) {
+                        out.push(format!("{path}: {s:?} does not match {pattern}"));
+                    }
+                }
+            }
+            Value::Number(n) => {
+                let x = n.as_f64().expect("a JSON number");
+                let bound = |key: &str| map.get(key).and_then(Value::as_f64);
+                if let Some(min) = bound("minimum") {
+                    if x < min {
+                        out.push(format!("{path}: {x} < minimum {min}"));
+                    }
+                }
+                if let Some(max) = bound("maximum") {
+                    if x > max {
+                        out.push(format!("{path}: {x} > maximum {max}"));
+                    }
+                }
+                if let Some(min) = bound("exclusiveMinimum") {
+                    if x <= min {
+                        out.push(format!("{path}: {x} <= exclusiveMinimum {min}"));
+                    }
+                }
+                if let Some(max) = bound("exclusiveMaximum") {
+                    if x >= max {
+                        out.push(format!("{path}: {x} >= exclusiveMaximum {max}"));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn check_object(
+        &self,
+        map: &serde_json::Map<String, Value>,
+        object: &serde_json::Map<String, Value>,
+        path: &str,
+        out: &mut Vec<String>,
+    ) {
+        if let Some(required) = map.get("required").and_then(Value::as_array) {
+            for key in required.iter().filter_map(Value::as_str) {
+                if !object.contains_key(key) {
+                    out.push(format!("{path}: missing required key {key:?}"));
+                }
+            }
+        }
+        if let Some(min) = map.get("minProperties").and_then(Value::as_u64) {
+            if (object.len() as u64) < min {
+                out.push(format!("{path}: fewer than {min} keys"));
+            }
+        }
+        let properties = map.get("properties").and_then(Value::as_object);
+        for (key, value) in object {
+            let child = format!("{path}.{key}");
+            match properties.and_then(|p| p.get(key)) {
+                Some(sub) => self.check(sub, value, &child, out),
+                None => match map.get("additionalProperties") {
+                    Some(Value::Bool(false)) => out.push(format!("{path}: unknown key {key:?}")),
+                    Some(sub) => self.check(sub, value, &child, out),
+                    None => {}
+                },
+            }
+        }
+    }
+
+    fn check_array(
+        &self,
+        map: &serde_json::Map<String, Value>,
+        items: &[Value],
+        path: &str,
+        out: &mut Vec<String>,
+    ) {
+        let len = items.len() as u64;
+        if let Some(min) = map.get("minItems").and_then(Value::as_u64) {
+            if len < min {
+                out.push(format!("{path}: {len} items, fewer than {min}"));
+            }
+        }
+        if let Some(max) = map.get("maxItems").and_then(Value::as_u64) {
+            if len > max {
+                out.push(format!("{path}: {len} items, more than {max}"));
+            }
+        }
+        if map.get("uniqueItems") == Some(&Value::Bool(true)) {
+            for (i, a) in items.iter().enumerate() {
+                if items[..i].contains(a) {
+                    out.push(format!("{path}[{i}]: duplicate item {}", short(a)));
+                }
+            }
+        }
+        if let Some(sub) = map.get("items") {
+            for (i, item) in items.iter().enumerate() {
+                self.check(sub, item, &format!("{path}[{i}]"), out);
+            }
+        }
+    }
+}
+
+fn type_matches(name: &str, v: &Value) -> bool {
+    match name {
+        "null" => v.is_null(),
+        "boolean" => v.is_boolean(),
+        "object" => v.is_object(),
+        "array" => v.is_array(),
+        "string" => v.is_string(),
+        "number" => v.is_number(),
+        "integer" => v.is_i64() || v.is_u64(),
+        other => unreachable!("audited type {other}"),
+    }
+}
+
+fn short(v: &Value) -> String {
+    let text = v.to_string();
+    if text.chars().count() > 60 {
+        format!("{}…", text.chars().take(60).collect::<String>())
+    } else {
+        text
+    }
+}
+
+/// An anchored regular expression of the simplest kind: `^`, then literals (`\`-escapes
+/// allowed) and character classes (`[a-z0-9-]`, no negation), each optionally followed by
+/// `{n}`, `{n,m}`, `+`, `*` or `?`, then `$`. Anything else panics.
+struct Pattern {
+    atoms: Vec<Atom>,
+}
+
+/// One position of a [`Pattern`]: a set of character ranges, repeated `min..=max` times.
+struct Atom {
+    ranges: Vec<(char, char)>,
+    min: usize,
+    max: usize,
+}
+
+impl Pattern {
+    fn parse(pattern: &str) -> Pattern {
+        let body = pattern
+            .strip_prefix('^')
+            .and_then(|p| p.strip_suffix('$'))
+            .unwrap_or_else(|| panic!("pattern {pattern:?} must be anchored with ^…$"));
+        let chars: Vec<char> = body.chars().collect();
+        let mut atoms = Vec::new();
+        let mut i = 0;
+        while i < chars.len() {
+            let class = match chars[i] {
+                '[' => {
+                    let end = chars[i..]
+                        .iter()
+                        .position(|&c| c == ']')
+                        .map(|p| p + i)
+                        .unwrap_or_else(|| panic!("pattern {pattern:?}: unclosed ["));
+                    let inner = &chars[i + 1..end];
+                    assert!(
+                        inner.first() != Some(&'^'),
+                        "pattern {pattern:?}: negated classes are not supported"
+                    );
+                    let mut ranges = Vec::new();
+                    let mut k = 0;
+                    while k < inner.len() {
+                        if k + 2 < inner.len() && inner[k + 1] == '-' {
+                            ranges.push((inner[k], inner[k + 2]));
+                            k += 3;
+                        } else {
+                            ranges.push((inner[k], inner[k]));
+                            k += 1;
+                        }
+                    }
+                    i = end + 1;
+                    ranges
+                }
+                '\\' => {
+                    let c = *chars
+                        .get(i + 1)
+                        .unwrap_or_else(|| panic!("pattern {pattern:?}: trailing \\"));
+                    assert!(
+                        !c.is_ascii_alphanumeric(),
+                        "pattern {pattern:?}: \\{c} classes are not supported"
+                    );
+                    i += 2;
+                    vec![(c, c)]
+                }
+                c if "().|*+?{}$^".contains(c) => {
+                    panic!("pattern {pattern:?}: {c:?} is not supported here")
+                }
+                c => {
+                    i += 1;
+                    vec![(c, c)]
+                }
+            };
+            let (min, max) = match chars.get(i) {
+                Some('+') => {
+                    i += 1;
+                    (1, usize::MAX)
+                }
+                Some('*') => {
+                    i += 1;
+                    (0, usize::MAX)
+                }
+                Some('?') => {
+                    i += 1;
+                    (0, 1)
+                }
+                Some('{') => {
+                    let end = chars[i..]
+                        .iter()
+                        .position(|&c| c == '}')
+                        .map(|p| p + i)
+                        .unwrap_or_else(|| panic!("pattern {pattern:?}: unclosed {{"));
+                    let text: String = chars[i + 1..end].iter().collect();
+                    i = end + 1;
+                    let number = |t: &str| {
+                        t.trim().parse::<usize>().unwrap_or_else(|_| {
+                            panic!("pattern {pattern:?}: bad quantifier {{{text}}}")
+                        })
+                    };
+                    match text.split_once(',') {
+                        None => (number(&text), number(&text)),
+                        Some((a, b)) => (number(a), number(b)),
+                    }
+                }
+                _ => (1, 1),
+            };
+            atoms.push(Atom {
+                ranges: class,
+                min,
+                max,
+            });
+        }
+        Pattern { atoms }
+    }
+
+    fn matches(&self, text: &str) -> bool {
+        let chars: Vec<char> = text.chars().collect();
+        self.match_from(0, &chars)
+    }
+
+    /// Backtracking match of atoms[k..] against the whole of `rest`.
+    fn match_from(&self, k: usize, rest: &[char]) -> bool {
+        let Some(atom) = self.atoms.get(k) else {
+            return rest.is_empty();
+        };
+        let in_class = |c: char| atom.ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi);
+        let run = rest.iter().take_while(|&&c| in_class(c)).count();
+        let most = run.min(atom.max);
+        (atom.min..=most)
+            .rev()
+            .any(|n| self.match_from(k + 1, &rest[n..]))
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Real output.
+
+fn packs() -> Packs {
+    Packs::discover(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs")).unwrap()
+}
+
+fn fast() -> VerifyOptions {
+    VerifyOptions {
+        permutations: 19,
+        row_order_shuffles: 1,
+        threads: 2,
+        ..Default::default()
+    }
+}
+
+/// The payload text `counterlab run` writes for an experiment file.
+fn payload_text(packs: &Packs, experiment_path: &Path) -> String {
+    let experiment = Experiment::from_json(&std::fs::read(experiment_path).unwrap()).unwrap();
+    let pack = packs.get(&experiment.pack).unwrap();
+    counterlab::run_with(pack, &experiment, &RunOptions { threads: 2 })
+        .unwrap()
+        .to_json_pretty()
+        .unwrap()
+}
+
+fn bundled_payloads(packs: &Packs) -> Vec<(String, String)> {
+    let payloads: Vec<(String, String)> = registered_experiments()
+        .into_iter()
+        .map(|(name, path): (String, PathBuf)| (name, payload_text(packs, &path)))
+        .collect();
+    assert!(payloads.len() >= 4, "expected the bundled experiments");
+    payloads
+}
+
+#[test]
+fn schemas_agree_with_the_code_constants() {
+    let report = Schema::load("report.schema.json");
+    let ids: Vec<&str> = report.root["$defs"]["checkId"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids, CHECK_IDS,
+        "docs/report.schema.json: check ids (in CHECK_IDS order)"
+    );
+    assert_eq!(
+        report.root["properties"]["checks"]["minItems"],
+        json!(CHECK_IDS.len())
+    );
+    assert_eq!(
+        report.root["properties"]["checks"]["maxItems"],
+        json!(CHECK_IDS.len())
+    );
+    assert_eq!(
+        report.root["properties"]["format"]["const"],
+        json!(REPORT_FORMAT)
+    );
+    assert_eq!(
+        report.root["properties"]["verifier"]["properties"]["version"]["const"],
+        json!(VERIFIER_VERSION)
+    );
+
+    let payload = Schema::load("payload.schema.json");
+    assert_eq!(
+        payload.root["properties"]["format"]["const"],
+        json!(PAYLOAD_FORMAT)
+    );
+    let metric_names: Vec<Value> = [
+        MetricName::RocAuc,
+        MetricName::Accuracy,
+        MetricName::BalancedAccuracy,
+        MetricName::MajorityBaselineAccuracy,
+        MetricName::AccuracyLift,
+    ]
+    .iter()
+    .map(|m| json!(m.as_str()))
+    .collect();
+    assert_eq!(
+        payload.root["$defs"]["metricName"]["enum"],
+        Value::Array(metric_names.clone())
+    );
+    let keys: Vec<Value> = payload.root["$defs"]["metrics"]["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| json!(k))
+        .collect();
+    let mut sorted = metric_names;
+    sorted.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+    assert_eq!(keys, sorted);
+}
+
+#[test]
+fn every_bundled_payload_matches_the_payload_schema() {
+    let schema = Schema::load("payload.schema.json");
+    let packs = packs();
+    for (name, text) in bundled_payloads(&packs) {
+        let value: Value = serde_json::from_str(&text).unwrap();
+        schema.assert_valid(&value, &format!("the payload of {name}"));
+    }
+}
+
+#[test]
+fn every_report_matches_the_report_schema() {
+    let schema = Schema::load("report.schema.json");
+    let packs = packs();
+    let payloads = bundled_payloads(&packs);
+    for (name, text) in &payloads {
+        let report = counterlab::verify(text.as_bytes(), &packs, &fast()).to_json();
+        schema.assert_valid(&report, &format!("the report on {name}"));
+    }
+
+    // Garbage: REJECTED at payload.parse, everything after it skipped, claim null.
+    let report = counterlab::verify(b"{", &packs, &fast()).to_json();
+    schema.assert_valid(&report, "the report on b\"{\"");
+    assert_eq!(report["verdict"], "REJECTED");
+    assert_eq!(report["claim"], Value::Null);
+
+    // A tampered number: REJECTED with counterexamples (result.hash, recompute.equal).
+    let mut tampered: Value = serde_json::from_str(&payloads[0].1).unwrap();
+    let arm = tampered["results"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    tampered["results"][&arm]["metrics"]["accuracy"] = json!(0.123);
+    let report = counterlab::verify(tampered.to_string().as_bytes(), &packs, &fast()).to_json();
+    schema.assert_valid(&report, "the report on a tampered payload");
+    assert_eq!(report["verdict"], "REJECTED");
+
+    // A pack the verifier does not have: INCONCLUSIVE (unsupported case), in observe mode.
+    let mut unknown: Value = serde_json::from_str(&payloads[0].1).unwrap();
+    unknown["pack"]["id"] = json!("no-such-pack");
+    let observe = VerifyOptions {
+        mode: counterlab::verify::Mode::Observe,
+        ..fast()
+    };
+    let report = counterlab::verify(unknown.to_string().as_bytes(), &packs, &observe).to_json();
+    schema.assert_valid(&report, "the report on a payload for an unknown pack");
+    assert_eq!(report["verdict"], "INCONCLUSIVE");
+    assert_eq!(report["mode"], "observe");
+}
+
+/// The payloads recorded in `fixtures/packs/*/payloads/` (honest, overclaimed and tampered
+/// numbers, all in the shape `counterlab run` writes) and the reports on them, which cover
+/// SUPPORTS and a claim contradicted by its evidence.
+#[test]
+fn recorded_payloads_and_their_reports_match_the_schemas() {
+    let payload_schema = Schema::load("payload.schema.json");
+    let report_schema = Schema::load("report.schema.json");
+    let packs = packs();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs");
+    let mut files = Vec::new();
+    for pack in std::fs::read_dir(&root).unwrap() {
+        let Ok(entries) = std::fs::read_dir(pack.unwrap().path().join("payloads")) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "json") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    for path in &files {
+        let bytes = std::fs::read(path).unwrap();
+        let value: Value = serde_json::from_slice(&bytes).unwrap();
+        payload_schema.assert_valid(&value, &path.display().to_string());
+        let report = counterlab::verify(&bytes, &packs, &fast()).to_json();
+        report_schema.assert_valid(&report, &format!("the report on {}", path.display()));
+    }
+}
+
+/// A pack whose predefined test rows are all negative: ROC AUC, balanced accuracy and
+/// DeLong are undefined, `roc_auc_delta` and `temporal_rows` are null. The `{"undefined":
+/// reason}` forms must match the schemas too.
+#[test]
+fn undefined_metrics_match_the_schemas() {
+    let dir = TempDir::new("schema");
+    let csv = "entity,label,x1,x2,is_test\n\
+               E01,0,0.1,1.0,0\nE02,1,0.9,2.0,0\nE03,0,0.2,1.5,0\nE04,1,0.8,2.5,0\n\
+               E05,0,0.3,0.5,0\nE06,1,0.7,3.0,0\nE07,0,0.25,1.2,1\nE08,0,0.6,2.2,1\n";
+    write_pack(dir.path(), "one-class-test", csv, &["x1", "x2"], None);
+    let packs = Packs::discover(dir.path()).unwrap();
+    let experiment = Experiment::from_json(
+        br#"{"format": "counterlab.experiment/1", "pack": "one-class-test", "seed": 1,
+             "model": {"kind": "logistic", "c": 1},
+             "arms": [{"name": "given", "split": {"kind": "predefined", "column": "is_test"}}],
+             "ablations": [{"name": "identity", "drop": []}, {"name": "no_x2", "drop": ["x2"]}],
+             "metrics": ["roc_auc", "accuracy", "balanced_accuracy", "majority_baseline_accuracy", "accuracy_lift"]}"#,
+    )
+    .unwrap();
+    let text = counterlab::run_with(
+        packs.get("one-class-test").unwrap(),
+        &experiment,
+        &RunOptions { threads: 1 },
+    )
+    .unwrap()
+    .to_json_pretty()
+    .unwrap();
+    let payload: Value = serde_json::from_str(&text).unwrap();
+    let given = &payload["results"]["given"];
+    assert_eq!(
+        given["metrics"]["roc_auc"],
+        json!({"undefined": "test set has no positive rows"})
+    );
+    assert_eq!(
+        given["metrics"]["balanced_accuracy"],
+        json!({"undefined": "test set has no positive rows"})
+    );
+    assert_eq!(
+        given["roc_auc_delong"],
+        json!({"undefined": "test set has no positive rows"})
+    );
+    assert_eq!(given["ablations"]["no_x2"]["roc_auc_delta"], Value::Null);
+    assert_eq!(given["overlap"]["temporal_rows"], Value::Null);
+    assert_eq!(payload["claim"], Value::Null);
+    assert!(
+        payload["experiment"].get("claim").is_none()
+            && payload["experiment"].get("features").is_none()
+    );
+    Schema::load("payload.schema.json").assert_valid(&payload, "the one-class-test payload");
+
+    let report = counterlab::verify(text.as_bytes(), &packs, &fast()).to_json();
+    Schema::load("report.schema.json")
+        .assert_valid(&report, "the report on the one-class-test payload");
+    assert_eq!(report["verdict"], "INCONCLUSIVE", "{report}");
+}
+
+/// Asserts that `schema` refuses `good` after `mutate`.
+fn refused(schema: &Schema, good: &Value, what: &str, mutate: impl Fn(&mut Value)) {
+    let mut bad = good.clone();
+    mutate(&mut bad);
+    assert!(
+        !schema.errors(&bad).is_empty(),
+        "docs/{} accepted {what}",
+        schema.name
+    );
+}
+
+#[test]
+fn the_checker_refuses_what_the_schemas_forbid() {
+    let packs = packs();
+    let s = Schema::load("report.schema.json");
+    let good = counterlab::verify(b"{", &packs, &fast()).to_json();
+    assert!(s.errors(&good).is_empty());
+    refused(&s, &good, "an extra top-level key", |r| {
+        r["extra"] = json!(1)
+    });
+    refused(&s, &good, "an extra key in a check", |r| {
+        r["checks"][0]["extra"] = json!(1)
+    });
+    refused(&s, &good, "an extra key in counters", |r| {
+        r["counters"]["extra"] = json!(1)
+    });
+    refused(&s, &good, "an extra key in verifier", |r| {
+        r["verifier"]["extra"] = json!(1)
+    });
+    refused(&s, &good, "an extra key in a counterexample", |r| {
+        r["checks"][1]["counterexamples"][0]["extra"] = json!(1)
+    });
+    refused(&s, &good, "an unknown verdict", |r| {
+        r["verdict"] = json!("MAYBE")
+    });
+    refused(&s, &good, "an unknown mode", |r| r["mode"] = json!("audit"));
+    refused(&s, &good, "an unknown status", |r| {
+        r["checks"][0]["status"] = json!("passed")
+    });
+    refused(&s, &good, "an unknown check id", |r| {
+        r["checks"][0]["id"] = json!("budget.bytes")
+    });
+    refused(&s, &good, "a reason on a pass", |r| {
+        r["checks"][0]["reason"] = json!("why")
+    });
+    refused(&s, &good, "a skipped check without a reason", |r| {
+        r["checks"][3].as_object_mut().unwrap().remove("reason");
+    });
+    refused(&s, &good, "a float count", |r| {
+        r["counters"]["run"] = json!(2.0)
+    });
+    refused(&s, &good, "a malformed hash", |r| {
+        r["payload_hash"] = json!("ABC")
+    });
+    refused(&s, &good, "a missing key", |r| {
+        r.as_object_mut().unwrap().remove("reasons");
+    });
+    refused(&s, &good, "reasons on a REJECTED verdict", |r| {
+        r["reasons"] = json!(["why"])
+    });
+    refused(&s, &good, "17 checks", |r| {
+        r["checks"].as_array_mut().unwrap().pop();
+    });
+    refused(&s, &good, "an unknown claim outcome", |r| {
+        r["claim"] = json!({"statistic": "roc_auc(a)", "observed": 0.7, "threshold": 0.6,
+            "ci": [0.6, 0.8], "se": 0.05, "interval": "delong", "p_value": 0.05,
+            "permutations": 19, "null": "row-level label permutation", "alpha": 0.05,
+            "outcome": "proven"})
+    });
+
+    let s = Schema::load("payload.schema.json");
+    let (_, text) = &bundled_payloads(&packs)[0];
+    let good: Value = serde_json::from_str(text).unwrap();
+    assert!(s.errors(&good).is_empty());
+    let arm = good["results"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    refused(&s, &good, "an extra top-level key", |p| {
+        p["extra"] = json!(1)
+    });
+    refused(&s, &good, "an unknown metric", |p| {
+        p["results"][&arm]["metrics"]["auc"] = json!(0.5)
+    });
+    refused(&s, &good, "an extra key in an undefined metric", |p| {
+        p["results"][&arm]["metrics"]["accuracy"] = json!({"undefined": "x", "extra": 1})
+    });
+    refused(&s, &good, "an extra key in roc_auc_delong", |p| {
+        p["results"][&arm]["roc_auc_delong"]["extra"] = json!(1)
+    });
+    refused(&s, &good, "an unknown split kind", |p| {
+        p["results"][&arm]["split"]["kind"] = json!("random")
+    });
+    refused(&s, &good, "a float count", |p| {
+        p["results"][&arm]["split"]["test_rows"] = json!(10.0)
+    });
+    refused(&s, &good, "a column on a fraction split", |p| {
+        p["experiment"]["arms"][0]["split"]["column"] = json!("x")
+    });
+    refused(&s, &good, "another format", |p| {
+        p["format"] = json!("counterlab.payload/2")
+    });
+}
+
+#[test]
+fn the_pattern_subset_behaves() {
+    let hash = Pattern::parse("^[0-9a-f]{64}$");
+    assert!(hash.matches(&"0a".repeat(32)));
+    assert!(!hash.matches(&"0A".repeat(32)));
+    assert!(!hash.matches(&"0a".repeat(31)));
+    let id = Pattern::parse("^[a-z0-9-]+$");
+    assert!(id.matches("entity-leakage") && !id.matches("") && !id.matches("Entity"));
+    let mixed = Pattern::parse("^v[0-9]+\\.[0-9]{1,2}x?$");
+    assert!(
+        mixed.matches("v1.2")
+            && mixed.matches("v10.23x")
+            && !mixed.matches("v1.234")
+            && !mixed.matches("v1x2")
+    );
+}
