@@ -236,6 +236,37 @@ impl Table {
         true
     }
 
+    /// Entity-block label permutation: entities are grouped by their row count, and within
+    /// each group the entities' label *sequences* (in canonical row order) are shuffled
+    /// among them (ChaCha20 stream `"labels/entity-blocks"`). Labels stay clustered within
+    /// entities exactly as in the data, but no longer belong to their entity's features:
+    /// the null for skill claims when the label varies within entities. Equals an
+    /// entity-level permutation restricted to equal-sized entities when labels are constant.
+    pub fn permute_label_blocks_by_entity(&self, seed: u64) -> Table {
+        let n_entities = self.n_entities();
+        let mut rows_of: Vec<Vec<usize>> = vec![Vec::new(); n_entities];
+        for (row, &e) in self.entity_of_row.iter().enumerate() {
+            rows_of[e as usize].push(row);
+        }
+        let mut by_size: std::collections::BTreeMap<usize, Vec<usize>> =
+            std::collections::BTreeMap::new();
+        for (e, rows) in rows_of.iter().enumerate() {
+            by_size.entry(rows.len()).or_default().push(e);
+        }
+        let mut rng = rng::stream(seed, "labels/entity-blocks");
+        let mut labels = self.label.clone();
+        for entities in by_size.values() {
+            let mut donors = entities.clone();
+            rng::shuffle(&mut donors, &mut rng);
+            for (&receiver, &donor) in entities.iter().zip(&donors) {
+                for (&to, &from) in rows_of[receiver].iter().zip(&rows_of[donor]) {
+                    labels[to] = self.label[from];
+                }
+            }
+        }
+        self.with_labels(labels)
+    }
+
     /// A blake3 hash of the typed content in canonical order (independent of the file's
     /// row order, formatting and unused columns' order).
     pub fn content_hash(&self) -> String {

@@ -9,7 +9,7 @@
 //! # always on (part of `cargo test --release`): 20 seeds, K = 19, ~15 s on 2 cores
 //! cargo test --release --test lib calibration::false_claims -- --nocapture
 //! # the full measurement: 500 seeds, K = 19, ~6 min on 2 cores (see the test's docs for
-//! # COUNTERLAB_CALIBRATION_{SEEDS,K,ENTITIES,ROWS,FEATURES})
+//! # COUNTERLAB_CALIBRATION_{SEEDS,K,ENTITIES,ROWS,FEATURES,FLIP,GAP})
 //! cargo test --release --test lib calibration::full -- --ignored --nocapture
 //! ```
 

@@ -188,3 +188,55 @@ fn bundled_packs_load() {
         "{ids:?}"
     );
 }
+
+#[test]
+fn entity_block_permutation_moves_whole_label_sequences_between_equal_sized_entities() {
+    let csv = crate::common::synthetic_csv(4, 30, 3);
+    // Give entities different sizes and labels that vary within entities.
+    let mut lines: Vec<String> = csv.lines().map(str::to_owned).collect();
+    for (i, line) in lines.iter_mut().enumerate().skip(1) {
+        if i % 7 == 0 {
+            *line = line.replacen(",0,", ",1,", 1);
+        }
+    }
+    lines.retain(|l| !l.starts_with("E003,") && !l.starts_with("E010,0"));
+    let root = TempDir::new("blocks");
+    let pack = Pack::open(write_pack(
+        root.path(),
+        "p",
+        &(lines.join("\n") + "\n"),
+        &["x1"],
+        Some("t"),
+    ))
+    .unwrap();
+    let table = pack.table();
+    assert!(!table.labels_constant_within_entities());
+    let sequences = |t: &counterlab::pack::Table| -> Vec<Vec<bool>> {
+        let mut out = vec![Vec::new(); t.n_entities()];
+        for (row, &e) in t.entity_of_row().iter().enumerate() {
+            out[e as usize].push(t.labels()[row]);
+        }
+        out
+    };
+    let before = sequences(table);
+    let mut changed = false;
+    for seed in 0..10 {
+        let permuted = table.permute_label_blocks_by_entity(seed);
+        let after = sequences(&permuted);
+        // The multiset of sequences of each length is unchanged: every entity got the whole
+        // sequence of some entity with as many rows.
+        for len in 1..=3 {
+            let mut a: Vec<&Vec<bool>> = before.iter().filter(|s| s.len() == len).collect();
+            let mut b: Vec<&Vec<bool>> = after.iter().filter(|s| s.len() == len).collect();
+            a.sort();
+            b.sort();
+            assert_eq!(a, b, "seed {seed}, length {len}");
+        }
+        changed |= permuted.labels() != table.labels();
+        assert_eq!(
+            permuted.labels(),
+            table.permute_label_blocks_by_entity(seed).labels()
+        );
+    }
+    assert!(changed, "some permutation must move labels");
+}

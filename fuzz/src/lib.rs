@@ -685,8 +685,9 @@ pub fn check_report_shape(report: &Report) {
 /// replaced by a normal form (docs/FUZZING.md, "Known semantic no-ops"):
 ///
 /// 1. `$.kernel.version` is not checked by any rule: any string verifies;
-/// 2. `$.experiment` and `$.claim` are compared as typed values, so `"c": 1` and
-///    `"c": 1.0`, or an explicit `"features": null` and no `features`, verify alike.
+/// 2. `$.experiment` and `$.claim` are compared as typed values, so an explicit
+///    `"features": null` and no `features` verify alike (as do `"c": 1` and `"c": 1.0`,
+///    which `canon` also encodes alike since 477479c).
 ///
 /// With `COUNTERLAB_FUZZ_STRICT=1` in the environment nothing is normalised.
 pub fn normal_form(value: &Value) -> Value {

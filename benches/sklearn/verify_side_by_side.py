@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""`counterlab verify` side by side with scikit-learn's `permutation_test_score`, in one run.
+
+Run from the crate root, after building the release binary:
+
+    cargo build --release
+    python3 benches/sklearn/verify_side_by_side.py                 # every bundled payload
+    python3 benches/sklearn/verify_side_by_side.py PAYLOAD.json ... # some payloads
+    python3 benches/sklearn/verify_side_by_side.py --tol default    # skip the tol=1e-10 rows
+
+What each side does (the comparison is conservative for counterlab):
+
+* counterlab: `counterlab verify PAYLOAD --threads 1` (and with the default thread count),
+  timed end to end as a subprocess: process start, discovery of every pack under
+  fixtures/packs (CSV parse, blake3, canonical order), strict payload parse, then the whole
+  verification at the default options: recompute every arm and ablation, a second run
+  (determinism), the split invariants, 3 row-order shuffles and 5 active label
+  permutations (each a full run: every arm and every ablation), K = 199 row-level label
+  permutations refitting *every* arm (not only the claim's), the chance check on them,
+  the claim's interval (one more fit per claimed arm) and, when the claim's null is
+  entity-level (metric_at_least with labels constant within entities), K = 199 more
+  entity-level permutations of every arm; then the report is printed. Newton solver to a
+  max-abs gradient of 1e-10.
+* scikit-learn: in process, the CSV already parsed into numpy arrays (start-up and ingest
+  **excluded**), for each arm the claim names (one arm, or the gap's two):
+  `permutation_test_score(Pipeline([StandardScaler(), LogisticRegression(C=c)]), X, y,
+  cv=[(train, test)], n_permutations=199, scoring="roc_auc", n_jobs=1, random_state=0)`:
+  one fit on the true labels plus 199 refits on labels permuted over all rows, the split
+  fixed, as counterlab's row-level null. The split is drawn with the same kind and
+  fraction (`ShuffleSplit` / `GroupShuffleSplit`, n_splits=1, test_size = the experiment's
+  test_fraction; temporal: the same whole-time-value cutoff), so the sizes and work match
+  but not the rows (ChaCha20 vs MT19937). scikit-learn does not recompute, rerun, shuffle
+  rows, permute the other arms, run an entity-level null or compute intervals. Tolerance:
+  lbfgs at scikit-learn's default tol=1e-4 (max_iter=100), and tol=1e-10 with
+  max_iter=10000 (closer to counterlab's stopping rule).
+
+The "fits" column counts logistic-regression fits per verification on each side.
+Threads: OPENBLAS_NUM_THREADS=OMP_NUM_THREADS=MKL_NUM_THREADS=1 unless already set, so the
+scikit-learn side uses one core like `--threads 1` (and like n_jobs=1).
+
+Stale payloads: each payload's verdict (and the failing check, when expected.toml names
+one) is checked against its pack's payloads/expected.toml first. A payload that does not
+get it (recorded before a change to the kernel or to the canonical hashing) is rejected
+after a few checks and verified in a fraction of the full time, so it would make the
+comparison meaningless: it is re-recorded into a temporary folder (`counterlab run` on the
+experiment it carries) and the fresh payload is timed instead, marked "re-recorded".
+
+Timing: time.perf_counter, the median of --repeat runs (default 3) on both sides, after one
+untimed run of each (which also gives the report and the scikit-learn p-value).
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+import warnings
+from pathlib import Path
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import csv  # noqa: E402
+
+import numpy as np  # noqa: E402
+import scipy  # noqa: E402
+import sklearn  # noqa: E402
+from sklearn.exceptions import ConvergenceWarning  # noqa: E402
+from sklearn.linear_model import LogisticRegression  # noqa: E402
+from sklearn.model_selection import (  # noqa: E402
+    GroupShuffleSplit,
+    ShuffleSplit,
+    permutation_test_score,
+)
+from sklearn.pipeline import Pipeline  # noqa: E402
+from sklearn.preprocessing import StandardScaler  # noqa: E402
+
+CRATE = Path(__file__).resolve().parents[2]
+K = 199  # counterlab verify's default --permutations
+ROW_ORDER_SHUFFLES = 3  # VerifyOptions::default().row_order_shuffles
+ACTIVE_PERMUTATIONS = 5  # verify::ACTIVE_PERMUTATIONS
+TOLERANCES = {"default": {}, "1e-10": {"tol": 1e-10, "max_iter": 10_000}}
+
+
+# --------------------------------------------------------------------------- data
+
+
+class PackData:
+    """A pack's CSV as numpy arrays (file order)."""
+
+    def __init__(self, pack_dir):
+        manifest = tomllib.loads((pack_dir / "pack.toml").read_text())
+        spec = manifest["data"]
+        self.features = list(spec["features"])
+        with open(pack_dir / spec["file"], newline="") as f:
+            rows = list(csv.DictReader(f))
+        self.X = np.array([[float(r[c]) for c in self.features] for r in rows], dtype=np.float64)
+        self.y = np.array([r[spec["label"]] == spec["positive"] for r in rows])
+        self.groups = np.array([r[spec["entity"]] for r in rows])
+        self.time = np.array([int(r[spec["time"]]) for r in rows]) if spec.get("time") else None
+        self.columns = {c: [r.get(c) for r in rows] for c in rows[0]} if rows else {}
+
+
+def split_indices(data, split, seed):
+    """(train, test) index arrays for an arm's split, drawn like counterlab's."""
+    kind = split["kind"]
+    if kind == "random_rows":
+        ss = ShuffleSplit(n_splits=1, test_size=split["test_fraction"], random_state=seed)
+        return next(ss.split(data.X))
+    if kind == "entity_grouped":
+        gss = GroupShuffleSplit(n_splits=1, test_size=split["test_fraction"], random_state=seed)
+        return next(gss.split(data.X, data.y, data.groups))
+    if kind == "temporal":
+        # Whole time values from the latest down until ceil(fraction · n) rows are taken.
+        wanted = int(np.ceil(split["test_fraction"] * len(data.y)))
+        values, counts = np.unique(data.time, return_counts=True)
+        taken = np.cumsum(counts[::-1])
+        cutoff = values[::-1][np.searchsorted(taken, wanted)]
+        is_test = data.time >= cutoff
+        return np.flatnonzero(~is_test), np.flatnonzero(is_test)
+    if kind == "predefined":
+        is_test = np.array([v in ("1", "true", "True", "TRUE") for v in data.columns[split["column"]]])
+        return np.flatnonzero(~is_test), np.flatnonzero(is_test)
+    raise ValueError(f"unknown split kind {kind!r}")
+
+
+def claim_arms(experiment):
+    claim = experiment.get("claim") or {}
+    if claim.get("kind") == "metric_gap":
+        return [claim["higher"], claim["lower"]]
+    if claim.get("arm"):
+        return [claim["arm"]]
+    return [arm["name"] for arm in experiment["arms"]]
+
+
+# ------------------------------------------------------------------ scikit-learn
+
+
+def sklearn_work(data, experiment, tol_kwargs):
+    """A closure running permutation_test_score on every claimed arm; returns per arm
+    (score, p-value)."""
+    names = experiment.get("features") or data.features
+    X = data.X[:, [data.features.index(f) for f in names]]
+    arms = {arm["name"]: arm for arm in experiment["arms"]}
+    cvs = {
+        name: [split_indices(data, arms[name]["split"], experiment["seed"])]
+        for name in claim_arms(experiment)
+    }
+    c = experiment["model"]["c"]
+
+    def work():
+        out = {}
+        for name, cv in cvs.items():
+            pipeline = Pipeline(
+                [("scale", StandardScaler()), ("model", LogisticRegression(C=c, **tol_kwargs))]
+            )
+            score, _, p_value = permutation_test_score(
+                pipeline, X, data.y, cv=cv, n_permutations=K, scoring="roc_auc",
+                n_jobs=1, random_state=0,
+            )
+            out[name] = (score, p_value)
+        return out
+
+    return work
+
+
+def median_time(fn, repeat):
+    first = fn()  # untimed: warm-up, and its result is returned
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), first
+
+
+# -------------------------------------------------------------------- counterlab
+
+
+def verify_json(binary, payload, packs):
+    out = subprocess.run(
+        [str(binary), "verify", str(payload), "--json", "--threads", "1", "--packs", str(packs)],
+        cwd=CRATE, capture_output=True, text=True,
+    )
+    if out.returncode not in (0, 1, 3):
+        raise SystemExit(f"counterlab verify {payload} failed ({out.returncode}): {out.stderr}")
+    return json.loads(out.stdout)
+
+
+def as_expected(report, case):
+    if report["verdict"] != case["verdict"]:
+        return False
+    if case.get("check"):
+        status = {c["id"]: c["status"] for c in report["checks"]}.get(case["check"])
+        return status == "fail"
+    return True
+
+
+def process_time(argv, repeat):
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        code = subprocess.run(argv, cwd=CRATE, stdout=subprocess.DEVNULL).returncode
+        times.append(time.perf_counter() - start)
+        if code not in (0, 1, 3):
+            raise SystemExit(f"{' '.join(argv)} exited with {code}")
+    return statistics.median(times)
+
+
+def counterlab_fits(experiment, report):
+    """Logistic fits one verification makes (from the experiment and which checks ran)."""
+    status = {c["id"]: c["status"] for c in report["checks"]}
+    arms = len(experiment["arms"])
+    per_run = arms * (1 + len(experiment.get("ablations") or []))
+    fits = 0
+    if status.get("recompute.equal") in ("pass", "fail"):
+        fits += per_run
+    if status.get("determinism.rerun") in ("pass", "fail"):
+        fits += per_run
+    if status.get("mutation.row_order") != "skipped":
+        fits += ROW_ORDER_SHUFFLES * per_run
+    if status.get("mutation.label.active") != "skipped":
+        fits += ACTIVE_PERMUTATIONS * per_run
+    if status.get("mutation.label.chance") != "skipped" or status.get("claim.evidence") != "skipped":
+        fits += K * arms  # the row-level permutations (chance check and row-level claims)
+    claim = report.get("claim") or {}
+    if status.get("claim.evidence") != "skipped" and claim:
+        fits += len(claim_arms(experiment))  # the claim's interval refits
+        if "entity-level" in claim.get("null", ""):
+            fits += K * arms
+    return fits
+
+
+def fmt(seconds):
+    if seconds is None:
+        return "—"
+    return f"{seconds * 1e3:.0f} ms" if seconds < 1.0 else f"{seconds:.2f} s"
+
+
+def ratio(slow, fast):
+    return "—" if slow is None or fast is None else f"{slow / fast:.2f}×"
+
+
+# --------------------------------------------------------------------------- main
+
+
+def listed_payloads(packs):
+    out = []
+    for listing in sorted(packs.glob("*/payloads/expected.toml")):
+        for case in tomllib.loads(listing.read_text())["payload"]:
+            out.append((listing.parent / case["file"], case))
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("payloads", nargs="*", help="default: every payload in an expected.toml")
+    parser.add_argument("--binary", type=Path, help="default: TARGET_DIR/release/counterlab")
+    parser.add_argument("--packs", type=Path, default=CRATE / "fixtures" / "packs")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--tol", choices=["default", "1e-10", "both"], default="both")
+    args = parser.parse_args()
+    warnings.simplefilter("ignore", ConvergenceWarning)
+
+    binary = args.binary or target_dir() / "release" / "counterlab"
+    if not binary.is_file():
+        raise SystemExit(f"no {binary}: run `cargo build --release` (or pass --binary)")
+    packs = args.packs.resolve()
+    cases = listed_payloads(packs)
+    if args.payloads:
+        wanted = {Path(p).resolve() for p in args.payloads}
+        cases = [(p, c) for p, c in cases if p.resolve() in wanted]
+        missing = wanted - {p.resolve() for p, _ in cases}
+        cases += [(p, {"file": p.name, "verdict": None}) for p in sorted(missing)]
+    tolerances = list(TOLERANCES) if args.tol == "both" else [args.tol]
+
+    load = os.getloadavg()
+    print(
+        f"{time.strftime('%Y-%m-%d %H:%M:%S %Z')}; {platform.platform()}; {os.cpu_count()} CPUs; "
+        f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n"
+        f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
+        f"scikit-learn {sklearn.__version__}; OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}; "
+        f"counterlab binary {binary}; K = {K}; median of {args.repeat}\n"
+    )
+    header = "| payload | verdict | counterlab fits | `verify --threads 1` | `verify` (default threads) |"
+    rule = "|---|---|---:|---:|---:|"
+    for tol in tolerances:
+        header += f" sklearn fits | sklearn tol={'1e-4' if tol == 'default' else tol} | ratio (threads 1) | ratio (default) |"
+        rule += "---:|---:|---:|---:|"
+    rows, checks = [], []
+    data_cache = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for path, case in cases:
+            stem = path.stem
+            report = verify_json(binary, path, packs)
+            payload = json.loads(path.read_text())
+            note = ""
+            if case["verdict"] and not as_expected(report, case):
+                stale = report["verdict"]
+                experiment_file = Path(tmp) / f"{stem}.experiment.json"
+                experiment_file.write_text(json.dumps(payload["experiment"]))
+                fresh = Path(tmp) / f"{stem}.json"
+                subprocess.run(
+                    [str(binary), "run", str(experiment_file), "--out", str(fresh), "--packs", str(packs)],
+                    cwd=CRATE, check=True, stdout=subprocess.DEVNULL,
+                )
+                fresh_report = verify_json(binary, fresh, packs)
+                if as_expected(fresh_report, case):
+                    path, report, payload = fresh, fresh_report, json.loads(fresh.read_text())
+                    note = f" (re-recorded: the recorded one gets {stale})"
+                else:
+                    note = f" (**{stale}, expected {case['verdict']}: not a full verification**)"
+                print(f"warning: {case['file']}:{note}", file=sys.stderr)
+            experiment = payload["experiment"]
+            t1 = process_time([str(binary), "verify", str(path), "--threads", "1", "--packs", str(packs)], args.repeat)
+            tn = process_time([str(binary), "verify", str(path), "--packs", str(packs)], args.repeat)
+            row = (
+                f"| {experiment['pack']}/{stem}{note} | {report['verdict']} | "
+                f"{counterlab_fits(experiment, report)} | {fmt(t1)} | {fmt(tn)} |"
+            )
+            full = report["checks"][-1]["status"] != "skipped"  # claim.evidence ran
+            pack_dir = packs / experiment["pack"]
+            if pack_dir not in data_cache:
+                data_cache[pack_dir] = PackData(pack_dir)
+            data = data_cache[pack_dir]
+            for tol in tolerances:
+                if not full:
+                    row += " — | — | — | — |"
+                    continue
+                t, result = median_time(sklearn_work(data, experiment, TOLERANCES[tol]), args.repeat)
+                fits = (K + 1) * len(claim_arms(experiment))
+                row += f" {fits} | {fmt(t)} | {ratio(t, t1)} | {ratio(t, tn)} |"
+                for arm, (score, p) in result.items():
+                    ours = report.get("claim") or {}
+                    observed = payload["results"][arm]["metrics"].get("roc_auc")
+                    checks.append((stem, arm, tol, score, p, observed, ours.get("p_value"), ours.get("null")))
+            rows.append(row)
+            print(row, file=sys.stderr)  # progress
+
+    print(header)
+    print(rule)
+    for row in rows:
+        print(row)
+    print()
+    print(
+        "Ratio = scikit-learn time / counterlab time (> 1: counterlab is faster). counterlab is "
+        "timed as a whole process (start-up, pack discovery and ingest included); scikit-learn "
+        "in process on ready arrays, for the claimed arms only. The tampered payload stops "
+        "after recompute and rerun: nothing to compare (—)."
+    )
+    print()
+    print("Sanity (different split draws, so the numbers differ a little):")
+    print()
+    print("| payload | arm | sklearn tol | sklearn ROC AUC | sklearn p | counterlab ROC AUC | counterlab claim p | counterlab claim null |")
+    print("|---|---|---|---:|---:|---:|---:|---|")
+    for stem, arm, tol, score, p, observed, our_p, null in checks:
+        obs = f"{observed:.4f}" if isinstance(observed, float) else "—"
+        our = f"{our_p:.4f}" if isinstance(our_p, float) else "—"
+        print(f"| {stem} | {arm} | {tol} | {score:.4f} | {p:.4f} | {obs} | {our} | {null or '—'} |")
+
+
+def target_dir():
+    if os.environ.get("CARGO_TARGET_DIR"):
+        return Path(os.environ["CARGO_TARGET_DIR"])
+    try:
+        out = subprocess.run(
+            ["cargo", "metadata", "--format-version", "1", "--no-deps"],
+            cwd=CRATE, check=True, capture_output=True, text=True,
+        ).stdout
+        return Path(json.loads(out)["target_directory"])
+    except (OSError, subprocess.CalledProcessError):
+        return CRATE / "target"
+
+
+if __name__ == "__main__":
+    main()
