@@ -36,7 +36,10 @@ What each side does (the comparison is conservative for counterlab):
 
 The "fits" column counts logistic-regression fits per verification on each side.
 Threads: OPENBLAS_NUM_THREADS=OMP_NUM_THREADS=MKL_NUM_THREADS=1 unless already set, so the
-scikit-learn side uses one core like `--threads 1` (and like n_jobs=1).
+scikit-learn side uses one core like `--threads 1` (and like n_jobs=1). The "ratio
+(default)" columns set counterlab's default thread count (every core) against n_jobs=1;
+`--n-jobs 2` gives scikit-learn two worker processes as well (joblib/loky, one BLAS thread
+each) for a like-for-like two-core comparison.
 
 Stale payloads: each payload's verdict (and the failing check, when expected.toml names
 one) is checked against its pack's payloads/expected.toml first. A payload that does not
@@ -141,7 +144,7 @@ def claim_arms(experiment):
 # ------------------------------------------------------------------ scikit-learn
 
 
-def sklearn_work(data, experiment, tol_kwargs):
+def sklearn_work(data, experiment, tol_kwargs, n_jobs=1):
     """A closure running permutation_test_score on every claimed arm; returns per arm
     (score, p-value)."""
     names = experiment.get("features") or data.features
@@ -161,7 +164,7 @@ def sklearn_work(data, experiment, tol_kwargs):
             )
             score, _, p_value = permutation_test_score(
                 pipeline, X, data.y, cv=cv, n_permutations=K, scoring="roc_auc",
-                n_jobs=1, random_state=0,
+                n_jobs=n_jobs, random_state=0,
             )
             out[name] = (score, p_value)
         return out
@@ -264,6 +267,11 @@ def main():
     parser.add_argument("--packs", type=Path, default=CRATE / "fixtures" / "packs")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--tol", choices=["default", "1e-10", "both"], default="both")
+    parser.add_argument(
+        "--n-jobs", type=int, default=1,
+        help="permutation_test_score's n_jobs (default 1, like --threads 1; 2 to set against "
+        "counterlab's default threads on 2 cores)",
+    )
     args = parser.parse_args()
     warnings.simplefilter("ignore", ConvergenceWarning)
 
@@ -285,7 +293,7 @@ def main():
         f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n"
         f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
         f"scikit-learn {sklearn.__version__}; OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}; "
-        f"counterlab binary {binary}; K = {K}; median of {args.repeat}\n"
+        f"counterlab binary {binary}; K = {K}; scikit-learn n_jobs={args.n_jobs}; median of {args.repeat}\n"
     )
     header = "| payload | verdict | counterlab fits | `verify --threads 1` | `verify` (default threads) |"
     rule = "|---|---|---:|---:|---:|"
@@ -332,7 +340,7 @@ def main():
                 if not full:
                     row += " — | — | — | — |"
                     continue
-                t, result = median_time(sklearn_work(data, experiment, TOLERANCES[tol]), args.repeat)
+                t, result = median_time(sklearn_work(data, experiment, TOLERANCES[tol], args.n_jobs), args.repeat)
                 fits = (K + 1) * len(claim_arms(experiment))
                 row += f" {fits} | {fmt(t)} | {ratio(t, t1)} | {ratio(t, tn)} |"
                 for arm, (score, p) in result.items():
