@@ -11,9 +11,9 @@
 //! The packs are loaded and the payload bytes read before timing: these are in-process
 //! verifier times (parse, recompute, rerun, invariants, 3 row-order shuffles, 5 active
 //! label permutations, K row-level label permutations, the chance check and the claim's
-//! evidence, with K more entity-level permutations when that is the claim's null). Every
-//! iteration asserts that the report hash equals the one computed once before timing, so
-//! the bench cannot silently measure a drifting verifier.
+//! evidence, with K more entity-level or entity-block permutations when that is the
+//! claim's null). Every iteration asserts that the report hash equals the one computed
+//! once before timing, so the bench cannot silently measure a drifting verifier.
 //!
 //! Stale payloads: before timing, each payload's verdict (and the failing check, when
 //! `expected.toml` names one) is compared with `expected.toml`, as `tests/payloads.rs`
