@@ -6,6 +6,7 @@
 //! every typed value and therefore interchangeable.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use rand_chacha::rand_core::RngCore;
 
@@ -13,21 +14,24 @@ use crate::canon::{float_bits, HashKind};
 use crate::rng;
 
 /// A typed fixture table in canonical row order.
+///
+/// Everything but the labels sits behind `Arc`: label permutations (hundreds per
+/// verification) copy only the label column.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
-    pub(crate) entity_ids: Vec<String>,
-    pub(crate) entity_of_row: Vec<u32>,
+    pub(crate) entity_ids: Arc<Vec<String>>,
+    pub(crate) entity_of_row: Arc<Vec<u32>>,
     pub(crate) label: Vec<bool>,
     /// The label cells as written (kept so a reordered copy canonicalises identically).
-    pub(crate) label_text: Vec<String>,
-    pub(crate) feature_names: Vec<String>,
+    pub(crate) label_text: Arc<Vec<String>>,
+    pub(crate) feature_names: Arc<Vec<String>>,
     /// Column-major: `features[k][row]`.
-    pub(crate) features: Vec<Vec<f64>>,
-    pub(crate) time: Option<Vec<i64>>,
+    pub(crate) features: Arc<Vec<Vec<f64>>>,
+    pub(crate) time: Option<Arc<Vec<i64>>>,
     /// Columns the manifest does not name, as raw text (`None` = empty cell).
-    pub(crate) extra: BTreeMap<String, Vec<Option<String>>>,
+    pub(crate) extra: Arc<BTreeMap<String, Vec<Option<String>>>>,
     /// 1-based data row in the source file, for error messages only (never hashed).
-    pub(crate) source_row: Vec<usize>,
+    pub(crate) source_row: Arc<Vec<usize>>,
 }
 
 /// One row as read from a file, before canonical ordering.
@@ -88,15 +92,15 @@ impl Table {
             source_row.push(row.source_row);
         }
         Table {
-            entity_ids,
-            entity_of_row,
+            entity_ids: Arc::new(entity_ids),
+            entity_of_row: Arc::new(entity_of_row),
             label,
-            label_text,
-            feature_names,
-            features,
-            time,
-            extra: extra_names.into_iter().zip(extra).collect(),
-            source_row,
+            label_text: Arc::new(label_text),
+            feature_names: Arc::new(feature_names),
+            features: Arc::new(features),
+            time: time.map(Arc::new),
+            extra: Arc::new(extra_names.into_iter().zip(extra).collect()),
+            source_row: Arc::new(source_row),
         }
     }
 
@@ -138,7 +142,7 @@ impl Table {
 
     /// The time column, if the pack has one.
     pub fn time(&self) -> Option<&[i64]> {
-        self.time.as_deref()
+        self.time.as_deref().map(Vec::as_slice)
     }
 
     /// A column the manifest does not name, as raw text.
@@ -216,7 +220,7 @@ impl Table {
             })
             .collect();
         Table::from_rows(
-            self.feature_names.clone(),
+            self.feature_names.to_vec(),
             self.time.is_some(),
             extra_names,
             rows,
@@ -272,7 +276,7 @@ impl Table {
     pub fn content_hash(&self) -> String {
         let mut hasher = HashKind::Table.hasher();
         hasher.update(&(self.n_rows() as u64).to_le_bytes());
-        for name in &self.feature_names {
+        for name in self.feature_names.iter() {
             hash_str(&mut hasher, name);
         }
         for row in 0..self.n_rows() {
@@ -281,7 +285,7 @@ impl Table {
                 &self.entity_ids[self.entity_of_row[row] as usize],
             );
             hasher.update(&[u8::from(self.label[row])]);
-            for column in &self.features {
+            for column in self.features.iter() {
                 hasher.update(&float_bits(column[row]).to_le_bytes());
             }
             if let Some(time) = &self.time {

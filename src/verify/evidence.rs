@@ -90,17 +90,7 @@ pub fn estimate(metric: MetricName, rows: &TestRows<'_>) -> Result<Estimate, Str
         }
         MetricName::Accuracy => {
             let value = metric_value(metrics::accuracy(rows.labels, &predicted))?;
-            if independent {
-                return Ok(wilson(value, n));
-            }
-            let influence: Vec<f64> = correct.iter().map(|c| (c - value) / n as f64).collect();
-            clustered(
-                value,
-                &influence,
-                rows.entities,
-                (0.0, 1.0),
-                "cluster-robust-normal",
-            )
+            proportion(value, &correct, rows.entities, independent)
         }
         MetricName::MajorityBaselineAccuracy => {
             let value = metric_value(metrics::majority_baseline_accuracy(
@@ -113,17 +103,7 @@ pub fn estimate(metric: MetricName, rows: &TestRows<'_>) -> Result<Estimate, Str
                 .iter()
                 .map(|&l| f64::from(u8::from(l == majority)))
                 .collect();
-            if independent {
-                return Ok(wilson(value, n));
-            }
-            let influence: Vec<f64> = hits.iter().map(|h| (h - value) / n as f64).collect();
-            clustered(
-                value,
-                &influence,
-                rows.entities,
-                (0.0, 1.0),
-                "cluster-robust-normal",
-            )
+            proportion(value, &hits, rows.entities, independent)
         }
         MetricName::AccuracyLift => {
             let majority = majority_class(rows.train_labels);
@@ -205,6 +185,27 @@ fn majority_class(train_labels: &[bool]) -> bool {
     let positives = train_labels.iter().filter(|&&l| l).count();
     // As metrics::majority_baseline_accuracy: an exact tie predicts negative.
     positives * 2 > train_labels.len()
+}
+
+/// A proportion of 0/1 `hits`: Wilson on independent rows, cluster-robust otherwise.
+fn proportion(
+    value: f64,
+    hits: &[f64],
+    entities: &[u32],
+    independent: bool,
+) -> Result<Estimate, String> {
+    if independent {
+        return Ok(wilson(value, hits.len()));
+    }
+    let n = hits.len() as f64;
+    let influence: Vec<f64> = hits.iter().map(|h| (h - value) / n).collect();
+    clustered(
+        value,
+        &influence,
+        entities,
+        (0.0, 1.0),
+        "cluster-robust-normal",
+    )
 }
 
 /// Wilson's score interval for a proportion on n independent rows; se is the normal one

@@ -481,7 +481,7 @@ impl<'o> Verification<'o> {
         }
 
         // 6. Invariants, on the recorded and the recomputed results.
-        self.invariants(experiment, &payload.results, &recomputed, table);
+        self.invariants(experiment, &payload.results, &recomputed);
         let recomputed_hash = run::result_hash(&recomputed).expect("kernel results are finite");
         let rerun_threads = if o.threads == 1 { 2 } else { 1 };
         match run::compute_results(
@@ -540,7 +540,6 @@ impl<'o> Verification<'o> {
         experiment: &Experiment,
         recorded: &BTreeMap<String, ArmResult>,
         recomputed: &BTreeMap<String, ArmResult>,
-        table: &Table,
     ) {
         let mut overlap_ces = Vec::new();
         let mut temporal_ces = Vec::new();
@@ -605,7 +604,6 @@ impl<'o> Verification<'o> {
                 }
             }
         }
-        let _ = table;
         match (grouped_arms, overlap_ces.is_empty()) {
             (0, _) => self.skip("split.zero_group_overlap", "no entity_grouped arm"),
             (_, true) => self.pass("split.zero_group_overlap"),
@@ -766,7 +764,7 @@ impl<'o> Verification<'o> {
             }
             Ok(Some(per_arm))
         });
-        PermutationRuns { null, seeds, runs }
+        PermutationRuns { null, runs }
     }
 
     fn label_chance(&mut self, experiment: &Experiment, runs: &PermutationRuns) {
@@ -1085,8 +1083,6 @@ type ArmMetrics = BTreeMap<String, BTreeMap<String, MetricValue>>;
 
 struct PermutationRuns {
     null: Null,
-    #[allow(dead_code)]
-    seeds: Vec<u64>,
     runs: Vec<Result<Option<ArmMetrics>, String>>,
 }
 
