@@ -51,6 +51,12 @@ pub enum HashKind {
     Rng,
     /// The verifier's rule set.
     Rules,
+    /// One boundary-map cell (without its own `cell_hash`).
+    BoundaryCell,
+    /// A boundary map: pack, spec, experiment and the cell hashes in order.
+    BoundaryMap,
+    /// A transfer evaluation's evidence (without its own `result_hash`).
+    Transfer,
 }
 
 impl HashKind {
@@ -66,6 +72,9 @@ impl HashKind {
             HashKind::Row => "counterlab 2026-11 row v1",
             HashKind::Rng => "counterlab 2026-11 rng v1",
             HashKind::Rules => "counterlab 2026-11 rules v1",
+            HashKind::BoundaryCell => "counterlab 2026-11 boundary cell v1",
+            HashKind::BoundaryMap => "counterlab 2026-11 boundary map v1",
+            HashKind::Transfer => "counterlab 2026-11 transfer v1",
         }
     }
 

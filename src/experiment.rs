@@ -73,6 +73,16 @@ pub enum SplitSpec {
         /// Fraction of entities in test, in (0, 1).
         test_fraction: f64,
     },
+    /// The test entities of `entity_grouped` with the same `test_fraction` and seed, of
+    /// which `ceil(overlap · test entities)` (drawn uniformly) also put half of their rows
+    /// (drawn uniformly, rounded down) into training: a controlled amount of entity leakage
+    /// (the boundary map's `test_entity_overlap` knob). `overlap` = 0 is `entity_grouped`.
+    EntityOverlap {
+        /// Fraction of entities in test, in (0, 1).
+        test_fraction: f64,
+        /// Fraction of test entities that also have rows in training, in [0, 1].
+        overlap: f64,
+    },
     /// The latest time values for test (whole time values, latest first, until at least
     /// `ceil(test_fraction · rows)` rows); train strictly before.
     Temporal {
@@ -92,6 +102,7 @@ impl SplitSpec {
         match self {
             SplitSpec::RandomRows { .. } => "random_rows",
             SplitSpec::EntityGrouped { .. } => "entity_grouped",
+            SplitSpec::EntityOverlap { .. } => "entity_overlap",
             SplitSpec::Temporal { .. } => "temporal",
             SplitSpec::Predefined { .. } => "predefined",
         }
@@ -308,8 +319,17 @@ impl Experiment {
                     format!("duplicate arm name {:?}", arm.name),
                 ));
             }
+            if let SplitSpec::EntityOverlap { overlap, .. } = arm.split {
+                if !(overlap.is_finite() && (0.0..=1.0).contains(&overlap)) {
+                    return Err(Error::experiment(
+                        format!("$.arms[{i}].split.overlap"),
+                        format!("must lie between 0 and 1, found {overlap}"),
+                    ));
+                }
+            }
             if let SplitSpec::RandomRows { test_fraction }
             | SplitSpec::EntityGrouped { test_fraction }
+            | SplitSpec::EntityOverlap { test_fraction, .. }
             | SplitSpec::Temporal { test_fraction } = arm.split
             {
                 if !(test_fraction.is_finite() && test_fraction > 0.0 && test_fraction < 1.0) {
@@ -517,6 +537,7 @@ mod raw {
     pub(super) struct RawSplit {
         kind: String,
         test_fraction: Option<f64>,
+        overlap: Option<f64>,
         column: Option<String>,
     }
 
@@ -526,18 +547,25 @@ mod raw {
             let kind = raw.kind.as_str();
             let fraction = |raw: &RawSplit| -> Result<f64, String> {
                 refuse_extra(kind, &[("column", raw.column.is_some())])?;
+                if kind != "entity_overlap" {
+                    refuse_extra(kind, &[("overlap", raw.overlap.is_some())])?;
+                }
                 required(raw.test_fraction, "test_fraction")
             };
             match kind {
                 "random_rows" => Ok(SplitSpec::RandomRows { test_fraction: fraction(&raw)? }),
                 "entity_grouped" => Ok(SplitSpec::EntityGrouped { test_fraction: fraction(&raw)? }),
+                "entity_overlap" => Ok(SplitSpec::EntityOverlap {
+                    test_fraction: fraction(&raw)?,
+                    overlap: required(raw.overlap, "overlap")?,
+                }),
                 "temporal" => Ok(SplitSpec::Temporal { test_fraction: fraction(&raw)? }),
                 "predefined" => {
-                    refuse_extra(kind, &[("test_fraction", raw.test_fraction.is_some())])?;
+                    refuse_extra(kind, &[("test_fraction", raw.test_fraction.is_some()), ("overlap", raw.overlap.is_some())])?;
                     Ok(SplitSpec::Predefined { column: required(raw.column, "column")? })
                 }
                 other => Err(format!(
-                    "unknown split kind {other:?} (expected random_rows, entity_grouped, temporal or predefined)"
+                    "unknown split kind {other:?} (expected random_rows, entity_grouped, entity_overlap, temporal or predefined)"
                 )),
             }
         }

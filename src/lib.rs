@@ -19,7 +19,9 @@
 //! bit-identical for any row order of the fixture file, any thread count and any CPU
 //! (see `docs/DETERMINISM.md`).
 
+pub mod boundary;
 pub mod canon;
+pub mod chart;
 pub mod error;
 pub mod experiment;
 pub mod metrics;
@@ -29,6 +31,7 @@ pub mod rng;
 pub mod run;
 pub mod split;
 pub mod table;
+pub mod transfer;
 pub mod verify;
 
 pub use error::{Error, ErrorKind, Result};

@@ -222,6 +222,25 @@ impl LogisticRegression {
     /// is not finite and non-negative. Not converging within `max_iter` is not an error:
     /// see [`FittedLogistic::converged`].
     pub fn fit(&self, x: &Matrix, y: &[bool]) -> Result<FittedLogistic> {
+        let n_pos = self.check(x.rows(), y)?;
+        let design = Design::new(x)?;
+        Ok(self.solve(&design, y, n_pos))
+    }
+
+    /// [`LogisticRegression::fit`] on training rows standardised beforehand: the same float
+    /// operations, so the same bits, as `fit(x, y)` for the `x` the design was built from.
+    /// Fits that differ only in their labels (label permutations) share one [`Design`].
+    ///
+    /// Errors as [`LogisticRegression::fit`] (the finiteness of the features was checked by
+    /// [`Design::new`]).
+    pub fn fit_design(&self, design: &Design, y: &[bool]) -> Result<FittedLogistic> {
+        let n_pos = self.check(design.rows(), y)?;
+        Ok(self.solve(design, y, n_pos))
+    }
+
+    /// The checks of a fit that do not look at feature values, in the order `fit` makes
+    /// them; the number of positive labels.
+    fn check(&self, rows: usize, y: &[bool]) -> Result<usize> {
         if !(self.c.is_finite() && self.c > 0.0) {
             return Err(Error::invalid(format!(
                 "logistic regression: C must be finite and > 0, got {}",
@@ -234,14 +253,14 @@ impl LogisticRegression {
                 self.tol
             )));
         }
-        if x.rows() == 0 {
+        if rows == 0 {
             return Err(Error::invalid("logistic regression: no training rows"));
         }
-        if y.len() != x.rows() {
+        if y.len() != rows {
             return Err(Error::invalid(format!(
                 "logistic regression: {} labels for {} rows",
                 y.len(),
-                x.rows()
+                rows
             )));
         }
         let n_pos = y.iter().filter(|&&v| v).count();
@@ -252,16 +271,78 @@ impl LogisticRegression {
                 n_pos != 0
             )));
         }
-        let standardizer = Standardizer::fit(x)?;
-        let problem = Problem::new(&standardizer, x, y, self.c);
+        Ok(n_pos)
+    }
+
+    fn solve(&self, design: &Design, y: &[bool], n_pos: usize) -> FittedLogistic {
+        let problem = Problem {
+            n: design.n,
+            m: design.m,
+            a: &design.a,
+            columns: &design.columns,
+            y,
+            c: self.c,
+        };
         let solution = problem.solve(self.tol, self.max_iter, n_pos);
-        Ok(FittedLogistic {
-            standardizer,
+        FittedLogistic {
+            standardizer: design.standardizer.clone(),
             intercept: solution.theta[0],
             coefficients: solution.theta[1..].to_vec(),
             iterations: solution.iterations,
             converged: solution.converged,
+        }
+    }
+}
+
+/// Training rows standardised once: the [`Standardizer`] of `x` and the rows augmented as
+/// `[1, x̃ᵢ₁ … x̃ᵢₚ]` (row-major), what every Newton iteration reads. It depends on the
+/// features only, so fits that differ in their labels alone can share it
+/// ([`LogisticRegression::fit_design`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Design {
+    standardizer: Standardizer,
+    n: usize,
+    /// Parameters including the intercept: p + 1.
+    m: usize,
+    a: Vec<f64>,
+    /// The same values column-major (m × n): what the margins read.
+    columns: Vec<f64>,
+}
+
+impl Design {
+    /// Learns the standardiser of `x` and standardises its rows. Errors on zero rows or any
+    /// non-finite value (as [`Standardizer::fit`]).
+    pub fn new(x: &Matrix) -> Result<Design> {
+        let standardizer = Standardizer::fit(x)?;
+        let (n, m) = (x.rows(), x.cols() + 1);
+        let mut a = Vec::with_capacity(n * m);
+        for i in 0..n {
+            a.push(1.0);
+            for (k, &v) in x.row(i).iter().enumerate() {
+                a.push(standardizer.transform_value(k, v));
+            }
+        }
+        let mut columns = Vec::with_capacity(n * m);
+        for j in 0..m {
+            columns.extend(a.iter().skip(j).step_by(m));
+        }
+        Ok(Design {
+            standardizer,
+            n,
+            m,
+            a,
+            columns,
         })
+    }
+
+    /// The number of training rows.
+    pub fn rows(&self) -> usize {
+        self.n
+    }
+
+    /// The training rows' feature statistics.
+    pub fn standardizer(&self) -> &Standardizer {
+        &self.standardizer
     }
 }
 
@@ -299,6 +380,32 @@ impl FittedLogistic {
         self.decision_function(x)
             .into_iter()
             .map(|z| 1.0 / (1.0 + libm::exp(-z)))
+            .collect()
+    }
+
+    /// [`FittedLogistic::predict_proba`] of rows already standardised with this model's
+    /// standardiser (`self.standardizer.transform(x)`): the same bits as
+    /// `predict_proba(x)`, without standardising again. For test rows scored by many fits
+    /// that share one [`Design`].
+    ///
+    /// # Panics
+    /// If `x_standardized` does not have one column per coefficient.
+    pub fn predict_proba_standardized(&self, x_standardized: &Matrix) -> Vec<f64> {
+        assert_eq!(
+            x_standardized.cols(),
+            self.coefficients.len(),
+            "matrix has {} columns, the model {} features",
+            x_standardized.cols(),
+            self.coefficients.len()
+        );
+        (0..x_standardized.rows())
+            .map(|i| {
+                let mut z = self.intercept;
+                for (&w, &v) in self.coefficients.iter().zip(x_standardized.row(i)) {
+                    z += w * v;
+                }
+                1.0 / (1.0 + libm::exp(-z))
+            })
             .collect()
     }
 
@@ -378,22 +485,29 @@ fn check_finite(x: &Matrix) -> Result<()> {
 /// The standardised training problem. Parameters `θ = [b, w₁ … w_p]`; rows are stored
 /// augmented as `[1, x̃ᵢ₁ … x̃ᵢₚ]` so that `zᵢ = Σⱼ θⱼ·aᵢⱼ`, summed from `j = 0`, has
 /// exactly the bits of [`FittedLogistic::decision_function`] (`0 + b·1 = b`).
-struct Problem {
+///
+/// Every sum below is the plain one of its doc comment, from `0.0`, in index order. The
+/// kernels only choose which *independent* sums run side by side (several rows' margins,
+/// a block of gradient or Hessian entries held in registers over all rows), never the
+/// order of the additions inside one sum, so the result has the bits of the textbook loop.
+struct Problem<'d> {
     n: usize,
     /// Parameters including the intercept: p + 1.
     m: usize,
     /// Augmented standardised rows, row-major n × m.
-    a: Vec<f64>,
-    y: Vec<bool>,
+    a: &'d [f64],
+    /// The same values column-major, m × n.
+    columns: &'d [f64],
+    y: &'d [bool],
     c: f64,
 }
 
-/// The gradient and objective at θ, and the curvature weights for the Hessian.
-struct Gradient {
-    /// `C·Σ rᵢ·aᵢ + [0, w]`, with `rᵢ = σ(zᵢ) − yᵢ`.
-    gradient: Vec<f64>,
-    /// The objective `C·Σ logloss + ½‖w‖²`.
-    objective: f64,
+/// Per-row bounds of the loss terms (see [`Problem::sum_bounds`]).
+struct Scratch {
+    /// The bound functions' input, padded to whole blocks of `LANES` rows.
+    input: Vec<f64>,
+    lo: Vec<f64>,
+    hi: Vec<f64>,
 }
 
 struct Solution {
@@ -402,35 +516,30 @@ struct Solution {
     converged: bool,
 }
 
-impl Problem {
-    fn new(standardizer: &Standardizer, x: &Matrix, y: &[bool], c: f64) -> Problem {
-        let (n, m) = (x.rows(), x.cols() + 1);
-        let mut a = Vec::with_capacity(n * m);
-        for i in 0..n {
-            a.push(1.0);
-            for (k, &v) in x.row(i).iter().enumerate() {
-                a.push(standardizer.transform_value(k, v));
-            }
-        }
-        Problem {
-            n,
-            m,
-            a,
-            y: y.to_vec(),
-            c,
-        }
-    }
-
-    fn row(&self, i: usize) -> &[f64] {
-        &self.a[i * self.m..(i + 1) * self.m]
-    }
-
-    /// `outᵢ = Σⱼ vⱼ·aᵢⱼ` for every row: the margins `z` for `v = θ`.
+impl Problem<'_> {
+    /// `outᵢ = Σⱼ vⱼ·aᵢⱼ` for every row: the margins `z` for `v = θ`. Eight rows at a time
+    /// from the column-major copy, each row with its own sum over `j` in order.
     fn margins(&self, v: &[f64], out: &mut [f64]) {
-        for (i, o) in out.iter_mut().enumerate() {
+        let n = self.n;
+        assert_eq!(v.len(), self.m, "one value per column");
+        assert_eq!(out.len(), n, "one margin per row");
+        let full = n - n % MARGIN_ROWS;
+        for i0 in (0..full).step_by(MARGIN_ROWS) {
+            let mut acc = [0.0; MARGIN_ROWS];
+            for (&t, column) in v.iter().zip(self.columns.chunks_exact(n)) {
+                let a: &[f64; MARGIN_ROWS] = column[i0..i0 + MARGIN_ROWS]
+                    .try_into()
+                    .expect("a block of rows");
+                for (s, &x) in acc.iter_mut().zip(a) {
+                    *s += t * x;
+                }
+            }
+            out[i0..i0 + MARGIN_ROWS].copy_from_slice(&acc);
+        }
+        for (i, o) in out.iter_mut().enumerate().skip(full) {
             let mut acc = 0.0;
-            for (&t, &a) in v.iter().zip(self.row(i)) {
-                acc += t * a;
+            for (&t, column) in v.iter().zip(self.columns.chunks_exact(n)) {
+                acc += t * column[i];
             }
             *o = acc;
         }
@@ -448,30 +557,153 @@ impl Problem {
     /// `C·Σ logloss(yᵢ, zᵢ) + ½‖w‖²`, given the margins.
     fn objective(&self, theta: &[f64], z: &[f64]) -> f64 {
         let mut loss = 0.0;
-        for (&zi, &yi) in z.iter().zip(&self.y) {
+        for (&zi, &yi) in z.iter().zip(self.y) {
             loss += logloss(yi, zi, libm::exp(-zi.abs()));
         }
         self.c * loss + Self::penalty(theta)
     }
 
-    /// Gradient and objective at θ (margins `z`); fills `weights` with `sᵢ = σ(zᵢ)(1 − σ(zᵢ))`.
-    fn gradient(&self, theta: &[f64], z: &[f64], weights: &mut [f64]) -> Gradient {
-        let mut grad = vec![0.0; self.m];
+    /// [`Problem::objective`] at the margins `z` of the last [`Problem::gradient`], from the
+    /// `eᵢ = exp(−|zᵢ|)` it kept: the same operations on the same values.
+    fn objective_at(&self, theta: &[f64], z: &[f64], e: &[f64]) -> f64 {
         let mut loss = 0.0;
-        for (i, ((&zi, &yi), w)) in z.iter().zip(&self.y).zip(weights.iter_mut()).enumerate() {
-            let e = libm::exp(-zi.abs());
-            let inv = 1.0 / (1.0 + e);
+        for ((&zi, &yi), &ei) in z.iter().zip(self.y).zip(e) {
+            loss += logloss(yi, zi, ei);
+        }
+        self.c * loss + Self::penalty(theta)
+    }
+
+    /// [`Problem::objective_at`], computed at most once per iteration (`cache`).
+    fn objective_once(&self, cache: &mut Option<f64>, theta: &[f64], z: &[f64], e: &[f64]) -> f64 {
+        *cache.get_or_insert_with(|| self.objective_at(theta, z, e))
+    }
+
+    /// Bounds `(lo, hi)` of [`Problem::objective_at`] *as it computes*, without a
+    /// logarithm: see [`log1p_bounds`]. `None` unless every margin is finite.
+    fn objective_bounds_at(
+        &self,
+        theta: &[f64],
+        z: &[f64],
+        e: &[f64],
+        scratch: &mut Scratch,
+    ) -> Option<(f64, f64)> {
+        let n = self.n;
+        scratch.input[..n].copy_from_slice(e);
+        self.term_bounds(z, scratch, log1p_bounds);
+        self.sum_bounds(theta, z, scratch)
+    }
+
+    /// Bounds `(lo, hi)` of [`Problem::objective`] *as it computes*, without an exponential
+    /// or a logarithm: see [`softplus_bounds`]. `None` unless every margin is finite.
+    fn objective_bounds(
+        &self,
+        theta: &[f64],
+        z: &[f64],
+        scratch: &mut Scratch,
+    ) -> Option<(f64, f64)> {
+        for (x, &zi) in scratch.input.iter_mut().zip(z) {
+            *x = zi.abs();
+        }
+        self.term_bounds(z, scratch, softplus_bounds);
+        self.sum_bounds(theta, z, scratch)
+    }
+
+    /// Per row, bounds of the loss term `max(−μᵢ, 0) + B` from bounds of its `log1p` part
+    /// `B`, which `bounds` computes from `scratch.input`, `LANES` rows at a time (the input
+    /// is padded with zeros to whole blocks).
+    fn term_bounds(
+        &self,
+        z: &[f64],
+        scratch: &mut Scratch,
+        bounds: fn(&[f64; LANES], &mut [f64; LANES], &mut [f64; LANES]),
+    ) {
+        for ((x, l), h) in scratch
+            .input
+            .chunks_exact(LANES)
+            .zip(scratch.lo.chunks_exact_mut(LANES))
+            .zip(scratch.hi.chunks_exact_mut(LANES))
+        {
+            bounds(
+                x.try_into().expect("a block"),
+                l.try_into().expect("a block"),
+                h.try_into().expect("a block"),
+            );
+        }
+        for (((&zi, &yi), l), h) in z
+            .iter()
+            .zip(self.y)
+            .zip(scratch.lo.iter_mut())
+            .zip(scratch.hi.iter_mut())
+        {
+            let a = (if yi { -zi } else { zi }).max(0.0);
+            *l += a;
+            *h += a;
+        }
+    }
+
+    /// The objective's bounds from per-row loss-term bounds: the terms summed in row order
+    /// from 0 as the objective sums its terms, then `·C + penalty`. Rounding is monotone
+    /// (`fl(a + b)` and `fl(C·a)`, `C > 0`, never decrease when `a` or `b` grows), so each
+    /// partial sum and the result stay on their side of the objective's own.
+    fn sum_bounds(&self, theta: &[f64], z: &[f64], scratch: &Scratch) -> Option<(f64, f64)> {
+        if !z.iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        let (mut lo, mut hi) = (0.0, 0.0);
+        for (&l, &h) in scratch.lo[..self.n].iter().zip(&scratch.hi[..self.n]) {
+            lo += l;
+            hi += h;
+        }
+        let penalty = Self::penalty(theta);
+        Some((self.c * lo + penalty, self.c * hi + penalty))
+    }
+
+    /// The gradient `C·Σ rᵢ·aᵢ + [0, w]` at θ (margins `z`), with `rᵢ = σ(zᵢ) − yᵢ`; fills
+    /// per row `eᵢ = exp(−|zᵢ|)`, the residual `rᵢ` and `weights` with
+    /// `sᵢ = σ(zᵢ)(1 − σ(zᵢ))`.
+    fn gradient(
+        &self,
+        theta: &[f64],
+        z: &[f64],
+        e: &mut [f64],
+        residual: &mut [f64],
+        weights: &mut [f64],
+    ) -> Vec<f64> {
+        // The calls first, then the arithmetic in a loop of its own (which vectorises).
+        for (ei, &zi) in e.iter_mut().zip(z) {
+            *ei = libm::exp(-zi.abs());
+        }
+        for ((((&zi, &yi), &ez), ri), w) in z
+            .iter()
+            .zip(self.y)
+            .zip(e.iter())
+            .zip(residual.iter_mut())
+            .zip(weights.iter_mut())
+        {
+            let inv = 1.0 / (1.0 + ez);
             // σ(z) and 1 − σ(z) without cancellation: σ(|z|) = 1/(1+e), σ(−|z|) = e/(1+e).
             let (p, q) = if zi >= 0.0 {
-                (inv, e * inv)
+                (inv, ez * inv)
             } else {
-                (e * inv, inv)
+                (ez * inv, inv)
             };
-            let r = if yi { -q } else { p };
+            *ri = if yi { -q } else { p };
             *w = p * q;
-            loss += logloss(yi, zi, e);
-            for (g, &a) in grad.iter_mut().zip(self.row(i)) {
-                *g += r * a;
+        }
+        let mut grad = vec![0.0; self.m];
+        for (rows, w) in self
+            .a
+            .chunks(ROW_CHUNK * self.m)
+            .zip(residual.chunks(ROW_CHUNK))
+        {
+            let mut k0 = 0;
+            while k0 < self.m {
+                k0 += match self.m - k0 {
+                    8.. => column_sums::<8>(rows, self.m, w, k0, &mut grad),
+                    4.. => column_sums::<4>(rows, self.m, w, k0, &mut grad),
+                    2.. => column_sums::<2>(rows, self.m, w, k0, &mut grad),
+                    _ => column_sums::<1>(rows, self.m, w, k0, &mut grad),
+                };
             }
         }
         for (j, g) in grad.iter_mut().enumerate() {
@@ -480,27 +712,38 @@ impl Problem {
                 *g += theta[j];
             }
         }
-        Gradient {
-            gradient: grad,
-            objective: self.c * loss + Self::penalty(theta),
-        }
+        grad
     }
 
-    /// Upper triangle (row-major, full m × m storage) of `C·Σ sᵢ·aᵢaᵢᵀ + diag(0, 1, …, 1)`.
+    /// Upper triangle (row-major, full m × m storage) of `C·Σ sᵢ·aᵢaᵢᵀ + diag(0, 1, …, 1)`:
+    /// entry `(j, k ≥ j)` is `Σᵢ (sᵢ·aᵢⱼ)·aᵢₖ` over rows in order, then `·C` (`+1` on the
+    /// diagonal but the intercept's). Rows go in chunks that stay in the L1 cache; per chunk,
+    /// the triangle is covered by tiles of up to 4 × 4 entries whose sums are carried in
+    /// registers over the chunk's rows.
     fn hessian(&self, weights: &[f64]) -> Vec<f64> {
         let m = self.m;
         let mut hess = vec![0.0; m * m];
-        for (i, &s) in weights.iter().enumerate() {
-            let row = self.row(i);
-            for j in 0..m {
-                let sa = s * row[j];
-                let h = &mut hess[j * m..(j + 1) * m];
-                for k in j..m {
-                    h[k] += sa * row[k];
+        for (rows, s) in self.a.chunks(ROW_CHUNK * m).zip(weights.chunks(ROW_CHUNK)) {
+            let mut j0 = 0;
+            while j0 < m {
+                let tall = m - j0 >= 4;
+                let mut k0 = j0;
+                while k0 < m {
+                    k0 += match (tall, m - k0) {
+                        (true, 4..) => hessian_tile::<4, 4>(rows, m, s, j0, k0, &mut hess),
+                        (true, 2..) => hessian_tile::<4, 2>(rows, m, s, j0, k0, &mut hess),
+                        (true, _) => hessian_tile::<4, 1>(rows, m, s, j0, k0, &mut hess),
+                        (false, 4..) => hessian_tile::<1, 4>(rows, m, s, j0, k0, &mut hess),
+                        (false, 2..) => hessian_tile::<1, 2>(rows, m, s, j0, k0, &mut hess),
+                        (false, _) => hessian_tile::<1, 1>(rows, m, s, j0, k0, &mut hess),
+                    };
                 }
+                j0 += if tall { 4 } else { 1 };
             }
         }
         for j in 0..m {
+            // Tiles that straddle the diagonal also summed entries below it: not part of H.
+            hess[j * m..j * m + j].fill(0.0);
             for k in j..m {
                 hess[j * m + k] *= self.c;
             }
@@ -512,16 +755,29 @@ impl Problem {
     }
 
     /// Newton's method from the intercept-only optimum `b = ln(n₊/n₋)`, `w = 0`.
+    ///
+    /// The objective `f` at θ is needed only to decide on the step: skipped when the
+    /// gradient test stops, and when a lower bound of it already passes the pure-Newton
+    /// test (`λ² ≤ PURE_NEWTON·(1 + f)` then holds for `f` too); the line search's
+    /// direction `u = A·Δ` is computed only when a trial step is tested.
     fn solve(&self, tol: f64, max_iter: usize, n_pos: usize) -> Solution {
         let (n, m) = (self.n, self.m);
         let mut theta = vec![0.0; m];
         theta[0] = libm::log(n_pos as f64 / (n - n_pos) as f64);
         let scale = 1.0 / (self.c * n as f64);
         let mut z = vec![0.0; n];
+        let mut e = vec![0.0; n];
+        let mut residual = vec![0.0; n];
         let mut weights = vec![0.0; n];
         let mut u = vec![0.0; n];
         let mut trial_z = vec![0.0; n];
         let mut trial = vec![0.0; m];
+        let padded = n.div_ceil(LANES) * LANES;
+        let mut scratch = Scratch {
+            input: vec![0.0; padded],
+            lo: vec![0.0; padded],
+            hi: vec![0.0; padded],
+        };
         let mut iterations = 0;
         let stop = |theta: Vec<f64>, iterations, converged| Solution {
             theta,
@@ -530,31 +786,42 @@ impl Problem {
         };
         loop {
             self.margins(&theta, &mut z);
-            let g = self.gradient(&theta, &z, &mut weights);
-            let gmax = g.gradient.iter().fold(0.0_f64, |acc, v| acc.max(v.abs()));
+            let gradient = self.gradient(&theta, &z, &mut e, &mut residual, &mut weights);
+            let gmax = gradient.iter().fold(0.0_f64, |acc, v| acc.max(v.abs()));
             if gmax * scale < tol {
                 return stop(theta, iterations, true);
             }
             if iterations == max_iter {
                 return stop(theta, iterations, false);
             }
-            let neg_grad: Vec<f64> = g.gradient.iter().map(|v| -v).collect();
+            let neg_grad: Vec<f64> = gradient.iter().map(|v| -v).collect();
             let Some(step) = solve_spd(&self.hessian(&weights), m, &neg_grad) else {
                 return stop(theta, iterations, false);
             };
             // gᵀΔ = −λ², λ the Newton decrement; negative for a positive definite system.
             let mut slope = 0.0;
-            for (&gj, &sj) in g.gradient.iter().zip(&step) {
+            for (&gj, &sj) in gradient.iter().zip(&step) {
                 slope += gj * sj;
             }
             if slope >= 0.0 || slope.is_nan() {
                 // Rounding has the last word: there is no descent direction left to follow.
                 return stop(theta, iterations, false);
             }
-            // Along the step z(t) = z + t·u with u = A·Δ: one pass for u, none per trial.
-            self.margins(&step, &mut u);
+            // The step is decided exactly as by comparing computed objective values, but
+            // those values are computed only when their bounds leave the outcome open.
+            let pure_newton = |f: f64| -slope <= PURE_NEWTON * (1.0 + f.abs());
+            let bounds = self.objective_bounds_at(&theta, &z, &e, &mut scratch);
+            let mut objective = None;
+            let mut accepted = match bounds {
+                Some((lo, _)) if pure_newton(lo) => true,
+                Some((_, hi)) if !pure_newton(hi) => false,
+                _ => pure_newton(self.objective_once(&mut objective, &theta, &z, &e)),
+            };
             let mut t = 1.0;
-            let mut accepted = -slope <= PURE_NEWTON * (1.0 + g.objective.abs());
+            if !accepted {
+                // Along the step z(t) = z + t·u with u = A·Δ: one pass for u, none per trial.
+                self.margins(&step, &mut u);
+            }
             let mut halvings = 0;
             while !accepted {
                 for (tz, (&zi, &ui)) in trial_z.iter_mut().zip(z.iter().zip(&u)) {
@@ -563,8 +830,24 @@ impl Problem {
                 for (tt, (&th, &sj)) in trial.iter_mut().zip(theta.iter().zip(&step)) {
                     *tt = th + t * sj;
                 }
-                if self.objective(&trial, &trial_z) <= g.objective + ARMIJO * t * slope {
-                    accepted = true;
+                // Armijo: f(trial) ≤ f + d, the right side rounded as `f + ARMIJO·t·slope`,
+                // which is monotone in f.
+                let d = ARMIJO * t * slope;
+                let (f_lo, f_hi) = match (objective, bounds) {
+                    (Some(f), _) => (f, f),
+                    (None, Some(b)) => b,
+                    (None, None) => (f64::NAN, f64::NAN),
+                };
+                accepted = match self.objective_bounds(&trial, &trial_z, &mut scratch) {
+                    Some((_, hi)) if hi <= f_lo + d => true,
+                    Some((lo, _)) if lo > f_hi + d => false,
+                    _ => {
+                        self.objective(&trial, &trial_z)
+                            <= self.objective_once(&mut objective, &theta, &z, &e) + d
+                    }
+                };
+                if accepted {
+                    break;
                 } else if halvings == MAX_HALVINGS {
                     return stop(theta, iterations, false);
                 } else {
@@ -577,6 +860,216 @@ impl Problem {
             }
             iterations += 1;
         }
+    }
+}
+
+/// Rows per chunk of the gradient and Hessian passes: 64 rows of up to ~30 columns stay in
+/// the L1 cache while every tile of sums goes over them.
+const ROW_CHUNK: usize = 64;
+
+/// Rows whose margins are summed side by side.
+const MARGIN_ROWS: usize = 8;
+
+/// Adds `Σᵢ wᵢ·aᵢₖ` over the rows of one chunk, in order, to `out[k]` for the `K` columns
+/// from `k0`; the `K` running sums are carried side by side. Returns `K`.
+fn column_sums<const K: usize>(
+    rows: &[f64],
+    m: usize,
+    w: &[f64],
+    k0: usize,
+    out: &mut [f64],
+) -> usize {
+    let mut acc: [f64; K] = out[k0..k0 + K].try_into().expect("K columns");
+    for (row, &wi) in rows.chunks_exact(m).zip(w) {
+        let a: &[f64; K] = row[k0..k0 + K].try_into().expect("K columns");
+        for (s, &v) in acc.iter_mut().zip(a) {
+            *s += wi * v;
+        }
+    }
+    out[k0..k0 + K].copy_from_slice(&acc);
+    K
+}
+
+/// Adds `Σᵢ (sᵢ·aᵢⱼ)·aᵢₖ` over the rows of one chunk, in order, to the Hessian entries
+/// `(j0 + jj, k0 + kk)`, `jj < J`, `kk < K`; the `J·K` running sums are carried side by
+/// side. Returns `K`.
+fn hessian_tile<const J: usize, const K: usize>(
+    rows: &[f64],
+    m: usize,
+    s: &[f64],
+    j0: usize,
+    k0: usize,
+    hess: &mut [f64],
+) -> usize {
+    let mut acc = [[0.0; K]; J];
+    for (jj, acc_j) in acc.iter_mut().enumerate() {
+        let at = (j0 + jj) * m + k0;
+        acc_j.copy_from_slice(&hess[at..at + K]);
+    }
+    for (row, &si) in rows.chunks_exact(m).zip(s) {
+        let aj: &[f64; J] = row[j0..j0 + J].try_into().expect("J columns");
+        let ak: &[f64; K] = row[k0..k0 + K].try_into().expect("K columns");
+        for (acc_j, &a_j) in acc.iter_mut().zip(aj) {
+            let sa = si * a_j;
+            for (h, &a_k) in acc_j.iter_mut().zip(ak) {
+                *h += sa * a_k;
+            }
+        }
+    }
+    for (jj, acc_j) in acc.iter().enumerate() {
+        let at = (j0 + jj) * m + k0;
+        hess[at..at + K].copy_from_slice(acc_j);
+    }
+    K
+}
+
+/// Relative slack of [`log1p_bounds`] and [`softplus_bounds`]: ~50× the worst error of
+/// the approximations below (≤ 8 ulp, 1.8e-15) plus that of libm's `log1p` and `exp`
+/// (< 1 ulp each, as documented by FreeBSD's msun, which libm ports).
+const BOUND_SLACK: f64 = 1e-13;
+
+/// Rows evaluated side by side by the bound functions: independent evaluations keep the
+/// pipeline full and vectorise.
+const LANES: usize = 8;
+
+/// `1/(2k+1)` for k = 0…9: `ln((1+e)/c) = 2·atanh(s) = 2s·Σₖ s²ᵏ/(2k+1)`.
+const ATANH_SERIES: [f64; 10] = [
+    1.0,
+    1.0 / 3.0,
+    1.0 / 5.0,
+    1.0 / 7.0,
+    1.0 / 9.0,
+    1.0 / 11.0,
+    1.0 / 13.0,
+    1.0 / 15.0,
+    1.0 / 17.0,
+    1.0 / 19.0,
+];
+
+/// `ln 1.5`, correctly rounded.
+const LN_1_5: f64 = 0.405_465_108_108_164_4;
+
+/// libm's `log1p` returns its argument unchanged below 2⁻⁵³.
+const LOG1P_IDENTITY: f64 = 1.0 / 9_007_199_254_740_992.0;
+
+/// Per lane, `(lo, hi)` with `lo ≤ libm::log1p(e) ≤ hi` for every `e ∈ [0, 1]`; no libm
+/// call and no branch. Below 2⁻⁵³ libm's `log1p(e)` is `e` itself, and so are both bounds.
+fn log1p_bounds(e: &[f64; LANES], lo: &mut [f64; LANES], hi: &mut [f64; LANES]) {
+    let v = log1p_approx(e);
+    for l in 0..LANES {
+        let tiny = u64::from(e[l] < LOG1P_IDENTITY).wrapping_neg();
+        let pick =
+            |approx: f64| f64::from_bits((e[l].to_bits() & tiny) | (approx.to_bits() & !tiny));
+        lo[l] = pick(v[l] * (1.0 - BOUND_SLACK));
+        hi[l] = pick(v[l] * (1.0 + BOUND_SLACK));
+    }
+}
+
+/// Per lane, `ln(1+e)` for `e ∈ [0, 1]` (normal or 0) within ~10 ulp; no libm call and no
+/// branch, one operation at a time over all lanes, so every step vectorises.
+///
+/// `ln(1+e) = ln c + 2·atanh(s)` with `s = ((1+e) − c)/((1+e) + c)`: `c = 1`,
+/// `s = e/(2+e)` for `e < ¼`, and `c = 3/2`, `s = (e − ½)/(e + 5/2)` (`e − ½` exact) above,
+/// so `|s| ≤ 1/7`, `s² < 0.0205`, and ten terms of `atanh(s)/s = Σₖ s²ᵏ/(2k+1)` leave a
+/// remainder below 0.0205¹⁰/21 < 1e-18 relative. With the roundings of the evaluation
+/// (Estrin's scheme, all terms positive) and of `ln c + …` (which at worst cancels 2.6×),
+/// the value is within ~10 ulp of `ln(1+e)`, and libm's within 1 ulp: `BOUND_SLACK` covers
+/// both many times over (`tests::the_bound_approximations_are_far_inside_their_slack`
+/// measures it), and `fl(v·(1 ± slack))` stays on its side.
+fn log1p_approx(e: &[f64; LANES]) -> [f64; LANES] {
+    let c = &ATANH_SERIES;
+    let upper: [f64; LANES] = std::array::from_fn(|l| f64::from(u8::from(e[l] >= 0.25)));
+    let s: [f64; LANES] =
+        std::array::from_fn(|l| (e[l] - 0.5 * upper[l]) / (e[l] + (2.0 + 0.5 * upper[l])));
+    let x: [f64; LANES] = std::array::from_fn(|l| s[l] * s[l]);
+    let x2: [f64; LANES] = std::array::from_fn(|l| x[l] * x[l]);
+    let x4: [f64; LANES] = std::array::from_fn(|l| x2[l] * x2[l]);
+    let x8: [f64; LANES] = std::array::from_fn(|l| x4[l] * x4[l]);
+    let p03: [f64; LANES] =
+        std::array::from_fn(|l| (c[0] + c[1] * x[l]) + (c[2] + c[3] * x[l]) * x2[l]);
+    let p47: [f64; LANES] =
+        std::array::from_fn(|l| (c[4] + c[5] * x[l]) + (c[6] + c[7] * x[l]) * x2[l]);
+    let p: [f64; LANES] =
+        std::array::from_fn(|l| (p03[l] + p47[l] * x4[l]) + (c[8] + c[9] * x[l]) * x8[l]);
+    std::array::from_fn(|l| LN_1_5 * upper[l] + 2.0 * s[l] * p[l])
+}
+
+/// `1/j!` for j = 0…13: the Taylor series of `exp(r)`, `|r| ≤ 0.35` (remainder
+/// < 0.35¹⁴/14! < 1e-17 relative).
+const EXP_SERIES: [f64; 14] = [
+    1.0,
+    1.0,
+    1.0 / 2.0,
+    1.0 / 6.0,
+    1.0 / 24.0,
+    1.0 / 120.0,
+    1.0 / 720.0,
+    1.0 / 5_040.0,
+    1.0 / 40_320.0,
+    1.0 / 362_880.0,
+    1.0 / 3_628_800.0,
+    1.0 / 39_916_800.0,
+    1.0 / 479_001_600.0,
+    1.0 / 6_227_020_800.0,
+];
+
+/// Beyond this `|z|`, `exp(−|z|) < 1e-304` and the loss term's `log1p` part is in
+/// `[0, 1e-300]`.
+const SOFTPLUS_TAIL: f64 = 700.0;
+
+/// Per lane, `(lo, hi)` with `lo ≤ libm::log1p(libm::exp(−x)) ≤ hi` for every finite
+/// `x ≥ 0` (the `log1p` part of a loss term); no libm call and no branch.
+///
+/// `exp(−x) = 2⁻ᵏ·exp(r)` with `k` the integer nearest `x/ln 2` (rounded by adding
+/// 1.5·2⁵²) and `r = −(x − k·ln 2)` by Cody–Waite (`k·LN2_HI` and the first subtraction
+/// are exact), `exp(r)` by its Taylor series (Estrin's scheme), `2⁻ᵏ` built from its bits
+/// (`k ≤ 1010`, normal): within a few ulp of `exp(−x)`. A relative error η of the
+/// exponential moves `ln(1+e)` by at most η relatively, so [`log1p_bounds`]' slack covers
+/// it too.
+fn softplus_bounds(x: &[f64; LANES], lo: &mut [f64; LANES], hi: &mut [f64; LANES]) {
+    const MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5·2⁵²
+    const LN2_HI: f64 = 6.931_471_803_691_238e-1; // 0x3fe62e42fee00000
+    const LN2_LO: f64 = 1.908_214_929_270_587_7e-10; // 0x3dea39ef35793c76
+    let c = &EXP_SERIES;
+    let xs: [f64; LANES] = std::array::from_fn(|l| x[l].min(SOFTPLUS_TAIL));
+    let shifted: [f64; LANES] = std::array::from_fn(|l| xs[l] * std::f64::consts::LOG2_E + MAGIC);
+    let r: [f64; LANES] = std::array::from_fn(|l| {
+        let kf = shifted[l] - MAGIC;
+        -((xs[l] - kf * LN2_HI) - kf * LN2_LO)
+    });
+    let scale: [f64; LANES] = std::array::from_fn(|l| {
+        let k = shifted[l].to_bits().wrapping_sub(MAGIC.to_bits());
+        f64::from_bits((1023_u64.wrapping_sub(k)) << 52)
+    });
+    let r2: [f64; LANES] = std::array::from_fn(|l| r[l] * r[l]);
+    let r4: [f64; LANES] = std::array::from_fn(|l| r2[l] * r2[l]);
+    let r8: [f64; LANES] = std::array::from_fn(|l| r4[l] * r4[l]);
+    let p07: [f64; LANES] = std::array::from_fn(|l| {
+        let p03 = (c[0] + c[1] * r[l]) + (c[2] + c[3] * r[l]) * r2[l];
+        let p47 = (c[4] + c[5] * r[l]) + (c[6] + c[7] * r[l]) * r2[l];
+        p03 + p47 * r4[l]
+    });
+    let p813: [f64; LANES] = std::array::from_fn(|l| {
+        let p811 = (c[8] + c[9] * r[l]) + (c[10] + c[11] * r[l]) * r2[l];
+        p811 + (c[12] + c[13] * r[l]) * r4[l]
+    });
+    let e: [f64; LANES] = std::array::from_fn(|l| (p07[l] + p813[l] * r8[l]) * scale[l]);
+    // e ≥ exp(−700) is normal. No identity below 2⁻⁵³ here: e is not libm's exp, only
+    // close to it, and the approximation is as accurate there.
+    let v = log1p_approx(&e);
+    for l in 0..LANES {
+        // exp(−x) < 1e-304 in the tail; log1p of it is in [0, 1e-300].
+        let tail = x[l] >= SOFTPLUS_TAIL;
+        lo[l] = if tail {
+            0.0
+        } else {
+            v[l] * (1.0 - BOUND_SLACK)
+        };
+        hi[l] = if tail {
+            1e-300
+        } else {
+            v[l] * (1.0 + BOUND_SLACK)
+        };
     }
 }
 
@@ -652,4 +1145,505 @@ fn cholesky_upper(h: &[f64], m: usize, ridge: f64) -> Option<Vec<f64>> {
         }
     }
     Some(r)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The optimised solver against the textbook one it replaced (kept here verbatim as
+    //! `reference`): the same bits on random problems of every shape, and the bounds that
+    //! let it skip objective evaluations against libm.
+
+    use super::*;
+    use rand_chacha::rand_core::{RngCore, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    mod reference {
+        //! The solver as it was before the kernels were blocked and the objective bounded:
+        //! every sum a plain loop, every objective computed.
+        use super::super::{logloss, solve_spd, Standardizer, ARMIJO, MAX_HALVINGS, PURE_NEWTON};
+        use super::super::{FittedLogistic, LogisticRegression, Matrix};
+
+        pub(super) fn fit(params: &LogisticRegression, x: &Matrix, y: &[bool]) -> FittedLogistic {
+            let standardizer = Standardizer::fit(x).expect("finite");
+            let n_pos = y.iter().filter(|&&v| v).count();
+            let problem = Problem::new(&standardizer, x, y, params.c);
+            let solution = problem.solve(params.tol, params.max_iter, n_pos);
+            FittedLogistic {
+                standardizer,
+                intercept: solution.theta[0],
+                coefficients: solution.theta[1..].to_vec(),
+                iterations: solution.iterations,
+                converged: solution.converged,
+            }
+        }
+
+        /// The standardised training problem. Parameters `θ = [b, w₁ … w_p]`; rows are stored
+        /// augmented as `[1, x̃ᵢ₁ … x̃ᵢₚ]` so that `zᵢ = Σⱼ θⱼ·aᵢⱼ`, summed from `j = 0`, has
+        /// exactly the bits of [`FittedLogistic::decision_function`] (`0 + b·1 = b`).
+        pub(super) struct Problem {
+            n: usize,
+            /// Parameters including the intercept: p + 1.
+            m: usize,
+            /// Augmented standardised rows, row-major n × m.
+            a: Vec<f64>,
+            y: Vec<bool>,
+            c: f64,
+        }
+
+        /// The gradient and objective at θ, and the curvature weights for the Hessian.
+        pub(super) struct Gradient {
+            /// `C·Σ rᵢ·aᵢ + [0, w]`, with `rᵢ = σ(zᵢ) − yᵢ`.
+            pub(super) gradient: Vec<f64>,
+            /// The objective `C·Σ logloss + ½‖w‖²`.
+            pub(super) objective: f64,
+        }
+
+        pub(super) struct Solution {
+            theta: Vec<f64>,
+            iterations: usize,
+            converged: bool,
+        }
+
+        impl Problem {
+            pub(super) fn new(
+                standardizer: &Standardizer,
+                x: &Matrix,
+                y: &[bool],
+                c: f64,
+            ) -> Problem {
+                let (n, m) = (x.rows(), x.cols() + 1);
+                let mut a = Vec::with_capacity(n * m);
+                for i in 0..n {
+                    a.push(1.0);
+                    for (k, &v) in x.row(i).iter().enumerate() {
+                        a.push(standardizer.transform_value(k, v));
+                    }
+                }
+                Problem {
+                    n,
+                    m,
+                    a,
+                    y: y.to_vec(),
+                    c,
+                }
+            }
+
+            fn row(&self, i: usize) -> &[f64] {
+                &self.a[i * self.m..(i + 1) * self.m]
+            }
+
+            /// `outᵢ = Σⱼ vⱼ·aᵢⱼ` for every row: the margins `z` for `v = θ`.
+            pub(super) fn margins(&self, v: &[f64], out: &mut [f64]) {
+                for (i, o) in out.iter_mut().enumerate() {
+                    let mut acc = 0.0;
+                    for (&t, &a) in v.iter().zip(self.row(i)) {
+                        acc += t * a;
+                    }
+                    *o = acc;
+                }
+            }
+
+            /// `½‖w‖²` (the intercept θ₀ is not penalised).
+            fn penalty(theta: &[f64]) -> f64 {
+                let mut s = 0.0;
+                for &t in &theta[1..] {
+                    s += t * t;
+                }
+                0.5 * s
+            }
+
+            /// `C·Σ logloss(yᵢ, zᵢ) + ½‖w‖²`, given the margins.
+            fn objective(&self, theta: &[f64], z: &[f64]) -> f64 {
+                let mut loss = 0.0;
+                for (&zi, &yi) in z.iter().zip(&self.y) {
+                    loss += logloss(yi, zi, libm::exp(-zi.abs()));
+                }
+                self.c * loss + Self::penalty(theta)
+            }
+
+            /// Gradient and objective at θ (margins `z`); fills `weights` with `sᵢ = σ(zᵢ)(1 − σ(zᵢ))`.
+            pub(super) fn gradient(
+                &self,
+                theta: &[f64],
+                z: &[f64],
+                weights: &mut [f64],
+            ) -> Gradient {
+                let mut grad = vec![0.0; self.m];
+                let mut loss = 0.0;
+                for (i, ((&zi, &yi), w)) in
+                    z.iter().zip(&self.y).zip(weights.iter_mut()).enumerate()
+                {
+                    let e = libm::exp(-zi.abs());
+                    let inv = 1.0 / (1.0 + e);
+                    // σ(z) and 1 − σ(z) without cancellation: σ(|z|) = 1/(1+e), σ(−|z|) = e/(1+e).
+                    let (p, q) = if zi >= 0.0 {
+                        (inv, e * inv)
+                    } else {
+                        (e * inv, inv)
+                    };
+                    let r = if yi { -q } else { p };
+                    *w = p * q;
+                    loss += logloss(yi, zi, e);
+                    for (g, &a) in grad.iter_mut().zip(self.row(i)) {
+                        *g += r * a;
+                    }
+                }
+                for (j, g) in grad.iter_mut().enumerate() {
+                    *g *= self.c;
+                    if j > 0 {
+                        *g += theta[j];
+                    }
+                }
+                Gradient {
+                    gradient: grad,
+                    objective: self.c * loss + Self::penalty(theta),
+                }
+            }
+
+            /// Upper triangle (row-major, full m × m storage) of `C·Σ sᵢ·aᵢaᵢᵀ + diag(0, 1, …, 1)`.
+            pub(super) fn hessian(&self, weights: &[f64]) -> Vec<f64> {
+                let m = self.m;
+                let mut hess = vec![0.0; m * m];
+                for (i, &s) in weights.iter().enumerate() {
+                    let row = self.row(i);
+                    for j in 0..m {
+                        let sa = s * row[j];
+                        let h = &mut hess[j * m..(j + 1) * m];
+                        for k in j..m {
+                            h[k] += sa * row[k];
+                        }
+                    }
+                }
+                for j in 0..m {
+                    for k in j..m {
+                        hess[j * m + k] *= self.c;
+                    }
+                    if j > 0 {
+                        hess[j * m + j] += 1.0;
+                    }
+                }
+                hess
+            }
+
+            /// Newton's method from the intercept-only optimum `b = ln(n₊/n₋)`, `w = 0`.
+            pub(super) fn solve(&self, tol: f64, max_iter: usize, n_pos: usize) -> Solution {
+                let (n, m) = (self.n, self.m);
+                let mut theta = vec![0.0; m];
+                theta[0] = libm::log(n_pos as f64 / (n - n_pos) as f64);
+                let scale = 1.0 / (self.c * n as f64);
+                let mut z = vec![0.0; n];
+                let mut weights = vec![0.0; n];
+                let mut u = vec![0.0; n];
+                let mut trial_z = vec![0.0; n];
+                let mut trial = vec![0.0; m];
+                let mut iterations = 0;
+                let stop = |theta: Vec<f64>, iterations, converged| Solution {
+                    theta,
+                    iterations,
+                    converged,
+                };
+                loop {
+                    self.margins(&theta, &mut z);
+                    let g = self.gradient(&theta, &z, &mut weights);
+                    let gmax = g.gradient.iter().fold(0.0_f64, |acc, v| acc.max(v.abs()));
+                    if gmax * scale < tol {
+                        return stop(theta, iterations, true);
+                    }
+                    if iterations == max_iter {
+                        return stop(theta, iterations, false);
+                    }
+                    let neg_grad: Vec<f64> = g.gradient.iter().map(|v| -v).collect();
+                    let Some(step) = solve_spd(&self.hessian(&weights), m, &neg_grad) else {
+                        return stop(theta, iterations, false);
+                    };
+                    // gᵀΔ = −λ², λ the Newton decrement; negative for a positive definite system.
+                    let mut slope = 0.0;
+                    for (&gj, &sj) in g.gradient.iter().zip(&step) {
+                        slope += gj * sj;
+                    }
+                    if slope >= 0.0 || slope.is_nan() {
+                        // Rounding has the last word: there is no descent direction left to follow.
+                        return stop(theta, iterations, false);
+                    }
+                    // Along the step z(t) = z + t·u with u = A·Δ: one pass for u, none per trial.
+                    self.margins(&step, &mut u);
+                    let mut t = 1.0;
+                    let mut accepted = -slope <= PURE_NEWTON * (1.0 + g.objective.abs());
+                    let mut halvings = 0;
+                    while !accepted {
+                        for (tz, (&zi, &ui)) in trial_z.iter_mut().zip(z.iter().zip(&u)) {
+                            *tz = zi + t * ui;
+                        }
+                        for (tt, (&th, &sj)) in trial.iter_mut().zip(theta.iter().zip(&step)) {
+                            *tt = th + t * sj;
+                        }
+                        if self.objective(&trial, &trial_z) <= g.objective + ARMIJO * t * slope {
+                            accepted = true;
+                        } else if halvings == MAX_HALVINGS {
+                            return stop(theta, iterations, false);
+                        } else {
+                            t *= 0.5;
+                            halvings += 1;
+                        }
+                    }
+                    for (th, &sj) in theta.iter_mut().zip(&step) {
+                        *th += t * sj;
+                    }
+                    iterations += 1;
+                }
+            }
+        }
+    }
+
+    /// A random problem: `n` rows, `p` features of mixed scales (some constant, some
+    /// duplicated), labels from a logistic model of strength `signal` (large: nearly
+    /// separable) or all but one row of a class when `rare`.
+    fn problem(
+        rng: &mut ChaCha8Rng,
+        n: usize,
+        p: usize,
+        signal: f64,
+        rare: bool,
+    ) -> (Matrix, Vec<bool>) {
+        let mut unit = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        let kinds: Vec<u64> = (0..p).map(|_| (unit() * 5.0) as u64).collect();
+        let beta: Vec<f64> = (0..p).map(|_| (unit() - 0.5) * signal).collect();
+        let mut x = Vec::with_capacity(n * p);
+        let mut y = Vec::with_capacity(n);
+        for i in 0..n {
+            let mut z = unit() - 0.5;
+            let row_start = x.len();
+            for k in 0..p {
+                let v = match kinds[k] {
+                    0 => 0.1,                                 // constant up to rounding
+                    1 if k > 0 => x[row_start + k - 1] * 2.0, // a multiple of the previous
+                    2 => (unit() * 4.0).floor(),              // a few levels
+                    3 => (unit() - 0.5) * 1e4 + 1e6,          // large offset
+                    _ => (unit() + unit() + unit() - 1.5) * (1.0 + k as f64),
+                };
+                z += beta[k] * (unit() - 0.5);
+                x.push(v);
+            }
+            y.push(if rare {
+                i == 0
+            } else {
+                unit() < 1.0 / (1.0 + libm::exp(-z))
+            });
+        }
+        if !y.iter().any(|&v| v) {
+            y[0] = true;
+        }
+        if y.iter().all(|&v| v) {
+            y[0] = false;
+        }
+        (Matrix::from_row_major(n, p, x), y)
+    }
+
+    fn bits(f: &FittedLogistic) -> (u64, Vec<u64>, usize, bool) {
+        (
+            f.intercept.to_bits(),
+            f.coefficients.iter().map(|c| c.to_bits()).collect(),
+            f.iterations,
+            f.converged,
+        )
+    }
+
+    #[test]
+    fn the_solver_has_the_reference_bits_on_random_problems() {
+        let mut rng = ChaCha8Rng::seed_from_u64(20261201);
+        let mut cases = 0;
+        for round in 0..400 {
+            let n = 2 + (rng.next_u64() % 300) as usize;
+            let p = (rng.next_u64() % 36) as usize;
+            let signal = [0.5, 3.0, 40.0, 1e3][round % 4];
+            let rare = round % 11 == 0;
+            let (x, y) = problem(&mut rng, n, p, signal, rare);
+            let c = [1e-4, 0.05, 1.0, 30.0, 1e6][(round / 4) % 5];
+            let (tol, max_iter) =
+                [(1e-10, 100), (0.0, 7), (1e-4, 100), (1e-10, 1)][(round / 20) % 4];
+            let params = LogisticRegression { c, tol, max_iter };
+            let ours = params.fit(&x, &y).expect("a valid problem");
+            let theirs = reference::fit(&params, &x, &y);
+            assert_eq!(
+                bits(&ours),
+                bits(&theirs),
+                "round {round}: n {n}, p {p}, C {c}"
+            );
+            assert_eq!(ours.standardizer, theirs.standardizer);
+            let design = Design::new(&x).expect("finite");
+            assert_eq!(
+                bits(&params.fit_design(&design, &y).expect("valid")),
+                bits(&ours)
+            );
+            let standardized = ours.standardizer.transform(&x);
+            let a: Vec<u64> = ours.predict_proba(&x).iter().map(|v| v.to_bits()).collect();
+            let b: Vec<u64> = ours
+                .predict_proba_standardized(&standardized)
+                .iter()
+                .map(|v| v.to_bits())
+                .collect();
+            assert_eq!(a, b);
+            cases += 1;
+        }
+        assert_eq!(cases, 400);
+    }
+
+    #[test]
+    fn the_kernels_have_the_reference_bits() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..300 {
+            let n = 1 + (rng.next_u64() % 200) as usize;
+            let p = (rng.next_u64() % 40) as usize;
+            let (x, y) = problem(&mut rng, n, p, 2.0, false);
+            let design = Design::new(&x).expect("finite");
+            let standardizer = Standardizer::fit(&x).expect("finite");
+            let old = reference::Problem::new(&standardizer, &x, &y, 0.7);
+            let new = Problem {
+                n,
+                m: p + 1,
+                a: &design.a,
+                columns: &design.columns,
+                y: &y,
+                c: 0.7,
+            };
+            let mut unit = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let theta: Vec<f64> = (0..=p).map(|_| (unit() - 0.5) * 3.0).collect();
+            let (mut z_old, mut z_new) = (vec![0.0; n], vec![0.0; n]);
+            old.margins(&theta, &mut z_old);
+            new.margins(&theta, &mut z_new);
+            let to_bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(to_bits(&z_old), to_bits(&z_new));
+            let mut w_old = vec![0.0; n];
+            let g_old = old.gradient(&theta, &z_old, &mut w_old);
+            let (mut e, mut r, mut w_new) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            let g_new = new.gradient(&theta, &z_new, &mut e, &mut r, &mut w_new);
+            assert_eq!(to_bits(&g_old.gradient), to_bits(&g_new));
+            assert_eq!(to_bits(&w_old), to_bits(&w_new));
+            assert_eq!(
+                g_old.objective.to_bits(),
+                new.objective_at(&theta, &z_new, &e).to_bits()
+            );
+            let (h_old, h_new) = (old.hessian(&w_old), new.hessian(&w_new));
+            assert_eq!(to_bits(&h_old), to_bits(&h_new));
+        }
+    }
+
+    /// Inputs of the bound functions: the whole range, both sides of every branch of the
+    /// approximations and of libm's, and random values.
+    fn samples(rng: &mut ChaCha8Rng, low: f64, high: f64, count: usize) -> Vec<f64> {
+        let mut out = vec![
+            0.0,
+            f64::from_bits(1),
+            f64::MIN_POSITIVE,
+            LOG1P_IDENTITY,
+            0.25,
+            1.0,
+        ];
+        for v in [LOG1P_IDENTITY, 0.25, 1.0, 0.5, SOFTPLUS_TAIL, 708.0, 745.0] {
+            out.extend([
+                v,
+                f64::from_bits(v.to_bits() - 1),
+                f64::from_bits(v.to_bits() + 1),
+            ]);
+        }
+        for _ in 0..count {
+            let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            out.push(low + (high - low) * u);
+            // log-uniform over the positive doubles below `high`
+            out.push(high * libm::exp2(-1074.0 * u));
+        }
+        out.retain(|v| *v >= low && *v <= high);
+        out
+    }
+
+    fn check_bounds(
+        inputs: &[f64],
+        bounds: fn(&[f64; LANES], &mut [f64; LANES], &mut [f64; LANES]),
+        libm: impl Fn(f64) -> f64,
+    ) {
+        let mut worst: f64 = 0.0;
+        for block in inputs.chunks(LANES) {
+            let mut x = [0.0; LANES];
+            x[..block.len()].copy_from_slice(block);
+            let (mut lo, mut hi) = ([0.0; LANES], [0.0; LANES]);
+            bounds(&x, &mut lo, &mut hi);
+            for l in 0..block.len() {
+                let exact = libm(x[l]);
+                assert!(
+                    lo[l] <= exact && exact <= hi[l],
+                    "x {:e}: {:e} not in [{:e}, {:e}]",
+                    x[l],
+                    exact,
+                    lo[l],
+                    hi[l]
+                );
+                if exact > 0.0 && x[l] < SOFTPLUS_TAIL {
+                    worst = worst.max((hi[l] - exact).max(exact - lo[l]) / exact);
+                }
+            }
+        }
+        // The slack, not the approximation, sets the width: the value sits in the middle.
+        assert!(worst <= 1.01 * BOUND_SLACK, "widest relative gap {worst:e}");
+    }
+
+    #[test]
+    fn log1p_bounds_hold_libm() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        check_bounds(
+            &samples(&mut rng, 0.0, 1.0, 2_000_000),
+            log1p_bounds,
+            libm::log1p,
+        );
+    }
+
+    #[test]
+    fn softplus_bounds_hold_libm() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        check_bounds(
+            &samples(&mut rng, 0.0, 800.0, 2_000_000),
+            softplus_bounds,
+            |x| libm::log1p(libm::exp(-x)),
+        );
+    }
+
+    #[test]
+    fn the_bound_approximations_are_far_inside_their_slack() {
+        // The bounds need approximation error ≪ BOUND_SLACK: measure it (~1e-15).
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let worst = |inputs: Vec<f64>,
+                     approx: &dyn Fn(&[f64; LANES]) -> [f64; LANES],
+                     exact: &dyn Fn(f64) -> f64| {
+            let mut worst: f64 = 0.0;
+            for block in inputs.chunks(LANES) {
+                let mut x = [0.0; LANES];
+                x[..block.len()].copy_from_slice(block);
+                let v = approx(&x);
+                for l in 0..block.len() {
+                    let exact = exact(x[l]);
+                    if exact > 0.0 {
+                        worst = worst.max((v[l] - exact).abs() / exact);
+                    }
+                }
+            }
+            worst
+        };
+        let log1p = worst(
+            samples(&mut rng, LOG1P_IDENTITY, 1.0, 500_000),
+            &log1p_approx,
+            &libm::log1p,
+        );
+        let mut tail_free = samples(&mut rng, 0.0, SOFTPLUS_TAIL, 500_000);
+        tail_free.retain(|&x| x < SOFTPLUS_TAIL);
+        let softplus = worst(
+            tail_free,
+            &|x| {
+                let (mut lo, mut hi) = ([0.0; LANES], [0.0; LANES]);
+                softplus_bounds(x, &mut lo, &mut hi);
+                std::array::from_fn(|l| (lo[l] + hi[l]) / 2.0)
+            },
+            &|x| libm::log1p(libm::exp(-x)),
+        );
+        eprintln!("worst relative error: log1p {log1p:e}, softplus {softplus:e}");
+        assert!(log1p < BOUND_SLACK / 20.0 && softplus < BOUND_SLACK / 20.0);
+    }
 }

@@ -13,7 +13,7 @@ use crate::canon::{self, HashKind};
 use crate::error::{Error, Result};
 use crate::experiment::{Experiment, MetricName, ModelSpec};
 use crate::metrics::{self, MetricValue};
-use crate::model::{FittedLogistic, LogisticRegression, Matrix};
+use crate::model::{Design, FittedLogistic, LogisticRegression, Matrix};
 use crate::pack::{Pack, Packs};
 use crate::split::{self, Overlap, Split, SplitSummary};
 use crate::table::Table;
@@ -271,131 +271,287 @@ pub fn arm_predictions(
     experiment: &Experiment,
     index: usize,
 ) -> Result<ArmPredictions> {
-    Ok(predict_arm(pack, table, experiment, index)?.0)
-}
-
-fn predict_arm(
-    pack: &Pack,
-    table: &Table,
-    experiment: &Experiment,
-    index: usize,
-) -> Result<(ArmPredictions, FittedLogistic)> {
-    let arm = &experiment.arms[index];
-    let arm_path = format!("$.arms[{index}].split");
-    let split = split::split(table, &arm.split, experiment.seed, &arm_path)?;
-    let ModelSpec::Logistic { c } = experiment.model;
-    let scored = fit_and_score(table, &split, experiment.feature_list(pack), c, &arm.name)?;
-    let train_labels: Vec<bool> = split
-        .train_rows()
-        .iter()
-        .map(|&r| table.labels()[r])
-        .collect();
-    let test_rows = split.test_rows();
-    let test_labels: Vec<bool> = test_rows.iter().map(|&r| table.labels()[r]).collect();
-    let predictions = ArmPredictions {
-        split,
-        train_labels,
-        test_rows,
-        test_labels,
+    let prepared = PreparedArm::new(pack, table, experiment, index, false)?;
+    let (labels, scored) = prepared.fit(0, pack, table, experiment)?;
+    Ok(ArmPredictions {
+        split: prepared.split,
+        train_labels: labels.train,
+        test_rows: prepared.test_rows,
+        test_labels: labels.test,
         test_scores: scored.test_probability,
-    };
-    Ok((predictions, scored.fitted))
+    })
 }
 
 fn run_arm(pack: &Pack, table: &Table, experiment: &Experiment, index: usize) -> Result<ArmResult> {
-    let arm = &experiment.arms[index];
-    let features = experiment.feature_list(pack);
-    let ModelSpec::Logistic { c } = experiment.model;
-    let (predictions, fitted) = predict_arm(pack, table, experiment, index)?;
-    let ArmPredictions {
-        split,
-        train_labels,
-        test_labels,
-        test_scores,
-        ..
-    } = predictions;
-    let scored = Scored {
-        fitted,
-        test_probability: test_scores,
-    };
-    let summary = split::summarize(table, &split, arm.split.kind());
-    let overlap = split::overlap(table, &split, features);
-    let metric_values = compute_metrics(
-        &experiment.metrics,
-        &train_labels,
-        &test_labels,
-        &scored.test_probability,
-    );
+    PreparedArm::new(pack, table, experiment, index, true)?.result(pack, table, experiment)
+}
 
-    let roc_auc_delong = experiment.metrics.contains(&MetricName::RocAuc).then(|| {
-        match metrics::delong(&test_labels, &scored.test_probability) {
-            Ok(d) => DeLongSummary::Value {
-                se: d.se,
-                ci: [d.ci.0, d.ci.1],
-            },
-            Err(reason) => DeLongSummary::Undefined { undefined: reason },
+/// Everything of an arm that does not depend on the labels, computed once: the split (no
+/// split kind looks at labels, see `src/split.rs`), its rows and, per feature set (the
+/// arm's own, then each ablation's), the standardised training design and test rows.
+/// Label permutations and the active-label mutation change nothing but the labels, so one
+/// preparation serves all of them; fits from it perform exactly the float operations of
+/// fits from scratch, so results are the same bits.
+pub(crate) struct PreparedArm {
+    index: usize,
+    split: Split,
+    train_rows: Vec<usize>,
+    test_rows: Vec<usize>,
+    /// The arm's features first, then (when prepared with ablations) each ablation's, in
+    /// `ablation_list` order; `None` where the features could not be standardised (that fit
+    /// then runs from scratch, so that its error comes in the same order as ever).
+    fits: Vec<Option<PreparedFit>>,
+    /// What train and test share (prepared with ablations only: it is a full result's).
+    overlap: Option<Overlap>,
+}
+
+struct PreparedFit {
+    design: Design,
+    test: Matrix,
+}
+
+/// Labels of an arm's training and test rows, in canonical order.
+struct ArmLabels {
+    train: Vec<bool>,
+    test: Vec<bool>,
+}
+
+impl PreparedArm {
+    /// Prepares arm `index` of `experiment` on `table`; with `ablations`, also every
+    /// ablation's feature set and the overlap (what [`PreparedArm::result`] needs). Errors
+    /// as the arm's split does: the first step of running an arm.
+    pub(crate) fn new(
+        pack: &Pack,
+        table: &Table,
+        experiment: &Experiment,
+        index: usize,
+        ablations: bool,
+    ) -> Result<PreparedArm> {
+        let arm_path = format!("$.arms[{index}].split");
+        let split = split::split(
+            table,
+            &experiment.arms[index].split,
+            experiment.seed,
+            &arm_path,
+        )?;
+        let train_rows = split.train_rows();
+        let test_rows = split.test_rows();
+        let features = experiment.feature_list(pack);
+        let prepare = |features: &[String]| {
+            let design = Design::new(&design_matrix(table, &train_rows, features)).ok()?;
+            let test = design
+                .standardizer()
+                .transform(&design_matrix(table, &test_rows, features));
+            Some(PreparedFit { design, test })
+        };
+        let mut fits = vec![prepare(features)];
+        let mut overlap = None;
+        if ablations {
+            for ablation in experiment.ablation_list() {
+                fits.push(prepare(&ablation_features(features, &ablation.drop)));
+            }
+            overlap = Some(split::overlap(table, &split, features));
         }
-    });
+        Ok(PreparedArm {
+            index,
+            split,
+            train_rows,
+            test_rows,
+            fits,
+            overlap,
+        })
+    }
 
-    let mut ablations = BTreeMap::new();
-    for ablation in experiment.ablation_list() {
-        let kept: Vec<String> = features
-            .iter()
-            .filter(|f| !ablation.drop.contains(f))
-            .cloned()
-            .collect();
-        let ablated = fit_and_score(table, &split, &kept, c, &arm.name)?;
-        let ablated_metrics = compute_metrics(
+    /// Fits feature set `which` (0: the arm's, 1 + a: ablation `a`'s) on the labels of
+    /// `table` and scores the test rows.
+    fn fit(
+        &self,
+        which: usize,
+        pack: &Pack,
+        table: &Table,
+        experiment: &Experiment,
+    ) -> Result<(ArmLabels, Scored)> {
+        let labels = table.labels();
+        let arm = &experiment.arms[self.index].name;
+        let ModelSpec::Logistic { c } = experiment.model;
+        let train: Vec<bool> = self.train_rows.iter().map(|&r| labels[r]).collect();
+        let test: Vec<bool> = self.test_rows.iter().map(|&r| labels[r]).collect();
+        let scored = match &self.fits[which] {
+            Some(prepared) => {
+                let fitted = LogisticRegression::new(c)
+                    .fit_design(&prepared.design, &train)
+                    .map_err(|e| Error::invalid(format!("arm {arm:?}: {e}")))?;
+                let test_probability = fitted.predict_proba_standardized(&prepared.test);
+                Scored {
+                    fitted,
+                    test_probability,
+                }
+            }
+            None => {
+                let features = experiment.feature_list(pack);
+                let features = match which {
+                    0 => features.to_vec(),
+                    a => ablation_features(features, &experiment.ablation_list()[a - 1].drop),
+                };
+                fit_and_score(table, &self.split, &features, c, arm)?
+            }
+        };
+        Ok((ArmLabels { train, test }, scored))
+    }
+
+    /// The experiment's metrics of this arm under the labels of `table` (a relabelling of
+    /// the table it was prepared on): what one label permutation needs of an arm.
+    pub(crate) fn metrics(
+        &self,
+        pack: &Pack,
+        table: &Table,
+        experiment: &Experiment,
+    ) -> Result<BTreeMap<String, MetricValue>> {
+        let (labels, scored) = self.fit(0, pack, table, experiment)?;
+        Ok(compute_metrics(
+            &experiment.metrics,
+            &labels.train,
+            &labels.test,
+            &scored.test_probability,
+        ))
+    }
+
+    /// The arm's full results under the labels of `table` (the table it was prepared on,
+    /// or a relabelling of it); needs a preparation with ablations.
+    pub(crate) fn result(
+        &self,
+        pack: &Pack,
+        table: &Table,
+        experiment: &Experiment,
+    ) -> Result<ArmResult> {
+        let arm = &experiment.arms[self.index];
+        let features = experiment.feature_list(pack);
+        let (labels, scored) = self.fit(0, pack, table, experiment)?;
+        let ArmLabels {
+            train: train_labels,
+            test: test_labels,
+        } = labels;
+        let split = &self.split;
+        let summary = split::summarize(table, split, arm.split.kind());
+        let overlap = self
+            .overlap
+            .clone()
+            .expect("a full result needs an arm prepared with ablations");
+        let metric_values = compute_metrics(
             &experiment.metrics,
             &train_labels,
             &test_labels,
-            &ablated.test_probability,
+            &scored.test_probability,
         );
-        let roc_auc_delta = match (metric_values.get("roc_auc"), ablated_metrics.get("roc_auc")) {
-            (Some(MetricValue::Value(arm_auc)), Some(MetricValue::Value(ablated_auc))) => {
-                Some(ablated_auc - arm_auc)
-            }
-            _ => None,
-        };
-        let pairs = scored
-            .test_probability
-            .iter()
-            .zip(&ablated.test_probability);
-        let changed_predictions = pairs
-            .clone()
-            .filter(|(a, b)| (**a >= 0.5) != (**b >= 0.5))
-            .count() as u64;
-        let changed_scores = pairs.filter(|(a, b)| a.to_bits() != b.to_bits()).count() as u64;
-        ablations.insert(
-            ablation.name.clone(),
-            AblationResult {
-                drop: ablation.drop.clone(),
-                metrics: ablated_metrics,
-                roc_auc_delta,
-                changed_predictions,
-                changed_scores,
-                vacuous: changed_predictions == 0,
-            },
-        );
-    }
 
-    Ok(ArmResult {
-        split: summary,
-        overlap,
-        model: ModelSummary {
-            intercept: scored.fitted.intercept,
-            coefficients: features
+        let roc_auc_delong = experiment.metrics.contains(&MetricName::RocAuc).then(|| {
+            match metrics::delong(&test_labels, &scored.test_probability) {
+                Ok(d) => DeLongSummary::Value {
+                    se: d.se,
+                    ci: [d.ci.0, d.ci.1],
+                },
+                Err(reason) => DeLongSummary::Undefined { undefined: reason },
+            }
+        });
+
+        let mut ablations = BTreeMap::new();
+        for (a, ablation) in experiment.ablation_list().iter().enumerate() {
+            let (_, ablated) = self.fit(1 + a, pack, table, experiment)?;
+            let ablated_metrics = compute_metrics(
+                &experiment.metrics,
+                &train_labels,
+                &test_labels,
+                &ablated.test_probability,
+            );
+            let roc_auc_delta = match (metric_values.get("roc_auc"), ablated_metrics.get("roc_auc"))
+            {
+                (Some(MetricValue::Value(arm_auc)), Some(MetricValue::Value(ablated_auc))) => {
+                    Some(ablated_auc - arm_auc)
+                }
+                _ => None,
+            };
+            let pairs = scored
+                .test_probability
                 .iter()
-                .cloned()
-                .zip(scored.fitted.coefficients.iter().copied())
-                .collect(),
-            iterations: scored.fitted.iterations as u64,
-            converged: scored.fitted.converged,
-        },
-        metrics: metric_values,
-        roc_auc_delong,
-        ablations,
-    })
+                .zip(&ablated.test_probability);
+            let changed_predictions = pairs
+                .clone()
+                .filter(|(a, b)| (**a >= 0.5) != (**b >= 0.5))
+                .count() as u64;
+            let changed_scores = pairs.filter(|(a, b)| a.to_bits() != b.to_bits()).count() as u64;
+            ablations.insert(
+                ablation.name.clone(),
+                AblationResult {
+                    drop: ablation.drop.clone(),
+                    metrics: ablated_metrics,
+                    roc_auc_delta,
+                    changed_predictions,
+                    changed_scores,
+                    vacuous: changed_predictions == 0,
+                },
+            );
+        }
+
+        Ok(ArmResult {
+            split: summary,
+            overlap,
+            model: ModelSummary {
+                intercept: scored.fitted.intercept,
+                coefficients: features
+                    .iter()
+                    .cloned()
+                    .zip(scored.fitted.coefficients.iter().copied())
+                    .collect(),
+                iterations: scored.fitted.iterations as u64,
+                converged: scored.fitted.converged,
+            },
+            metrics: metric_values,
+            roc_auc_delong,
+            ablations,
+        })
+    }
+}
+
+/// Every arm of `experiment` prepared (with ablations) on `table`, for
+/// [`compute_results_prepared`]; `None` for an arm whose split fails (it then runs from
+/// scratch and fails the same way).
+pub(crate) fn prepare_results(
+    pack: &Pack,
+    table: &Table,
+    experiment: &Experiment,
+) -> Vec<Option<PreparedArm>> {
+    (0..experiment.arms.len())
+        .map(|i| PreparedArm::new(pack, table, experiment, i, true).ok())
+        .collect()
+}
+
+/// [`compute_results`] with one thread, on `table` (a relabelling of the table `prepared`
+/// was made from by [`prepare_results`]): the same results, the same first error.
+pub(crate) fn compute_results_prepared(
+    pack: &Pack,
+    table: &Table,
+    experiment: &Experiment,
+    prepared: &[Option<PreparedArm>],
+) -> Result<BTreeMap<String, ArmResult>> {
+    experiment.check(pack)?;
+    let mut results = BTreeMap::new();
+    for (i, arm) in experiment.arms.iter().enumerate() {
+        let result = match &prepared[i] {
+            Some(p) => p.result(pack, table, experiment),
+            None => run_arm(pack, table, experiment, i),
+        };
+        results.insert(arm.name.clone(), result?);
+    }
+    Ok(results)
+}
+
+/// The arm's features without those an ablation drops, in the arm's order.
+fn ablation_features(features: &[String], drop: &[String]) -> Vec<String> {
+    features
+        .iter()
+        .filter(|f| !drop.contains(f))
+        .cloned()
+        .collect()
 }
 
 /// Builds the design matrix of `rows` over `features` (row-major, canonical order).

@@ -66,6 +66,68 @@ fn ceil_fraction(fraction: f64, n: usize) -> usize {
     k as usize
 }
 
+/// The test entities of an `entity_grouped` split: `ceil(fraction · entities)` drawn
+/// uniformly from the seed's own stream.
+fn grouped_test_entities(table: &Table, test_fraction: f64, seed: u64) -> Vec<bool> {
+    let n_entities = table.n_entities();
+    let n_test = ceil_fraction(test_fraction, n_entities);
+    let mut order: Vec<usize> = (0..n_entities).collect();
+    rng::shuffle(&mut order, &mut rng::stream(seed, "split/entity_grouped"));
+    let mut entity_is_test = vec![false; n_entities];
+    for &e in &order[..n_test.min(n_entities)] {
+        entity_is_test[e] = true;
+    }
+    entity_is_test
+}
+
+/// `entity_overlap`: the grouped split's test entities (same stream, so `overlap` = 0 is
+/// exactly `entity_grouped`), then `ceil(overlap · test entities)` of them, drawn uniformly,
+/// move half their rows (rounded down, drawn uniformly) into training. Every draw comes
+/// from the seed's `split/entity_overlap` stream in canonical entity and row order.
+fn entity_overlap(
+    table: &Table,
+    test_fraction: f64,
+    overlap: f64,
+    seed: u64,
+    arm_path: &str,
+) -> Result<Vec<bool>> {
+    let entity_is_test = grouped_test_entities(table, test_fraction, seed);
+    let mut is_test: Vec<bool> = table
+        .entity_of_row()
+        .iter()
+        .map(|&e| entity_is_test[e as usize])
+        .collect();
+    let mut rows_of: Vec<Vec<usize>> = vec![Vec::new(); table.n_entities()];
+    for (row, &e) in table.entity_of_row().iter().enumerate() {
+        rows_of[e as usize].push(row);
+    }
+    let mut test_entities: Vec<usize> = (0..table.n_entities())
+        .filter(|&e| entity_is_test[e])
+        .collect();
+    let n_overlap = ceil_fraction(overlap, test_entities.len()).min(test_entities.len());
+    let mut stream = rng::stream(seed, "split/entity_overlap");
+    rng::shuffle(&mut test_entities, &mut stream);
+    let mut chosen = test_entities[..n_overlap].to_vec();
+    chosen.sort_unstable();
+    for e in chosen {
+        let mut rows = rows_of[e].clone();
+        if rows.len() < 2 {
+            return Err(Error::experiment(
+                format!("{arm_path}.overlap"),
+                format!(
+                    "entity {:?} has one row: it cannot have rows in both training and test",
+                    table.entity_ids()[e]
+                ),
+            ));
+        }
+        rng::shuffle(&mut rows, &mut stream);
+        for &row in &rows[..rows.len() / 2] {
+            is_test[row] = false;
+        }
+    }
+    Ok(is_test)
+}
+
 /// Computes an arm's split. `arm_path` (`$.arms[i].split`) names the arm in errors.
 pub fn split(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Result<Split> {
     let n = table.n_rows();
@@ -81,20 +143,17 @@ pub fn split(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Resu
             is_test
         }
         SplitSpec::EntityGrouped { test_fraction } => {
-            let n_entities = table.n_entities();
-            let n_test = ceil_fraction(*test_fraction, n_entities);
-            let mut order: Vec<usize> = (0..n_entities).collect();
-            rng::shuffle(&mut order, &mut rng::stream(seed, "split/entity_grouped"));
-            let mut entity_is_test = vec![false; n_entities];
-            for &e in &order[..n_test.min(n_entities)] {
-                entity_is_test[e] = true;
-            }
+            let entity_is_test = grouped_test_entities(table, *test_fraction, seed);
             table
                 .entity_of_row()
                 .iter()
                 .map(|&e| entity_is_test[e as usize])
                 .collect()
         }
+        SplitSpec::EntityOverlap {
+            test_fraction,
+            overlap,
+        } => entity_overlap(table, *test_fraction, *overlap, seed, arm_path)?,
         SplitSpec::Temporal { test_fraction } => {
             let time = table.time().ok_or_else(|| {
                 Error::experiment(format!("{arm_path}.kind"), "the pack has no time column")

@@ -104,6 +104,49 @@ impl Table {
         }
     }
 
+    /// The table restricted to `rows` (canonical indices, ascending, distinct): canonical
+    /// order is kept and entities left without rows disappear, so the result is the
+    /// canonical table of those rows.
+    pub fn subset(&self, rows: &[usize]) -> Table {
+        debug_assert!(rows.windows(2).all(|w| w[0] < w[1]), "rows ascending");
+        let mut entity_ids: Vec<String> = Vec::new();
+        let mut entity_of_row = Vec::with_capacity(rows.len());
+        let mut last_entity = None;
+        for &row in rows {
+            let e = self.entity_of_row[row];
+            if last_entity != Some(e) {
+                entity_ids.push(self.entity_ids[e as usize].clone());
+                last_entity = Some(e);
+            }
+            entity_of_row.push((entity_ids.len() - 1) as u32);
+        }
+        let pick = |column: &[f64]| -> Vec<f64> { rows.iter().map(|&r| column[r]).collect() };
+        Table {
+            entity_ids: Arc::new(entity_ids),
+            entity_of_row: Arc::new(entity_of_row),
+            label: rows.iter().map(|&r| self.label[r]).collect(),
+            label_text: Arc::new(rows.iter().map(|&r| self.label_text[r].clone()).collect()),
+            feature_names: Arc::clone(&self.feature_names),
+            features: Arc::new(self.features.iter().map(|c| pick(c)).collect()),
+            time: self
+                .time
+                .as_ref()
+                .map(|t| Arc::new(rows.iter().map(|&r| t[r]).collect())),
+            extra: Arc::new(
+                self.extra
+                    .iter()
+                    .map(|(name, column)| {
+                        (
+                            name.clone(),
+                            rows.iter().map(|&r| column[r].clone()).collect(),
+                        )
+                    })
+                    .collect(),
+            ),
+            source_row: Arc::new(rows.iter().map(|&r| self.source_row[r]).collect()),
+        }
+    }
+
     /// Number of rows.
     pub fn n_rows(&self) -> usize {
         self.label.len()

@@ -3,8 +3,10 @@
 // Test modules share helpers with `pub`; the binary itself exports nothing.
 #![allow(unreachable_pub, missing_docs)]
 
+mod boundary;
 mod calibration;
 mod canon;
+mod chart;
 mod cli;
 mod common;
 mod determinism;
@@ -18,4 +20,5 @@ mod robustness;
 mod run;
 mod schema;
 mod split;
+mod transfer;
 mod verify;

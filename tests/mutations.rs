@@ -12,7 +12,7 @@ use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use counterlab::canon::{self, HashKind};
-use counterlab::verify::{Report, Status, VerifyOptions, CHECK_IDS};
+use counterlab::verify::{Report, Status, VerifyOptions, BOUNDARY_CHECK_IDS, CHECK_IDS};
 use counterlab::{Experiment, Packs, RunOptions};
 use serde::Deserialize;
 use serde_json::{Number, Value};
@@ -173,6 +173,9 @@ enum Edit {
     SwapKeys { path: String, a: String, b: String },
     /// Recomputes `result_hash` canonically from the (edited) `results`.
     Rehash,
+    /// Boundary maps: recomputes every `cell_hash` from its (edited) cell and then
+    /// `map_hash`: a forger who keeps the hashes consistent with edited numbers.
+    RehashBoundary,
     /// Runs the (edited) experiment honestly with the kernel and replaces the whole payload
     /// with the result: "an honest run of another experiment".
     Rerun,
@@ -546,6 +549,33 @@ fn apply(doc: &mut Doc, edit: &Edit, packs: &Packs) -> Result<(), String> {
             let hash = canon::hash_value(HashKind::Result, &v["results"]);
             set_at(v, "$.result_hash", Value::String(hash)).map(drop)
         }
+        Edit::RehashBoundary => {
+            let (v, raw) = doc.json()?;
+            if !raw.is_empty() {
+                return Err("rehash_boundary after a raw token".into());
+            }
+            let cells = v["cells"]
+                .as_array_mut()
+                .ok_or("rehash_boundary: $.cells is not an array")?;
+            let mut hashes = Vec::new();
+            for cell in cells.iter_mut() {
+                let mut without = cell.clone();
+                if let Value::Object(m) = &mut without {
+                    m.remove("cell_hash");
+                }
+                let hash = canon::hash_value(HashKind::BoundaryCell, &without);
+                cell["cell_hash"] = Value::String(hash.clone());
+                hashes.push(Value::String(hash));
+            }
+            let map = serde_json::json!({
+                "pack": v["pack"],
+                "boundary": v["boundary"],
+                "experiment": v["experiment"],
+                "cell_hashes": hashes,
+            });
+            let hash = canon::hash_value(HashKind::BoundaryMap, &map);
+            set_at(v, "$.map_hash", Value::String(hash)).map(drop)
+        }
         Edit::Rerun => {
             let (v, raw) = doc.json()?;
             if !raw.is_empty() {
@@ -678,6 +708,14 @@ fn base_payload(packs: &Packs, base: &str) -> Result<Vec<u8>, String> {
     let (pack, experiment) = base
         .split_once('/')
         .ok_or_else(|| format!("base {base:?} is not PACK/EXPERIMENT"))?;
+    if experiment == "@boundary" {
+        // The pack's boundary map, as `counterlab boundary PACK --out` writes it.
+        let pack = packs.get(pack).map_err(|e| e.to_string())?;
+        let map = counterlab::boundary::compute(pack, 2).map_err(|e| e.to_string())?;
+        return serde_json::to_string_pretty(&map)
+            .map(|t| format!("{t}\n").into_bytes())
+            .map_err(|e| e.to_string());
+    }
     let path = root().join(format!(
         "fixtures/packs/{pack}/experiments/{experiment}.json"
     ));
@@ -713,7 +751,7 @@ fn lint(case: &Case, seen: &mut BTreeSet<String>) -> Vec<String> {
         problems.push(format!("unknown verdict {:?}", case.verdict));
     }
     for (id, status) in std::iter::once((&case.check, &case.status)).chain(&case.also) {
-        if !CHECK_IDS.contains(&id.as_str()) {
+        if !CHECK_IDS.contains(&id.as_str()) && !BOUNDARY_CHECK_IDS.contains(&id.as_str()) {
             problems.push(format!("unknown check id {id:?}"));
         }
         if !["pass", "fail", "unverifiable", "skipped"].contains(&status.as_str()) {

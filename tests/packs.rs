@@ -1,6 +1,7 @@
-//! The pack loader: hashes, typed columns, canonical order, errors that name row and column.
+//! The pack loader: hashes, typed columns, canonical order, errors that name row and column;
+//! and the effects the bundled packs are generated to show.
 
-use counterlab::{ErrorKind, Pack, Packs};
+use counterlab::{ErrorKind, Experiment, Pack, Packs, RunOptions};
 
 use crate::common::{shuffle_csv_rows, synthetic_csv, write_pack, TempDir};
 
@@ -183,10 +184,14 @@ fn discover_finds_packs_and_unknown_ids_are_named() {
 fn bundled_packs_load() {
     let packs = Packs::discover(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/packs")).unwrap();
     let ids: Vec<&str> = packs.iter().map(Pack::id).collect();
-    assert!(
-        ids.contains(&"entity-leakage") && ids.contains(&"class-imbalance"),
-        "{ids:?}"
-    );
+    for id in [
+        "entity-leakage",
+        "class-imbalance",
+        "temporal-leakage",
+        "rare-defects",
+    ] {
+        assert!(ids.contains(&id), "{id} not in {ids:?}");
+    }
 }
 
 #[test]
@@ -239,4 +244,118 @@ fn entity_block_permutation_moves_whole_label_sequences_between_equal_sized_enti
         );
     }
     assert!(changed, "some permutation must move labels");
+}
+
+// ---------------------------------------------------------------------------------------
+// The effects the generated packs are built to show, computed by the kernel. The measured
+// numbers are in each pack's README (`cargo run --release --example measure-packs`); these
+// assertions pin the acceptance thresholds, over several split seeds, not only the
+// registered one.
+// ---------------------------------------------------------------------------------------
+
+fn bundled_pack_and_experiment(pack: &str, experiment: &str) -> (Packs, Experiment) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs");
+    let packs = Packs::discover(&root).unwrap();
+    let path = root.join(pack).join("experiments").join(experiment);
+    let experiment = Experiment::from_json(&std::fs::read(path).unwrap()).unwrap();
+    (packs, experiment)
+}
+
+fn metric(payload: &counterlab::Payload, arm: &str, name: &str) -> f64 {
+    payload.results[arm].metrics[name]
+        .value()
+        .unwrap_or_else(|| panic!("{arm}.{name} is undefined"))
+}
+
+/// The registered split seed (7) and five more.
+const EFFECT_SEEDS: [u64; 6] = [7, 1, 2, 3, 4, 5];
+
+#[test]
+fn temporal_leakage_random_rows_beat_the_latest_weeks_by_at_least_010_auc() {
+    let (packs, experiment) =
+        bundled_pack_and_experiment("temporal-leakage", "transfer-evaluation.json");
+    let pack = packs.get("temporal-leakage").unwrap();
+    for seed in EFFECT_SEEDS {
+        let mut varied = experiment.clone();
+        varied.seed = seed;
+        let payload = counterlab::run_with(pack, &varied, &RunOptions { threads: 2 }).unwrap();
+        let random = metric(&payload, "random_rows", "roc_auc");
+        let stores = metric(&payload, "held_out_stores", "roc_auc");
+        let latest = metric(&payload, "latest_weeks", "roc_auc");
+        assert!(
+            random - latest >= 0.10,
+            "seed {seed}: AUC random rows {random:.4} - latest weeks {latest:.4} < 0.10"
+        );
+        // Holding out stores does not help: every store's future is still in training.
+        assert!(
+            stores - latest >= 0.10,
+            "seed {seed}: AUC held-out stores {stores:.4} - latest weeks {latest:.4} < 0.10"
+        );
+        let temporal = &payload.results["latest_weeks"];
+        assert_eq!(temporal.overlap.temporal_rows, Some(0), "seed {seed}");
+        assert!(payload.results["random_rows"].overlap.temporal_rows > Some(0));
+    }
+}
+
+#[test]
+fn rare_defects_accuracy_is_the_baseline_while_auc_ranks_defects() {
+    let (packs, experiment) = bundled_pack_and_experiment("rare-defects", "transfer-metrics.json");
+    let pack = packs.get("rare-defects").unwrap();
+    let table = pack.table();
+    let positives = table.labels().iter().filter(|&&p| p).count();
+    assert!(table.n_rows() >= 20_000, "{} rows", table.n_rows());
+    let prevalence = positives as f64 / table.n_rows() as f64;
+    assert!(prevalence <= 0.005, "prevalence {prevalence:.5}");
+    for seed in EFFECT_SEEDS {
+        let mut varied = experiment.clone();
+        varied.seed = seed;
+        let payload = counterlab::run_with(pack, &varied, &RunOptions { threads: 2 }).unwrap();
+        let arm = "held_out_machines";
+        let accuracy = metric(&payload, arm, "accuracy");
+        let baseline = metric(&payload, arm, "majority_baseline_accuracy");
+        let auc = metric(&payload, arm, "roc_auc");
+        assert!(accuracy >= 0.99, "seed {seed}: accuracy {accuracy:.4}");
+        assert!(
+            (accuracy - baseline).abs() <= 0.002,
+            "seed {seed}: accuracy {accuracy:.4} vs majority baseline {baseline:.4}"
+        );
+        assert!(auc >= 0.70, "seed {seed}: ROC AUC {auc:.4}");
+        assert_eq!(payload.results[arm].overlap.entities, 0, "seed {seed}");
+    }
+}
+
+/// The rare-defects transfer answer at the registered seed, with the verifier's intervals:
+/// only ROC AUC's 95% CI lies above its baseline value (0.5); accuracy's does not lie above
+/// the majority baseline accuracy, balanced accuracy's does not lie above 0.5.
+#[test]
+fn rare_defects_only_auc_separates_from_its_baseline() {
+    use counterlab::experiment::MetricName;
+    use counterlab::verify::evidence::{estimate, TestRows};
+
+    let (packs, experiment) = bundled_pack_and_experiment("rare-defects", "transfer-metrics.json");
+    let pack = packs.get("rare-defects").unwrap();
+    let table = pack.table();
+    let predictions = counterlab::run::arm_predictions(pack, table, &experiment, 0).unwrap();
+    let entities: Vec<u32> = predictions
+        .test_rows
+        .iter()
+        .map(|&r| table.entity_of_row()[r])
+        .collect();
+    let rows = TestRows {
+        labels: &predictions.test_labels,
+        scores: &predictions.test_scores,
+        entities: &entities,
+        train_labels: &predictions.train_labels,
+    };
+    let ci = |m| estimate(m, &rows).unwrap();
+    let auc = ci(MetricName::RocAuc);
+    let accuracy = ci(MetricName::Accuracy);
+    let baseline = ci(MetricName::MajorityBaselineAccuracy);
+    let balanced = ci(MetricName::BalancedAccuracy);
+    assert!(auc.ci.0 > 0.5, "ROC AUC {auc:?}");
+    assert!(
+        accuracy.ci.0 <= baseline.value,
+        "accuracy {accuracy:?}, baseline {baseline:?}"
+    );
+    assert!(balanced.ci.0 <= 0.5, "balanced accuracy {balanced:?}");
 }

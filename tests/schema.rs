@@ -20,7 +20,9 @@ use serde_json::{json, Value};
 
 use counterlab::experiment::MetricName;
 use counterlab::run::PAYLOAD_FORMAT;
-use counterlab::verify::{VerifyOptions, CHECK_IDS, REPORT_FORMAT, VERIFIER_VERSION};
+use counterlab::verify::{
+    VerifyOptions, BOUNDARY_CHECK_IDS, CHECK_IDS, REPORT_FORMAT, VERIFIER_VERSION,
+};
 use counterlab::{Experiment, Packs, RunOptions};
 
 use crate::canon::registered_experiments;
@@ -554,17 +556,38 @@ fn schemas_agree_with_the_code_constants() {
         .iter()
         .map(|v| v.as_str().unwrap())
         .collect();
-    assert_eq!(
-        ids, CHECK_IDS,
-        "docs/report.schema.json: check ids (in CHECK_IDS order)"
+    // The enum is the union of both check lists, each list in its own order.
+    let mut union: Vec<&str> = CHECK_IDS.to_vec();
+    union.extend(
+        BOUNDARY_CHECK_IDS
+            .iter()
+            .copied()
+            .filter(|id| !CHECK_IDS.contains(id)),
     );
+    let mut sorted_ids = ids.clone();
+    sorted_ids.sort_unstable();
+    union.sort_unstable();
     assert_eq!(
-        report.root["properties"]["checks"]["minItems"],
-        json!(CHECK_IDS.len())
+        sorted_ids, union,
+        "docs/report.schema.json: check ids = CHECK_IDS ∪ BOUNDARY_CHECK_IDS, once each"
     );
+    for list in [&CHECK_IDS[..], &BOUNDARY_CHECK_IDS[..]] {
+        let positions: Vec<usize> = list
+            .iter()
+            .map(|id| ids.iter().position(|x| x == id).unwrap())
+            .collect();
+        assert!(
+            positions.windows(2).all(|w| w[0] < w[1]),
+            "docs/report.schema.json lists {list:?} out of order"
+        );
+    }
     assert_eq!(
-        report.root["properties"]["checks"]["maxItems"],
-        json!(CHECK_IDS.len())
+        report.root["properties"]["checks"]["oneOf"],
+        json!([
+            { "minItems": CHECK_IDS.len(), "maxItems": CHECK_IDS.len() },
+            { "minItems": BOUNDARY_CHECK_IDS.len(), "maxItems": BOUNDARY_CHECK_IDS.len() }
+        ]),
+        "docs/report.schema.json: a report has every check of one of the two lists"
     );
     assert_eq!(
         report.root["properties"]["format"]["const"],
@@ -680,13 +703,46 @@ fn recorded_payloads_and_their_reports_match_the_schemas() {
         }
     }
     files.sort();
+    let boundary_schema = Schema::load("boundary.schema.json");
+    let mut maps = 0;
     for path in &files {
         let bytes = std::fs::read(path).unwrap();
         let value: Value = serde_json::from_slice(&bytes).unwrap();
-        payload_schema.assert_valid(&value, &path.display().to_string());
+        if value["format"] == "counterlab.boundary/1" {
+            maps += 1;
+            boundary_schema.assert_valid(&value, &path.display().to_string());
+        } else {
+            payload_schema.assert_valid(&value, &path.display().to_string());
+        }
         let report = counterlab::verify(&bytes, &packs, &fast()).to_json();
         report_schema.assert_valid(&report, &format!("the report on {}", path.display()));
     }
+    assert!(maps >= 2, "the recorded boundary maps are checked too");
+}
+
+/// `boundary.schema.json` copies the payload's and the report's `$defs` (one file per
+/// format keeps each schema self-contained): the copies must not drift from the originals.
+#[test]
+fn boundary_schema_shares_the_payload_and_report_defs_verbatim() {
+    let read = |name: &str| -> Value {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("docs")
+            .join(name);
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let boundary = read("boundary.schema.json");
+    let payload = read("payload.schema.json");
+    let report = read("report.schema.json");
+    for (key, def) in payload["$defs"].as_object().unwrap() {
+        assert_eq!(
+            &boundary["$defs"][key], def,
+            "$defs.{key} differs from payload.schema.json"
+        );
+    }
+    assert_eq!(
+        boundary["$defs"]["claimReport"],
+        report["$defs"]["claimReport"]
+    );
 }
 
 /// A pack whose predefined test rows are all negative: ROC AUC, balanced accuracy and
@@ -808,6 +864,14 @@ fn the_checker_refuses_what_the_schemas_forbid() {
     refused(&s, &good, "17 checks", |r| {
         r["checks"].as_array_mut().unwrap().pop();
     });
+    refused(
+        &s,
+        &good,
+        "13 checks (neither a payload's nor a map's list)",
+        |r| {
+            r["checks"].as_array_mut().unwrap().truncate(13);
+        },
+    );
     refused(&s, &good, "an unknown claim outcome", |r| {
         r["claim"] = json!({"statistic": "roc_auc(a)", "observed": 0.7, "threshold": 0.6,
             "ci": [0.6, 0.8], "se": 0.05, "interval": "delong", "p_value": 0.05,

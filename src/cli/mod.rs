@@ -9,9 +9,11 @@ macro_rules! outln {
     }};
 }
 
+mod boundary;
 mod hash;
 mod metrics;
 mod style;
+mod transfer;
 mod verify;
 
 use std::path::{Path, PathBuf};
@@ -85,6 +87,51 @@ enum Command {
         /// Worker threads (the report is identical for any number).
         #[arg(long)]
         threads: Option<usize>,
+        /// Write the claim's permutation null (histogram, observed statistic marked) as SVG.
+        #[arg(long)]
+        svg: Option<PathBuf>,
+        /// Write the same histogram as a Vega-Lite JSON spec.
+        #[arg(long)]
+        vega: Option<PathBuf>,
+    },
+    /// Compute a pack's boundary map: the claim's outcome in every cell of its [boundary] sweep.
+    Boundary {
+        /// The pack id.
+        pack: String,
+        /// A folder of pack folders (default: fixtures/packs of the working directory).
+        #[arg(long)]
+        packs: Option<PathBuf>,
+        /// Print the map as JSON (counterlab.boundary/1) instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Write the map (counterlab.boundary/1) to this file; `counterlab verify` checks it.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Write the chart as SVG to this file.
+        #[arg(long)]
+        svg: Option<PathBuf>,
+        /// Write the chart as a Vega-Lite JSON spec to this file.
+        #[arg(long)]
+        vega: Option<PathBuf>,
+        /// Worker threads (cells are computed in parallel; the map is identical for any number).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Score a choice in a pack's transfer task with the fixed evaluator.
+    ///
+    /// Exit codes: 0 correct, 1 incorrect, 2 usage error (e.g. an unknown choice id).
+    Transfer {
+        /// The pack id.
+        pack: String,
+        /// The id of the chosen answer.
+        #[arg(long)]
+        choice: String,
+        /// A folder of pack folders (default: fixtures/packs of the working directory).
+        #[arg(long)]
+        packs: Option<PathBuf>,
+        /// Print the evaluation as JSON (counterlab.transfer/1).
+        #[arg(long)]
+        json: bool,
     },
     /// Accuracy, ROC AUC with DeLong CI and counts for any predictions CSV.
     Metrics {
@@ -145,6 +192,8 @@ pub(crate) fn main() -> i32 {
             alpha,
             max_payload_bytes,
             threads,
+            svg,
+            vega,
         } => verify::command(&verify::VerifyArgs {
             payload: &payload,
             packs: packs.as_deref(),
@@ -155,6 +204,8 @@ pub(crate) fn main() -> i32 {
             alpha,
             max_payload_bytes,
             threads,
+            svg: svg.as_deref(),
+            vega: vega.as_deref(),
         }),
         Command::Metrics {
             predictions,
@@ -164,6 +215,29 @@ pub(crate) fn main() -> i32 {
             threshold,
             json,
         } => metrics::command(&predictions, &label, &score, &positive, threshold, json),
+        Command::Boundary {
+            pack,
+            packs,
+            json,
+            out,
+            svg,
+            vega,
+            threads,
+        } => boundary::command(&boundary::BoundaryArgs {
+            pack: &pack,
+            packs: packs.as_deref(),
+            json,
+            out: out.as_deref(),
+            svg: svg.as_deref(),
+            vega: vega.as_deref(),
+            threads,
+        }),
+        Command::Transfer {
+            pack,
+            choice,
+            packs,
+            json,
+        } => transfer::command(&pack, &choice, packs.as_deref(), json),
         Command::Hash { file } => hash::command(&file),
         Command::Packs { packs } => list_packs(packs.as_deref()),
     }

@@ -3,6 +3,7 @@
 use std::io::IsTerminal;
 use std::path::Path;
 
+use counterlab::chart::HistogramChart;
 use counterlab::verify::{Mode, Status, VerifyOptions};
 use counterlab::Verdict;
 
@@ -19,6 +20,8 @@ pub(crate) struct VerifyArgs<'a> {
     pub(crate) alpha: Option<f64>,
     pub(crate) max_payload_bytes: Option<usize>,
     pub(crate) threads: Option<usize>,
+    pub(crate) svg: Option<&'a Path>,
+    pub(crate) vega: Option<&'a Path>,
 }
 
 pub(crate) fn command(args: &VerifyArgs<'_>) -> i32 {
@@ -74,7 +77,52 @@ pub(crate) fn command(args: &VerifyArgs<'_>) -> i32 {
     } else {
         print_human(&report);
     }
+    if args.svg.is_some() || args.vega.is_some() {
+        match null_histogram(&report, args.payload) {
+            Some(chart) => {
+                if let Some(path) = args.svg {
+                    if let Err(e) = std::fs::write(path, counterlab::chart::histogram_svg(&chart)) {
+                        return super::fail_usage(&format!("{}: {e}", path.display()));
+                    }
+                }
+                if let Some(path) = args.vega {
+                    let spec = serde_json::to_string_pretty(&counterlab::chart::histogram_vega(&chart))
+                        .expect("a JSON value encodes");
+                    if let Err(e) = std::fs::write(path, format!("{spec}\n")) {
+                        return super::fail_usage(&format!("{}: {e}", path.display()));
+                    }
+                }
+            }
+            None => eprintln!(
+                "note: no chart written: the claim was not evaluated with a permutation null (see the report)"
+            ),
+        }
+    }
     report.exit_code()
+}
+
+/// The claim's permutation null as a histogram with the observed statistic marked.
+fn null_histogram(report: &counterlab::Report, payload: &Path) -> Option<HistogramChart> {
+    let null = report.null_distribution()?;
+    let p = null.p_value.map_or("n/a".to_owned(), |p| format!("{p:.4}"));
+    let name = payload.file_name().map_or_else(
+        || payload.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    Some(HistogramChart {
+        title: format!("Is {} above what shuffled labels give?", null.statistic),
+        subtitle: format!(
+            "{name} · {} non-vacuous {}s · observed {:.4}, p = {p} · verdict {}",
+            null.values.len(),
+            null.null,
+            null.observed,
+            report.verdict().as_str()
+        ),
+        x_label: format!("{} under permuted labels", null.statistic),
+        values: null.values.clone(),
+        observed: null.observed,
+        threshold: Some(null.threshold),
+    })
 }
 
 fn print_human(report: &counterlab::Report) {

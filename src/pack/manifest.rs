@@ -14,6 +14,138 @@ pub struct Manifest {
     pub concept: String,
     /// The fixture table and the roles of its columns.
     pub data: DataSpec,
+    /// Optional boundary sweep (`[boundary]`, docs/BOUNDARY.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boundary: Option<BoundarySpec>,
+    /// Optional transfer task (`[transfer]`, docs/TRANSFER.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transfer: Option<TransferSpec>,
+}
+
+/// `[boundary]`: a sweep of a registered experiment over a grid of knob values; the
+/// experiment's claim is evaluated in every cell by the verifier's rules.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoundarySpec {
+    /// One line for people: what the map shows (the chart's title).
+    pub title: String,
+    /// The base experiment: `experiments/<experiment>.json`; it must make a claim.
+    pub experiment: String,
+    /// Label permutations per cell for the claim's p-value (at least ⌈1/α⌉ − 1).
+    pub permutations: usize,
+    /// Significance level of each cell's claim (default 0.05).
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+    /// Seed of each cell's permutations (default 0).
+    #[serde(default)]
+    pub seed: u64,
+    /// One or two axes; the grid is their product, the first axis varying slowest. The
+    /// first axis is the chart's x axis, the second (if any) its y axis.
+    pub axes: Vec<BoundaryAxis>,
+    /// Metrics of the claim's arm drawn as context lines next to the claim's statistic
+    /// (one-axis maps only), e.g. accuracy and the majority baseline.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context: Vec<crate::experiment::MetricName>,
+}
+
+fn default_alpha() -> f64 {
+    0.05
+}
+
+/// One axis of a boundary sweep: a knob from a closed set and its values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoundaryAxis {
+    /// `c` (the model's C), `test_entity_overlap` (an arm's fraction of test entities that
+    /// also have rows in training) or `prevalence` (the fixture subsampled to this fraction
+    /// of positive rows).
+    pub knob: Knob,
+    /// The arm a split knob changes (`test_entity_overlap` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arm: Option<String>,
+    /// The values, in chart order.
+    pub values: Vec<f64>,
+}
+
+/// The closed set of boundary knobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Knob {
+    /// The logistic model's C (> 0).
+    C,
+    /// Fraction in [0, 1] of an `entity_grouped` arm's test entities that also get rows in
+    /// training (the arm becomes an `entity_overlap` split).
+    TestEntityOverlap,
+    /// Fraction in (0, 1) of positive rows, by deterministic subsampling of one class.
+    Prevalence,
+}
+
+impl Knob {
+    /// As written in `pack.toml` and payloads.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Knob::C => "c",
+            Knob::TestEntityOverlap => "test_entity_overlap",
+            Knob::Prevalence => "prevalence",
+        }
+    }
+}
+
+/// `[transfer]`: a question with fixed choices, each an arm or a metric of a registered
+/// experiment, and a validity rule from a closed set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransferSpec {
+    /// The question put to the learner.
+    pub question: String,
+    /// The experiment whose arms / metrics the choices name: `experiments/<experiment>.json`.
+    pub experiment: String,
+    /// Which choices are valid.
+    pub rule: TransferRule,
+    /// The fixed choices (ids unique).
+    pub choices: Vec<TransferChoice>,
+}
+
+/// The closed set of transfer validity rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransferRule {
+    /// Valid: an arm none of whose test rows is at or before its latest training time.
+    NoTemporalOverlap,
+    /// Valid: an arm that shares no entity between train and test.
+    NoEntityOverlap,
+    /// Valid: a metric whose 95% CI lies entirely above the majority-class baseline's
+    /// value of the same metric (accuracy: the majority baseline accuracy; ROC AUC and
+    /// balanced accuracy: 0.5; accuracy lift: 0).
+    SeparatesFromBaseline,
+}
+
+impl TransferRule {
+    /// As written in `pack.toml`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TransferRule::NoTemporalOverlap => "no_temporal_overlap",
+            TransferRule::NoEntityOverlap => "no_entity_overlap",
+            TransferRule::SeparatesFromBaseline => "separates_from_baseline",
+        }
+    }
+}
+
+/// One fixed choice: an arm (for the split rules) or a metric of one arm.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransferChoice {
+    /// Short id given on the command line (`--choice ID`).
+    pub id: String,
+    /// What the learner reads.
+    pub text: String,
+    /// The arm this choice names (split rules), or whose metric it names (optional when
+    /// the experiment has one arm).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arm: Option<String>,
+    /// The metric this choice names (`separates_from_baseline`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric: Option<crate::experiment::MetricName>,
 }
 
 /// `[data]`: the fixture file and its typed columns.

@@ -8,7 +8,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use crate::table::Table;
-pub use manifest::{DataSpec, Manifest};
+pub use manifest::{
+    BoundaryAxis, BoundarySpec, DataSpec, Knob, Manifest, TransferChoice, TransferRule,
+    TransferSpec,
+};
 
 use crate::canon::file_hash;
 use crate::error::{Error, ErrorKind, Result};
@@ -81,6 +84,39 @@ impl Pack {
     /// The pack's folder.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// A registered experiment: `experiments/<name>.json` of this pack, parsed, checked
+    /// against the pack and naming it.
+    pub fn experiment(&self, name: &str) -> Result<crate::Experiment> {
+        if name.is_empty()
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return Err(Error::pack(
+                self.dir.join("pack.toml"),
+                format!("experiment name {name:?} must match [A-Za-z0-9_-]+"),
+            ));
+        }
+        let path = self.dir.join("experiments").join(format!("{name}.json"));
+        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        let experiment =
+            crate::Experiment::from_json(&bytes).map_err(|e| Error::pack(&path, e.to_string()))?;
+        if experiment.pack != self.id() {
+            return Err(Error::pack(
+                &path,
+                format!(
+                    "names pack {:?}, but it belongs to {:?}",
+                    experiment.pack,
+                    self.id()
+                ),
+            ));
+        }
+        experiment
+            .check(self)
+            .map_err(|e| Error::pack(&path, e.to_string()))?;
+        Ok(experiment)
     }
 
     /// The same pack with another table (used by mutations and tests).

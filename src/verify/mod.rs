@@ -6,6 +6,8 @@
 //! with status `pass`, `fail`, `unverifiable` or `skipped` and a reason for the last two.
 //! Only this module can construct [`Supports`], so nothing else can print SUPPORTS.
 
+mod boundary;
+pub(crate) mod claim;
 pub mod evidence;
 pub mod parse;
 mod report;
@@ -15,21 +17,23 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 
 use crate::canon::{self, HashKind};
-use crate::experiment::{Claim, Experiment, MetricName};
+use crate::experiment::{Experiment, MetricName};
 use crate::metrics::MetricValue;
 use crate::pack::{Pack, Packs};
 use crate::rng;
 use crate::run::{self, ArmResult, Payload, RunOptions, PAYLOAD_FORMAT};
 use crate::table::Table;
+use claim::{ClaimSettings, Null, PermutationRuns, Standing};
 
+pub use boundary::BOUNDARY_CHECK_IDS;
 pub use evidence::{Estimate, Z95};
 pub use report::{
-    Check, ClaimReport, Counterexample, Counters, Report, Status, MAX_COUNTEREXAMPLE_BYTES,
-    REPORT_FORMAT,
+    Check, ClaimReport, Counterexample, Counters, NullDistribution, Report, Status,
+    MAX_COUNTEREXAMPLE_BYTES, REPORT_FORMAT,
 };
 
 /// The verifier's version (changes whenever a rule changes; the rules hash pins them).
-pub const VERIFIER_VERSION: &str = "counterlab-verifier/1";
+pub const VERIFIER_VERSION: &str = "counterlab-verifier/2";
 
 /// Every check, in the order they run and appear in reports.
 pub const CHECK_IDS: [&str; 18] = [
@@ -180,6 +184,9 @@ pub fn rules() -> Value {
         "claim_null": "metric_at_least: entity-level permutation when labels are constant within entities, else entity-block permutation (label sequences among entities with equal row counts) when entities have several rows, else row-level; metric_gap: row-level; metric_at_most: no p-value",
         "intervals": "delong | wilson | normal on independent test rows; obuchowski-clustered | cluster-robust-normal when test rows share entities; gaps add variances",
         "payload_format": PAYLOAD_FORMAT,
+        "boundary_format": crate::boundary::BOUNDARY_FORMAT,
+        "boundary_checks": BOUNDARY_CHECK_IDS,
+        "boundary_supports": "every boundary check passes: the spec is the pack's, every cell recomputes bit for bit, hashes match and every chart row equals the kernel's",
     })
 }
 
@@ -198,9 +205,12 @@ pub fn verify(bytes: &[u8], packs: &Packs, options: &VerifyOptions) -> Report {
 /// The state of one verification: the checks so far and what later checks need.
 struct Verification<'o> {
     options: &'o VerifyOptions,
+    /// The check list of this kind of payload ([`CHECK_IDS`] or [`BOUNDARY_CHECK_IDS`]).
+    ids: &'static [&'static str],
     checks: BTreeMap<&'static str, Check>,
     payload_hash: Option<String>,
     claim: Option<ClaimReport>,
+    null_distribution: Option<NullDistribution>,
     inconclusive_reasons: Vec<String>,
 }
 
@@ -208,9 +218,11 @@ impl<'o> Verification<'o> {
     fn new(options: &'o VerifyOptions) -> Self {
         Verification {
             options,
+            ids: &CHECK_IDS,
             checks: BTreeMap::new(),
             payload_hash: None,
             claim: None,
+            null_distribution: None,
             inconclusive_reasons: Vec::new(),
         }
     }
@@ -222,7 +234,7 @@ impl<'o> Verification<'o> {
         reason: Option<String>,
         counterexamples: Vec<Counterexample>,
     ) {
-        debug_assert!(CHECK_IDS.contains(&id), "unknown check id {id}");
+        debug_assert!(self.ids.contains(&id), "unknown check id {id}");
         let counterexamples = counterexamples
             .into_iter()
             .take(MAX_COUNTEREXAMPLES)
@@ -302,6 +314,11 @@ impl<'o> Verification<'o> {
         };
         self.payload_hash = Some(canon::hash_value(HashKind::Payload, &value));
         self.pass("payload.parse");
+        if value.get("format") == Some(&json!(crate::boundary::BOUNDARY_FORMAT)) {
+            self.ids = &BOUNDARY_CHECK_IDS;
+            self.run_boundary(&value, packs);
+            return;
+        }
         let payload = match parse_payload(&value) {
             Ok(p) => p,
             Err((path, message)) => {
@@ -682,12 +699,14 @@ impl<'o> Verification<'o> {
         let seeds: Vec<u64> = (0..ACTIVE_PERMUTATIONS)
             .map(|k| mutation_seed(o.seed, "labels/active", k))
             .collect();
+        // Only the labels change: splits, designs and overlaps are prepared once.
+        let prepared = run::prepare_results(pack, pack.table(), experiment);
         let outcomes = run::parallel_map(&seeds, o.threads, |&seed| {
             let table = pack.table().permute_labels_by_row(seed);
             if table.labels() == pack.table().labels() {
                 return Ok(None);
             }
-            run::compute_results(pack, &table, experiment, &RunOptions { threads: 1 })
+            run::compute_results_prepared(pack, &table, experiment, &prepared)
                 .map_err(|e| e.to_string())
                 .and_then(|r| run::result_hash(&r).map_err(|e| e.to_string()))
                 .map(Some)
@@ -726,45 +745,14 @@ impl<'o> Verification<'o> {
         }
     }
 
-    /// Runs K label permutations of one kind; per permutation, each arm's metrics (or
-    /// None when the permutation was vacuous).
+    /// Runs K label permutations of one kind on the pack's table.
     fn permutation_runs(
         &self,
         pack: &Pack,
         experiment: &Experiment,
         null: Null,
     ) -> PermutationRuns {
-        let o = self.options;
-        let original = pack.table().labels();
-        let seeds: Vec<u64> = (0..o.permutations)
-            .map(|k| mutation_seed(o.seed, null.stream(), k))
-            .collect();
-        let runs = run::parallel_map(&seeds, o.threads, |&seed| {
-            let table = match null {
-                Null::Row => pack.table().permute_labels_by_row(seed),
-                Null::Entity => pack.table().permute_labels_by_entity(seed),
-                Null::EntityBlocks => pack.table().permute_label_blocks_by_entity(seed),
-            };
-            if table.labels() == original {
-                return Ok(None);
-            }
-            let mut per_arm = BTreeMap::new();
-            for (i, arm) in experiment.arms.iter().enumerate() {
-                let p =
-                    run::arm_predictions(pack, &table, experiment, i).map_err(|e| e.to_string())?;
-                per_arm.insert(
-                    arm.name.clone(),
-                    run::compute_metrics(
-                        &experiment.metrics,
-                        &p.train_labels,
-                        &p.test_labels,
-                        &p.test_scores,
-                    ),
-                );
-            }
-            Ok(Some(per_arm))
-        });
-        PermutationRuns { null, runs }
+        claim::permutation_runs(pack, pack.table(), experiment, null, &self.claim_settings())
     }
 
     fn label_chance(&mut self, experiment: &Experiment, runs: &PermutationRuns) {
@@ -828,169 +816,40 @@ impl<'o> Verification<'o> {
         recomputed: &BTreeMap<String, ArmResult>,
         row_null: PermutationRuns,
     ) {
-        let o = self.options;
         let Some(claim) = &experiment.claim else {
             self.skip("claim.evidence", "the payload makes no claim");
             self.inconclusive_reasons
                 .push("the payload makes no claim (its numbers were verified)".into());
             return;
         };
-        let metric = claim.metric();
-        let table = pack.table();
-        let estimate_arm = |name: &str| -> Result<Estimate, String> {
-            let index = experiment
-                .arms
-                .iter()
-                .position(|a| a.name == name)
-                .expect("claim arms were checked");
-            let p =
-                run::arm_predictions(pack, table, experiment, index).map_err(|e| e.to_string())?;
-            let entities: Vec<u32> = p
-                .test_rows
-                .iter()
-                .map(|&r| table.entity_of_row()[r])
-                .collect();
-            evidence::estimate(
-                metric,
-                &evidence::TestRows {
-                    labels: &p.test_labels,
-                    scores: &p.test_scores,
-                    entities: &entities,
-                    train_labels: &p.train_labels,
-                },
-            )
-        };
-        let (statistic, threshold, higher_is_claimed, estimate) = match claim {
-            Claim::MetricGap {
-                higher,
-                lower,
-                at_least,
-                ..
-            } => (
-                format!("{m}({higher}) - {m}({lower})", m = metric.as_str()),
-                *at_least,
-                true,
-                estimate_arm(higher)
-                    .and_then(|h| estimate_arm(lower).map(|l| evidence::gap(&h, &l))),
-            ),
-            Claim::MetricAtLeast { arm, value, .. } => (
-                format!("{}({arm})", metric.as_str()),
-                *value,
-                true,
-                estimate_arm(arm),
-            ),
-            Claim::MetricAtMost { arm, value, .. } => (
-                format!("{}({arm})", metric.as_str()),
-                *value,
-                false,
-                estimate_arm(arm),
-            ),
-        };
-        let estimate = match estimate {
-            Ok(e) => e,
-            Err(reason) => {
-                self.claim = Some(ClaimReport::undefined(
-                    &statistic, threshold, o.alpha, &reason,
-                ));
-                self.unverifiable("claim.evidence", format!("undefined metric: {reason}"));
-                return;
-            }
-        };
-        // The observed statistic is the kernel's own number (recomputed results).
-        let observed = claim_statistic(claim, recomputed).unwrap_or(estimate.value);
-
-        // The permutation null for a skill claim (metric_at_least) must keep what the model
-        // can exploit without label signal: memorising entities. When the label is constant
-        // within entities, permute it across entities; when it varies but entities have
-        // several rows, permute whole entities' label sequences among entities with as many
-        // rows (a label that is *nearly* an entity property must not fall back to a row null:
-        // measured in docs/CALIBRATION.md). Gaps use the row null: the mechanism they claim,
-        // memorisation of entities, is exactly what an entity-aware null keeps.
-        let null = match claim {
-            Claim::MetricAtLeast { .. } if table.labels_constant_within_entities() => {
-                Some(Null::Entity)
-            }
-            Claim::MetricAtLeast { .. } if table.n_entities() < table.n_rows() => {
-                Some(Null::EntityBlocks)
-            }
-            Claim::MetricAtLeast { .. } | Claim::MetricGap { .. } => Some(Null::Row),
-            Claim::MetricAtMost { .. } => None,
-        };
-        let runs = match null {
-            Some(Null::Row) => Some(row_null),
-            Some(other) => Some(self.permutation_runs(pack, experiment, other)),
-            None => None,
-        };
-        let (p_value, effective) = match &runs {
-            Some(runs) => {
-                if let Some(e) = runs.first_error() {
-                    self.unverifiable(
-                        "claim.evidence",
-                        format!("a permutation could not run: {e}"),
-                    );
-                    return;
-                }
-                let stats: Vec<f64> = runs
-                    .runs
-                    .iter()
-                    .filter_map(|r| r.as_ref().ok().and_then(|m| m.as_ref()))
-                    .filter_map(|m| claim_statistic_from_metrics(claim, m))
-                    .collect();
-                let b = stats.iter().filter(|&&s| s >= observed).count();
-                (
-                    Some((b as f64 + 1.0) / (stats.len() as f64 + 1.0)),
-                    stats.len(),
-                )
-            }
-            None => (None, 0),
-        };
-
-        let (lo, hi) = estimate.ci;
-        let claimed_side = if higher_is_claimed {
-            lo > threshold
-        } else {
-            hi < threshold
-        };
-        let wrong_side = if higher_is_claimed {
-            hi < threshold
-        } else {
-            lo > threshold
-        };
-        let min_k = (1.0 / o.alpha).ceil() as usize - 1;
-        let mut reasons = Vec::new();
-        if !claimed_side {
-            reasons.push(format!("the 95% CI [{lo:.6}, {hi:.6}] does not lie entirely on the claimed side of {threshold}"));
+        let evaluation = claim::evaluate(
+            pack,
+            pack.table(),
+            experiment,
+            claim,
+            recomputed,
+            Some(row_null),
+            &self.claim_settings(),
+        );
+        self.claim = evaluation.report;
+        if let (Some(report), false) = (&self.claim, evaluation.null_statistics.is_empty()) {
+            self.null_distribution = Some(NullDistribution {
+                statistic: report.statistic.clone(),
+                null: report.null.clone(),
+                observed: report.observed.unwrap_or(f64::NAN),
+                threshold: report.threshold,
+                p_value: report.p_value,
+                values: evaluation.null_statistics,
+            });
         }
-        if let Some(p) = p_value {
-            if effective < min_k {
-                reasons.push(format!("too few permutations: {effective} non-vacuous, need at least {min_k} for alpha {}", o.alpha));
-            } else if p > o.alpha {
-                reasons.push(format!("p = {p:.6} > alpha = {}", o.alpha));
-            }
-        }
-        let outcome = if wrong_side {
-            "contradicts"
-        } else if reasons.is_empty() {
-            "supports"
-        } else {
-            "inconclusive"
-        };
-        self.claim = Some(ClaimReport {
-            statistic,
-            observed: Some(observed),
-            threshold,
-            ci: Some([lo, hi]),
-            se: Some(estimate.se),
-            interval: estimate.method.to_owned(),
-            p_value,
-            permutations: effective as u64,
-            null: runs.as_ref().map_or("none", |r| r.null.as_str()).to_owned(),
-            alpha: o.alpha,
-            outcome: outcome.to_owned(),
-        });
-        match outcome {
-            "supports" => self.pass("claim.evidence"),
-            "contradicts" => {
+        match evaluation.standing {
+            Standing::Supports => self.pass("claim.evidence"),
+            Standing::Contradicts {
+                ci: [lo, hi],
+                observed,
+                threshold,
+                higher_is_claimed,
+            } => {
                 let ce = Counterexample::new(
                     "claim.evidence",
                     json!([lo, hi]),
@@ -1010,14 +869,23 @@ impl<'o> Verification<'o> {
                     vec![ce],
                 );
             }
-            _ => self.unverifiable("claim.evidence", reasons.join("; ")),
+            Standing::Inconclusive(reasons) => self.unverifiable("claim.evidence", reasons),
+        }
+    }
+
+    fn claim_settings(&self) -> ClaimSettings {
+        ClaimSettings {
+            permutations: self.options.permutations,
+            seed: self.options.seed,
+            alpha: self.options.alpha,
+            threads: self.options.threads,
         }
     }
 
     fn finish(self, bytes: &[u8]) -> Report {
-        let mut checks = Vec::with_capacity(CHECK_IDS.len());
+        let mut checks = Vec::with_capacity(self.ids.len());
         let mut me = self;
-        for id in CHECK_IDS {
+        for &id in me.ids {
             let check = me.checks.remove(id).unwrap_or_else(|| Check {
                 id: id.to_owned(),
                 status: Status::Skipped,
@@ -1042,6 +910,7 @@ impl<'o> Verification<'o> {
         } else if checks
             .iter()
             .any(|c| c.id == "claim.evidence" && c.status == Status::Pass)
+            || (me.ids == BOUNDARY_CHECK_IDS && checks.iter().all(|c| c.status == Status::Pass))
         {
             Verdict::Supports(Supports { _private: () })
         } else {
@@ -1051,62 +920,13 @@ impl<'o> Verification<'o> {
         };
         let payload_hash = me.payload_hash.unwrap_or_else(|| canon::file_hash(bytes));
         Report::new(verdict, me.options.mode, payload_hash, checks, me.claim)
-    }
-}
-
-/// Which label permutation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Null {
-    Row,
-    Entity,
-    EntityBlocks,
-}
-
-impl Null {
-    fn stream(self) -> &'static str {
-        match self {
-            Null::Row => "labels/rows",
-            Null::Entity => "labels/entities",
-            Null::EntityBlocks => "labels/entity-blocks",
-        }
-    }
-    fn as_str(self) -> &'static str {
-        match self {
-            Null::Row => "row-level label permutation",
-            Null::Entity => "entity-level label permutation",
-            Null::EntityBlocks => "entity-block label permutation",
-        }
-    }
-}
-
-type ArmMetrics = BTreeMap<String, BTreeMap<String, MetricValue>>;
-
-struct PermutationRuns {
-    null: Null,
-    runs: Vec<Result<Option<ArmMetrics>, String>>,
-}
-
-impl PermutationRuns {
-    fn first_error(&self) -> Option<&str> {
-        self.runs
-            .iter()
-            .find_map(|r| r.as_ref().err().map(String::as_str))
-    }
-
-    /// The defined values of one arm's metric over the non-vacuous permutations.
-    fn values(&self, arm: &str, metric: &str) -> Vec<f64> {
-        self.runs
-            .iter()
-            .filter_map(|r| r.as_ref().ok().and_then(|m| m.as_ref()))
-            .filter_map(|m| m.get(arm).and_then(|metrics| metrics.get(metric)))
-            .filter_map(MetricValue::value)
-            .collect()
+            .with_null_distribution(me.null_distribution)
     }
 }
 
 /// The seed of the k-th mutation of a kind: drawn from its own ChaCha stream, so it
 /// depends on (seed, kind, k) only, never on thread scheduling.
-fn mutation_seed(seed: u64, kind: &str, k: usize) -> u64 {
+pub(crate) fn mutation_seed(seed: u64, kind: &str, k: usize) -> u64 {
     use rand_chacha::rand_core::RngCore;
     rng::stream(seed, &format!("verify/{kind}/{k}")).next_u64()
 }
@@ -1130,28 +950,6 @@ fn metric_bits_equal(a: &MetricValue, b: Option<&MetricValue>) -> bool {
         (MetricValue::Value(x), Some(MetricValue::Value(y))) => x.to_bits() == y.to_bits(),
         (a, Some(b)) => a == b,
         _ => false,
-    }
-}
-
-fn claim_statistic(claim: &Claim, results: &BTreeMap<String, ArmResult>) -> Option<f64> {
-    let metrics: ArmMetrics = results
-        .iter()
-        .map(|(k, v)| (k.clone(), v.metrics.clone()))
-        .collect();
-    claim_statistic_from_metrics(claim, &metrics)
-}
-
-fn claim_statistic_from_metrics(claim: &Claim, metrics: &ArmMetrics) -> Option<f64> {
-    let metric = claim.metric().as_str();
-    let get = |arm: &str| {
-        metrics
-            .get(arm)
-            .and_then(|m| m.get(metric))
-            .and_then(MetricValue::value)
-    };
-    match claim {
-        Claim::MetricGap { higher, lower, .. } => Some(get(higher)? - get(lower)?),
-        Claim::MetricAtLeast { arm, .. } | Claim::MetricAtMost { arm, .. } => get(arm),
     }
 }
 

@@ -2,7 +2,7 @@
 //! hashes. Its JSON form (`counterlab.report/1`) is documented in docs/VERDICTS.md and
 //! docs/report.schema.json.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::{rules_hash, Mode, Verdict, VERIFIER_VERSION};
@@ -117,7 +117,8 @@ pub struct Counters {
 }
 
 /// The claim's statistic and evidence.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ClaimReport {
     /// E.g. `roc_auc(random_rows) - roc_auc(entity_grouped)`.
     pub statistic: String,
@@ -161,6 +162,24 @@ impl ClaimReport {
     }
 }
 
+/// The claim's permutation null as measured: what `verify --svg` draws. Not part of the
+/// report's JSON (and so not of its hash): it is the raw material behind `claim.p_value`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NullDistribution {
+    /// The claim's statistic, as in `claim.statistic`.
+    pub statistic: String,
+    /// Which permutation null, as in `claim.null`.
+    pub null: String,
+    /// The kernel's observed statistic.
+    pub observed: f64,
+    /// The claim's threshold.
+    pub threshold: f64,
+    /// The permutation p-value.
+    pub p_value: Option<f64>,
+    /// The statistic under each non-vacuous permutation, in permutation order.
+    pub values: Vec<f64>,
+}
+
 /// The verifier's answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
@@ -171,6 +190,7 @@ pub struct Report {
     counters: Counters,
     claim: Option<ClaimReport>,
     report_hash: String,
+    null_distribution: Option<NullDistribution>,
 }
 
 impl Report {
@@ -197,6 +217,7 @@ impl Report {
             counters,
             claim,
             report_hash: String::new(),
+            null_distribution: None,
         };
         let mut value = report.to_json();
         value
@@ -205,6 +226,17 @@ impl Report {
             .remove("report_hash");
         report.report_hash = canon::hash_value(HashKind::Report, &value);
         report
+    }
+
+    /// Attaches the claim's permutation null (not hashed, not in the JSON).
+    pub(crate) fn with_null_distribution(mut self, null: Option<NullDistribution>) -> Report {
+        self.null_distribution = null;
+        self
+    }
+
+    /// The claim's permutation null, when the claim was evaluated with one.
+    pub fn null_distribution(&self) -> Option<&NullDistribution> {
+        self.null_distribution.as_ref()
     }
 
     /// The verdict.

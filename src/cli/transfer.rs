@@ -1,0 +1,68 @@
+//! `counterlab transfer PACK --choice ID`: the fixed evaluator of a pack's transfer task.
+
+use std::path::Path;
+
+use counterlab::transfer;
+use counterlab::RunOptions;
+
+use super::{fail, fail_usage, load_packs, style, EXIT_DATA, EXIT_OK};
+
+pub(crate) fn command(pack: &str, choice: &str, packs: Option<&Path>, json: bool) -> i32 {
+    let packs = match load_packs(packs) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let pack = match packs.get(pack) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    if let Some(spec) = &pack.manifest().transfer {
+        if !spec.choices.iter().any(|c| c.id == choice) {
+            let known: Vec<&str> = spec.choices.iter().map(|c| c.id.as_str()).collect();
+            return fail_usage(&format!(
+                "no choice {choice:?} in pack {}: the choices are {}",
+                pack.id(),
+                known.join(", ")
+            ));
+        }
+    }
+    let evaluation = match transfer::evaluate(pack, Some(choice), RunOptions::default().threads) {
+        Ok(e) => e,
+        Err(e) => return fail(&e),
+    };
+    let correct = evaluation.answer.as_ref().is_some_and(|a| a.correct);
+    if json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&evaluation).expect("an evaluation encodes")
+        );
+    } else {
+        outln!("{}", style::bold(&evaluation.question));
+        outln!("rule: {}", evaluation.rule);
+        for c in &evaluation.choices {
+            let mark = if c.id == choice { "→" } else { " " };
+            let validity = if c.valid {
+                style::paint_stdout("32", "valid  ")
+            } else {
+                style::paint_stdout("31", "invalid")
+            };
+            outln!("{mark} {:<18} {validity}  {}", c.id, c.text);
+            outln!("    {}", c.why);
+        }
+        let verdict = if correct {
+            style::paint_stdout("1;32", "correct")
+        } else {
+            style::paint_stdout("1;31", "incorrect")
+        };
+        outln!(
+            "your choice {choice:?}: {verdict} (valid: {})",
+            evaluation.valid_choices.join(", ")
+        );
+        outln!("result_hash {}", evaluation.result_hash);
+    }
+    if correct {
+        EXIT_OK
+    } else {
+        EXIT_DATA
+    }
+}

@@ -1,0 +1,353 @@
+//! Verifying a boundary map (`counterlab.boundary/1`): the spec must be the pack's, every
+//! cell is recomputed by the kernel bit for bit, the cell and map hashes must be the
+//! canonical hashes of what is recorded, and the chart's rows must be exactly what the
+//! kernel derives from its own cells (chart provenance: a plotted number that does not
+//! come from the kernel is REJECTED with the cell as witness).
+
+use serde_json::{json, Value};
+
+use super::{diff_values, lookup, Counterexample, Verification};
+use crate::boundary::{self, BoundaryMap, BOUNDARY_FORMAT};
+use crate::canon::{self, HashKind};
+use crate::pack::Packs;
+use crate::run;
+
+/// The checks of a boundary-map verification, in report order.
+pub const BOUNDARY_CHECK_IDS: [&str; 12] = [
+    "budget.payload_bytes",
+    "payload.parse",
+    "payload.schema",
+    "pack.supported",
+    "budget.rows",
+    "budget.work",
+    "boundary.spec",
+    "fixture.hash",
+    "boundary.cell_hash",
+    "boundary.map_hash",
+    "recompute.equal",
+    "chart.provenance",
+];
+
+impl Verification<'_> {
+    /// Runs every boundary check after `payload.parse` passed.
+    pub(super) fn run_boundary(&mut self, value: &Value, packs: &Packs) {
+        let o = self.options;
+        let map: BoundaryMap = match serde_path_to_error::deserialize(value) {
+            Ok(m) => m,
+            Err(e) => {
+                let path = crate::experiment::json_path(e.path());
+                let message = e.inner().to_string();
+                self.schema_failure(value, path, message);
+                return;
+            }
+        };
+        if map.format != BOUNDARY_FORMAT {
+            let message = format!("expected {BOUNDARY_FORMAT:?}, found {:?}", map.format);
+            self.schema_failure(value, "$.format".into(), message);
+            return;
+        }
+        if let Err(e) = map.experiment.check_structure() {
+            let (path, message) = match e.kind() {
+                crate::ErrorKind::Experiment { path, message } => {
+                    (path.replacen('$', "$.experiment", 1), message.clone())
+                }
+                _ => ("$.experiment".into(), e.to_string()),
+            };
+            self.schema_failure(value, path, message);
+            return;
+        }
+        self.pass("payload.schema");
+
+        let pack = match packs.get(&map.pack.id) {
+            Ok(pack) if map.kernel.name == run::KERNEL_NAME => pack,
+            Ok(_) => {
+                self.unverifiable(
+                    "pack.supported",
+                    format!(
+                        "unsupported case: kernel {:?} is not counterlab",
+                        map.kernel.name
+                    ),
+                );
+                return;
+            }
+            Err(_) => {
+                self.unverifiable(
+                    "pack.supported",
+                    format!(
+                        "unsupported case: the verifier has no pack {:?}",
+                        map.pack.id
+                    ),
+                );
+                return;
+            }
+        };
+        let Some(spec) = pack.manifest().boundary.clone() else {
+            self.unverifiable(
+                "pack.supported",
+                format!(
+                    "unsupported case: pack {:?} declares no [boundary] sweep",
+                    map.pack.id
+                ),
+            );
+            return;
+        };
+        let experiment = match pack.experiment(&spec.experiment) {
+            Ok(e) => e,
+            Err(e) => {
+                self.unverifiable(
+                    "pack.supported",
+                    format!("unsupported case: the pack's boundary experiment: {e}"),
+                );
+                return;
+            }
+        };
+        self.pass("pack.supported");
+
+        let table = pack.table();
+        if table.n_rows() > o.max_rows {
+            self.unverifiable(
+                "budget.rows",
+                format!(
+                    "fixture has {} rows, over the budget of {}",
+                    table.n_rows(),
+                    o.max_rows
+                ),
+            );
+            return;
+        }
+        self.pass("budget.rows");
+        // The pack's spec decides the work (the recorded one may be anything).
+        let work = boundary::work_units(&spec, &experiment, table);
+        let in_budget = work <= o.max_work;
+        if in_budget {
+            self.pass("budget.work");
+        } else {
+            self.unverifiable(
+                "budget.work",
+                format!(
+                    "{work} work units needed, over the budget of {}",
+                    o.max_work
+                ),
+            );
+        }
+
+        // The recorded spec and experiment must be the pack's own.
+        let mut spec_differences = Vec::new();
+        let pairs = [
+            (
+                "$.boundary",
+                canon::to_value(&map.boundary),
+                canon::to_value(&spec),
+            ),
+            (
+                "$.experiment",
+                canon::to_value(&map.experiment),
+                canon::to_value(&experiment),
+            ),
+        ];
+        for (path, recorded, ours) in pairs {
+            diff_values(
+                path,
+                &recorded.expect("a parsed spec encodes"),
+                &ours.expect("a spec encodes"),
+                &mut spec_differences,
+            );
+        }
+        if spec_differences.is_empty() {
+            self.pass("boundary.spec");
+        } else {
+            let total = spec_differences.len();
+            let ces = to_counterexamples("boundary.spec", spec_differences);
+            self.fail(
+                "boundary.spec",
+                format!(
+                    "{total} value(s) differ from the pack's [boundary] sweep and its experiment"
+                ),
+                ces,
+            );
+        }
+
+        if map.pack.fixture_blake3 == pack.fixture_hash() {
+            self.pass("fixture.hash");
+        } else {
+            let ce = Counterexample::new(
+                "fixture.hash",
+                json!(map.pack.fixture_blake3),
+                json!(pack.fixture_hash()),
+                json!({ "path": "$.pack.fixture_blake3" }),
+            );
+            self.fail(
+                "fixture.hash",
+                "the map was not computed on the verifier's fixture",
+                vec![ce],
+            );
+        }
+
+        // Hashes of what is recorded (raw JSON, like result.hash).
+        let recorded_cells = value["cells"].as_array().cloned().unwrap_or_default();
+        let mut hash_ces = Vec::new();
+        for (i, cell) in recorded_cells.iter().enumerate() {
+            let mut without = cell.clone();
+            if let Value::Object(m) = &mut without {
+                m.remove("cell_hash");
+            }
+            let expected = canon::hash_value(HashKind::BoundaryCell, &without);
+            if cell["cell_hash"] != json!(expected) {
+                hash_ces.push(Counterexample::new(
+                    "boundary.cell_hash",
+                    cell["cell_hash"].clone(),
+                    json!(expected),
+                    json!({ "path": format!("$.cells[{i}].cell_hash"), "cell": i, "axes": cell["axes"] }),
+                ));
+            }
+        }
+        if hash_ces.is_empty() {
+            self.pass("boundary.cell_hash");
+        } else {
+            let total = hash_ces.len();
+            self.fail(
+                "boundary.cell_hash",
+                format!("{total} cell hash(es) are not the canonical hash of their cell"),
+                hash_ces,
+            );
+        }
+        let recorded_map_hash = canon::hash_value(
+            HashKind::BoundaryMap,
+            &json!({
+                "pack": value["pack"],
+                "boundary": value["boundary"],
+                "experiment": value["experiment"],
+                "cell_hashes": recorded_cells.iter().map(|c| c["cell_hash"].clone()).collect::<Vec<_>>(),
+            }),
+        );
+        if recorded_map_hash == map.map_hash {
+            self.pass("boundary.map_hash");
+        } else {
+            let ce = Counterexample::new(
+                "boundary.map_hash",
+                json!(map.map_hash),
+                json!(recorded_map_hash),
+                json!({ "path": "$.map_hash" }),
+            );
+            self.fail(
+                "boundary.map_hash",
+                "map_hash is not the canonical hash of the recorded pack, spec, experiment and cell hashes",
+                vec![ce],
+            );
+        }
+
+        // Recompute every cell with the pack's spec (cells in parallel, each single-threaded).
+        let recomputed = if self.failed() {
+            // Recomputing is the expensive part and cannot change a REJECTED verdict.
+            self.skip("recompute.equal", "not run: the map is already rejected");
+            None
+        } else if !in_budget {
+            self.skip(
+                "recompute.equal",
+                "not run: over the work budget (see budget.work)",
+            );
+            None
+        } else {
+            match boundary::compute_with(pack, table, &spec, &experiment, o.threads) {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    self.fail(
+                        "recompute.equal",
+                        format!("the kernel could not compute the map: {e}"),
+                        Vec::new(),
+                    );
+                    None
+                }
+            }
+        };
+        if let Some(ours) = &recomputed {
+            let mut differences = Vec::new();
+            diff_values(
+                "$.cells",
+                &value["cells"],
+                &canon::to_value(&ours.cells).expect("kernel cells encode"),
+                &mut differences,
+            );
+            if differences.is_empty() {
+                self.pass("recompute.equal");
+            } else {
+                // A cell's hash differs whenever anything in it does: witness the
+                // substantive values first, the derived hashes last.
+                differences.sort_by_key(|(path, _, _)| path.ends_with(".cell_hash"));
+                let total = differences.len();
+                let ces = to_counterexamples("recompute.equal", differences);
+                self.fail(
+                    "recompute.equal",
+                    format!("{total} recorded value(s) differ from the kernel's"),
+                    ces,
+                );
+            }
+        }
+
+        // Chart provenance: the chart must be exactly what the kernel derives from its cells
+        // (the recomputed ones; the recorded ones when recomputation was not possible).
+        let cells = recomputed.as_ref().map_or(&map.cells, |m| &m.cells);
+        let expected_chart = boundary::chart_data(&spec, &experiment, cells);
+        let mut differences = Vec::new();
+        diff_values(
+            "$.chart",
+            &value["chart"],
+            &canon::to_value(&expected_chart).expect("chart data encodes"),
+            &mut differences,
+        );
+        if differences.is_empty() {
+            self.pass("chart.provenance");
+        } else {
+            let total = differences.len();
+            let ces = differences
+                .into_iter()
+                .map(|(path, observed, expected)| {
+                    let cell = chart_row_index(&path)
+                        .and_then(|row| expected_chart.rows.get(row))
+                        .map(|row| (row.cell, row.cell_hash.clone()));
+                    let witness = match cell {
+                        Some((index, hash)) => json!({
+                            "path": path,
+                            "cell": index,
+                            "cell_hash": hash,
+                            "axes": cells.get(index).map(|c| c.axes.clone()),
+                        }),
+                        None => json!({ "path": path }),
+                    };
+                    Counterexample::new("chart.provenance", observed, expected, witness)
+                })
+                .collect();
+            self.fail(
+                "chart.provenance",
+                format!("{total} chart value(s) do not come from the kernel's cells"),
+                ces,
+            );
+        }
+    }
+
+    fn schema_failure(&mut self, value: &Value, path: String, message: String) {
+        let observed = lookup(value, &path).cloned().unwrap_or(Value::Null);
+        let ce = Counterexample::new(
+            "payload.schema",
+            observed,
+            json!(message),
+            json!({ "path": path }),
+        );
+        self.fail("payload.schema", format!("{path}: {message}"), vec![ce]);
+    }
+}
+
+/// `$.chart.rows[3].value` → 3.
+fn chart_row_index(path: &str) -> Option<usize> {
+    let rest = path.strip_prefix("$.chart.rows[")?;
+    rest[..rest.find(']')?].parse().ok()
+}
+
+fn to_counterexamples(id: &str, differences: Vec<(String, Value, Value)>) -> Vec<Counterexample> {
+    differences
+        .into_iter()
+        .map(|(path, observed, expected)| {
+            Counterexample::new(id, observed, expected, json!({ "path": path }))
+        })
+        .collect()
+}

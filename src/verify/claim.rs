@@ -1,0 +1,361 @@
+//! A claim's evidence: statistic, 95% interval, permutation p-value and outcome, by the
+//! rules of docs/VERDICTS.md. Shared by `verify` (the `claim.evidence` check) and by the
+//! boundary map (the claim's outcome in every cell), so both apply exactly one rule set.
+
+use std::collections::BTreeMap;
+
+use super::evidence::{self, Estimate};
+use super::mutation_seed;
+use super::report::ClaimReport;
+use crate::experiment::{Claim, Experiment};
+use crate::metrics::MetricValue;
+use crate::pack::Pack;
+use crate::run::{self, ArmResult};
+use crate::table::Table;
+
+/// Per arm, per metric: one run's metrics.
+pub(crate) type ArmMetrics = BTreeMap<String, BTreeMap<String, MetricValue>>;
+
+/// Which label permutation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Null {
+    Row,
+    Entity,
+    EntityBlocks,
+}
+
+impl Null {
+    pub(crate) fn stream(self) -> &'static str {
+        match self {
+            Null::Row => "labels/rows",
+            Null::Entity => "labels/entities",
+            Null::EntityBlocks => "labels/entity-blocks",
+        }
+    }
+
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Null::Row => "row-level label permutation",
+            Null::Entity => "entity-level label permutation",
+            Null::EntityBlocks => "entity-block label permutation",
+        }
+    }
+
+    /// The null a claim's p-value uses on this table (docs/VERDICTS.md): a skill claim
+    /// must keep in the null what the model can exploit without label signal, memorising
+    /// entities; a gap claims that mechanism itself, so it uses the row null.
+    pub(crate) fn for_claim(claim: &Claim, table: &Table) -> Option<Null> {
+        match claim {
+            Claim::MetricAtLeast { .. } if table.labels_constant_within_entities() => {
+                Some(Null::Entity)
+            }
+            Claim::MetricAtLeast { .. } if table.n_entities() < table.n_rows() => {
+                Some(Null::EntityBlocks)
+            }
+            Claim::MetricAtLeast { .. } | Claim::MetricGap { .. } => Some(Null::Row),
+            Claim::MetricAtMost { .. } => None,
+        }
+    }
+}
+
+/// K label permutations of one kind: per permutation, each arm's metrics (None when the
+/// permutation was vacuous) or the error that stopped it.
+pub(crate) struct PermutationRuns {
+    pub(crate) null: Null,
+    pub(crate) runs: Vec<Result<Option<ArmMetrics>, String>>,
+}
+
+impl PermutationRuns {
+    pub(crate) fn first_error(&self) -> Option<&str> {
+        self.runs
+            .iter()
+            .find_map(|r| r.as_ref().err().map(String::as_str))
+    }
+
+    /// The defined values of one arm's metric over the non-vacuous permutations.
+    pub(crate) fn values(&self, arm: &str, metric: &str) -> Vec<f64> {
+        self.runs
+            .iter()
+            .filter_map(|r| r.as_ref().ok().and_then(|m| m.as_ref()))
+            .filter_map(|m| m.get(arm).and_then(|metrics| metrics.get(metric)))
+            .filter_map(MetricValue::value)
+            .collect()
+    }
+}
+
+/// What the claim's evidence depends on besides the pack, table and experiment.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct ClaimSettings {
+    pub(crate) permutations: usize,
+    pub(crate) seed: u64,
+    pub(crate) alpha: f64,
+    pub(crate) threads: usize,
+}
+
+/// Runs `settings.permutations` label permutations of `table` (seeded per index, so the
+/// result never depends on the thread count) and each arm's metrics under them.
+pub(crate) fn permutation_runs(
+    pack: &Pack,
+    table: &Table,
+    experiment: &Experiment,
+    null: Null,
+    settings: &ClaimSettings,
+) -> PermutationRuns {
+    let original = table.labels();
+    let seeds: Vec<u64> = (0..settings.permutations)
+        .map(|k| mutation_seed(settings.seed, null.stream(), k))
+        .collect();
+    // Only the labels change from one permutation to the next: each arm's split, rows and
+    // standardised design are prepared once (an arm whose split fails runs from scratch,
+    // failing as it always did).
+    let prepared: Vec<Option<run::PreparedArm>> = (0..experiment.arms.len())
+        .map(|i| run::PreparedArm::new(pack, table, experiment, i, false).ok())
+        .collect();
+    let runs = run::parallel_map(&seeds, settings.threads, |&seed| {
+        let permuted = match null {
+            Null::Row => table.permute_labels_by_row(seed),
+            Null::Entity => table.permute_labels_by_entity(seed),
+            Null::EntityBlocks => table.permute_label_blocks_by_entity(seed),
+        };
+        if permuted.labels() == original {
+            return Ok(None);
+        }
+        let mut per_arm = BTreeMap::new();
+        for (i, arm) in experiment.arms.iter().enumerate() {
+            let metrics = match &prepared[i] {
+                Some(p) => p.metrics(pack, &permuted, experiment),
+                None => run::arm_predictions(pack, &permuted, experiment, i).map(|p| {
+                    run::compute_metrics(
+                        &experiment.metrics,
+                        &p.train_labels,
+                        &p.test_labels,
+                        &p.test_scores,
+                    )
+                }),
+            };
+            per_arm.insert(arm.name.clone(), metrics.map_err(|e| e.to_string())?);
+        }
+        Ok(Some(per_arm))
+    });
+    PermutationRuns { null, runs }
+}
+
+/// How the evidence stands.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Standing {
+    /// CI on the claimed side and (where one is needed) p ≤ α with enough permutations.
+    Supports,
+    /// The CI lies entirely on the wrong side of the threshold.
+    Contradicts {
+        ci: [f64; 2],
+        observed: f64,
+        threshold: f64,
+        higher_is_claimed: bool,
+    },
+    /// Could not be established, with the reasons (already joined).
+    Inconclusive(String),
+}
+
+/// A claim's evaluation: the report's `claim` object (None when a permutation could not
+/// run at all), the standing, and the permuted statistics behind the p-value.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Evaluation {
+    pub(crate) report: Option<ClaimReport>,
+    pub(crate) standing: Standing,
+    /// The claim's statistic under each non-vacuous permutation, in permutation order.
+    pub(crate) null_statistics: Vec<f64>,
+}
+
+/// Evaluates `claim` on `table`. `recomputed` holds the kernel's results of `experiment` on
+/// `table`; `row_null`, when the caller already ran the row-level permutations (verify
+/// does, for the chance check), is reused instead of being run again.
+pub(crate) fn evaluate(
+    pack: &Pack,
+    table: &Table,
+    experiment: &Experiment,
+    claim: &Claim,
+    recomputed: &BTreeMap<String, ArmResult>,
+    row_null: Option<PermutationRuns>,
+    settings: &ClaimSettings,
+) -> Evaluation {
+    let metric = claim.metric();
+    let estimate_arm = |name: &str| -> Result<Estimate, String> {
+        let index = experiment
+            .arms
+            .iter()
+            .position(|a| a.name == name)
+            .expect("claim arms were checked");
+        let p = run::arm_predictions(pack, table, experiment, index).map_err(|e| e.to_string())?;
+        let entities: Vec<u32> = p
+            .test_rows
+            .iter()
+            .map(|&r| table.entity_of_row()[r])
+            .collect();
+        evidence::estimate(
+            metric,
+            &evidence::TestRows {
+                labels: &p.test_labels,
+                scores: &p.test_scores,
+                entities: &entities,
+                train_labels: &p.train_labels,
+            },
+        )
+    };
+    let (statistic, threshold, higher_is_claimed, estimate) = match claim {
+        Claim::MetricGap {
+            higher,
+            lower,
+            at_least,
+            ..
+        } => (
+            format!("{m}({higher}) - {m}({lower})", m = metric.as_str()),
+            *at_least,
+            true,
+            estimate_arm(higher).and_then(|h| estimate_arm(lower).map(|l| evidence::gap(&h, &l))),
+        ),
+        Claim::MetricAtLeast { arm, value, .. } => (
+            format!("{}({arm})", metric.as_str()),
+            *value,
+            true,
+            estimate_arm(arm),
+        ),
+        Claim::MetricAtMost { arm, value, .. } => (
+            format!("{}({arm})", metric.as_str()),
+            *value,
+            false,
+            estimate_arm(arm),
+        ),
+    };
+    let estimate = match estimate {
+        Ok(e) => e,
+        Err(reason) => {
+            return Evaluation {
+                report: Some(ClaimReport::undefined(
+                    &statistic,
+                    threshold,
+                    settings.alpha,
+                    &reason,
+                )),
+                standing: Standing::Inconclusive(format!("undefined metric: {reason}")),
+                null_statistics: Vec::new(),
+            }
+        }
+    };
+    // The observed statistic is the kernel's own number (recomputed results).
+    let observed = claim_statistic(claim, recomputed).unwrap_or(estimate.value);
+
+    let runs = match Null::for_claim(claim, table) {
+        Some(Null::Row) => Some(
+            row_null
+                .unwrap_or_else(|| permutation_runs(pack, table, experiment, Null::Row, settings)),
+        ),
+        Some(other) => Some(permutation_runs(pack, table, experiment, other, settings)),
+        None => None,
+    };
+    let (p_value, null_statistics) = match &runs {
+        Some(runs) => {
+            if let Some(e) = runs.first_error() {
+                return Evaluation {
+                    report: None,
+                    standing: Standing::Inconclusive(format!("a permutation could not run: {e}")),
+                    null_statistics: Vec::new(),
+                };
+            }
+            let stats: Vec<f64> = runs
+                .runs
+                .iter()
+                .filter_map(|r| r.as_ref().ok().and_then(|m| m.as_ref()))
+                .filter_map(|m| claim_statistic_from_metrics(claim, m))
+                .collect();
+            let b = stats.iter().filter(|&&s| s >= observed).count();
+            (Some((b as f64 + 1.0) / (stats.len() as f64 + 1.0)), stats)
+        }
+        None => (None, Vec::new()),
+    };
+    let effective = null_statistics.len();
+
+    let (lo, hi) = estimate.ci;
+    let claimed_side = if higher_is_claimed {
+        lo > threshold
+    } else {
+        hi < threshold
+    };
+    let wrong_side = if higher_is_claimed {
+        hi < threshold
+    } else {
+        lo > threshold
+    };
+    let min_k = (1.0 / settings.alpha).ceil() as usize - 1;
+    let mut reasons = Vec::new();
+    if !claimed_side {
+        reasons.push(format!(
+            "the 95% CI [{lo:.6}, {hi:.6}] does not lie entirely on the claimed side of {threshold}"
+        ));
+    }
+    if let Some(p) = p_value {
+        if effective < min_k {
+            reasons.push(format!(
+                "too few permutations: {effective} non-vacuous, need at least {min_k} for alpha {}",
+                settings.alpha
+            ));
+        } else if p > settings.alpha {
+            reasons.push(format!("p = {p:.6} > alpha = {}", settings.alpha));
+        }
+    }
+    let (outcome, standing) = if wrong_side {
+        (
+            "contradicts",
+            Standing::Contradicts {
+                ci: [lo, hi],
+                observed,
+                threshold,
+                higher_is_claimed,
+            },
+        )
+    } else if reasons.is_empty() {
+        ("supports", Standing::Supports)
+    } else {
+        ("inconclusive", Standing::Inconclusive(reasons.join("; ")))
+    };
+    Evaluation {
+        report: Some(ClaimReport {
+            statistic,
+            observed: Some(observed),
+            threshold,
+            ci: Some([lo, hi]),
+            se: Some(estimate.se),
+            interval: estimate.method.to_owned(),
+            p_value,
+            permutations: effective as u64,
+            null: runs.as_ref().map_or("none", |r| r.null.as_str()).to_owned(),
+            alpha: settings.alpha,
+            outcome: outcome.to_owned(),
+        }),
+        standing,
+        null_statistics,
+    }
+}
+
+/// The claim's statistic from full results.
+pub(crate) fn claim_statistic(claim: &Claim, results: &BTreeMap<String, ArmResult>) -> Option<f64> {
+    let metrics: ArmMetrics = results
+        .iter()
+        .map(|(k, v)| (k.clone(), v.metrics.clone()))
+        .collect();
+    claim_statistic_from_metrics(claim, &metrics)
+}
+
+/// The claim's statistic from per-arm metrics (None when a metric is undefined).
+pub(crate) fn claim_statistic_from_metrics(claim: &Claim, metrics: &ArmMetrics) -> Option<f64> {
+    let metric = claim.metric().as_str();
+    let get = |arm: &str| {
+        metrics
+            .get(arm)
+            .and_then(|m| m.get(metric))
+            .and_then(MetricValue::value)
+    };
+    match claim {
+        Claim::MetricGap { higher, lower, .. } => Some(get(higher)? - get(lower)?),
+        Claim::MetricAtLeast { arm, .. } | Claim::MetricAtMost { arm, .. } => get(arm),
+    }
+}
