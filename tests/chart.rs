@@ -330,10 +330,12 @@ fn check_common(svg: &str, title: &str, axis_labels: &[&str]) {
             "{x},{y}"
         );
     }
-    assert!(
-        !svg.contains("NaN") && !svg.contains("inf"),
-        "non-finite number in SVG"
-    );
+    // A non-finite number is printed as a word of its own ("NaN", "inf"); words that
+    // merely contain the letters ("random-inflates-auc.json") are text.
+    let non_finite = svg
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .find(|w| ["nan", "inf", "infinity"].contains(&w.to_ascii_lowercase().as_str()));
+    assert_eq!(non_finite, None, "non-finite number in SVG");
 }
 
 fn legend_has(svg: &str, entries: &[&str]) {
@@ -791,4 +793,79 @@ fn demo() {
         histogram_svg(&histogram_negative()),
         histogram_vega(&histogram_negative()),
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// The CLI: `verify --svg/--vega` draws the report's own permutation null
+
+#[test]
+fn cli_verify_svg_draws_the_reports_null_with_the_observed_statistic() {
+    let dir = crate::common::TempDir::new("verify-svg");
+    let svg_path = dir.path().join("null.svg");
+    let vega_path = dir.path().join("null.vl.json");
+    let report_path = dir.path().join("report.json");
+    let payload = "fixtures/packs/entity-leakage/payloads/random-inflates-auc.json";
+    let run = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_counterlab"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["verify", payload, "--permutations", "39", "--json"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = run(&[
+        "--svg",
+        svg_path.to_str().unwrap(),
+        "--vega",
+        vega_path.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    std::fs::write(&report_path, &o.stdout).unwrap();
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let claim = &report["claim"];
+    let statistic = claim["statistic"].as_str().unwrap();
+    let observed = claim["observed"].as_f64().unwrap();
+
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    check_common(
+        &svg,
+        &format!("Is {statistic} above what shuffled labels give?"),
+        &[
+            &format!("{statistic} under permuted labels"),
+            "permutations (count)",
+        ],
+    );
+    let doc = parse(&svg);
+    assert_eq!(
+        texts(&doc, "observed-label"),
+        vec![format!("observed = {}", fixed3(observed))]
+    );
+    let subtitle = words(&texts(&doc, "subtitle").join(" "));
+    assert!(
+        subtitle.contains("random-inflates-auc.json") && subtitle.contains("verdict SUPPORTS"),
+        "{subtitle}"
+    );
+
+    // The Vega-Lite spec bins the same null: the bin counts add up to the report's
+    // permutations (K = 39, none vacuous on this pack), and the observed value is marked.
+    let spec: Value = serde_json::from_slice(&std::fs::read(&vega_path).unwrap()).unwrap();
+    let text = spec.to_string();
+    assert!(text.contains("vega-lite/v5"), "{text}");
+    assert!(
+        text.contains(&format!("{observed}")),
+        "observed missing: {text}"
+    );
+    let counted: u64 = spec["data"]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|bin| bin["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, claim["permutations"].as_u64().unwrap());
+    assert_eq!(counted, 39);
 }
