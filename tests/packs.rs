@@ -181,6 +181,50 @@ fn discover_finds_packs_and_unknown_ids_are_named() {
 }
 
 #[test]
+fn discover_only_loads_the_named_packs_and_knows_the_others() {
+    let root = TempDir::new("discover-only");
+    write_pack(
+        root.path(),
+        "one",
+        "entity,label,x1\nA,1,0.5\n",
+        &["x1"],
+        None,
+    );
+    let two = write_pack(
+        root.path(),
+        "two",
+        "entity,label,x1\nA,1,0.5\n",
+        &["x1"],
+        None,
+    );
+    // A broken fixture in a pack nobody asked for does not stop the others loading…
+    std::fs::write(two.join("data.csv"), "entity,label,x1\nA,1,oops\n").unwrap();
+    let packs = Packs::discover_only(root.path(), &["one"]).unwrap();
+    assert_eq!(packs.iter().map(Pack::id).collect::<Vec<_>>(), ["one"]);
+    assert!(packs.get("one").is_ok());
+    // …an unknown id lists every known pack, loaded or not, as discover does…
+    let error = packs.get("three").unwrap_err();
+    assert!(matches!(error.kind(), ErrorKind::UnknownPack { .. }));
+    assert!(error.to_string().contains("one, two"), "{error}");
+    // …a known pack that was not loaded is an error that says so, not a silent miss…
+    let error = packs.get("two").unwrap_err();
+    assert!(error.to_string().contains("not loaded"), "{error}");
+    // …and asking for the broken pack reports its fixture, as discover does.
+    let error = Packs::discover_only(root.path(), &["two"]).unwrap_err();
+    assert!(error.to_string().contains("blake3"), "{error}");
+    assert!(Packs::discover(root.path()).is_err());
+
+    // Ids stay unique across loaded and unloaded packs.
+    let copy = root.path().join("one-copy");
+    std::fs::create_dir_all(&copy).unwrap();
+    for file in ["pack.toml", "data.csv"] {
+        std::fs::copy(root.path().join("one").join(file), copy.join(file)).unwrap();
+    }
+    let error = Packs::discover_only(root.path(), &[]).unwrap_err();
+    assert!(error.to_string().contains("also used by"), "{error}");
+}
+
+#[test]
 fn bundled_packs_load() {
     let packs = Packs::discover(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/packs")).unwrap();
     let ids: Vec<&str> = packs.iter().map(Pack::id).collect();

@@ -25,7 +25,7 @@ pub(crate) fn command(args: &BoundaryArgs<'_>) -> i32 {
         Some(t) => t,
         None => RunOptions::default().threads,
     };
-    let packs = match load_packs(args.packs) {
+    let packs = match load_packs(args.packs, Some(&[args.pack])) {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };

@@ -259,8 +259,15 @@ pub(crate) fn fail_usage(message: &str) -> i32 {
     EXIT_USAGE
 }
 
-fn load_packs(dir: Option<&Path>) -> Result<Packs, Error> {
-    Packs::discover(dir.unwrap_or(Path::new("fixtures/packs")))
+/// Discovers the packs under `dir` (default `fixtures/packs`). With `only`, the fixtures
+/// of those packs alone are loaded (every `pack.toml` is still read): a command about one
+/// pack does not pay for parsing the others.
+fn load_packs(dir: Option<&Path>, only: Option<&[&str]>) -> Result<Packs, Error> {
+    let dir = dir.unwrap_or(Path::new("fixtures/packs"));
+    match only {
+        Some(ids) => Packs::discover_only(dir, ids),
+        None => Packs::discover(dir),
+    }
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>, i32> {
@@ -284,7 +291,7 @@ fn run(
             return EXIT_DATA;
         }
     };
-    let packs = match load_packs(packs_dir) {
+    let packs = match load_packs(packs_dir, Some(&[experiment.pack.as_str()])) {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };
@@ -373,7 +380,7 @@ fn print_run_summary(payload: &counterlab::Payload) {
 }
 
 fn list_packs(dir: Option<&Path>) -> i32 {
-    let packs = match load_packs(dir) {
+    let packs = match load_packs(dir, None) {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };

@@ -8,7 +8,7 @@ use counterlab::RunOptions;
 use super::{fail, fail_usage, load_packs, style, EXIT_DATA, EXIT_OK};
 
 pub(crate) fn command(pack: &str, choice: &str, packs: Option<&Path>, json: bool) -> i32 {
-    let packs = match load_packs(packs) {
+    let packs = match load_packs(packs, Some(&[pack])) {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };
