@@ -91,13 +91,7 @@ fn shuffled_bundled_fixture_keeps_every_result_hash() {
 /// (about 12 s instead of 25 s, measured on 2 cores).
 #[test]
 fn nehalem_cpu_gives_the_same_hashes() {
-    let qemu = Command::new("qemu-x86_64").arg("--version").output();
-    if qemu.is_err() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must install qemu-user (qemu-x86_64) for the cross-CPU test"
-        );
-        eprintln!("SKIPPED nehalem_cpu_gives_the_same_hashes: qemu-x86_64 not installed (apt-get install qemu-user)");
+    if !qemu_available("nehalem_cpu_gives_the_same_hashes") {
         return;
     }
     let binary = env!("CARGO_BIN_EXE_counterlab");
@@ -139,5 +133,97 @@ fn nehalem_cpu_gives_the_same_hashes() {
             hashes.push(payload["result_hash"].as_str().unwrap().to_owned());
         }
         assert_eq!(hashes[0], hashes[1], "{name}: native vs qemu -cpu Nehalem");
+    }
+}
+
+/// Whether `qemu-x86_64` can be run; in CI (CI=true) its absence is a failure, elsewhere
+/// the test `name` reports itself skipped.
+fn qemu_available(name: &str) -> bool {
+    if Command::new("qemu-x86_64")
+        .arg("--version")
+        .output()
+        .is_ok()
+    {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must install qemu-user (qemu-x86_64) for the cross-CPU test"
+    );
+    eprintln!("SKIPPED {name}: qemu-x86_64 not installed (apt-get install qemu-user)");
+    false
+}
+
+/// Runs the binary natively and under `qemu-x86_64 -cpu Nehalem` and returns the JSON
+/// key `key` of each run's stdout.
+fn native_and_nehalem(args: &[&str], key: &str) -> [String; 2] {
+    let binary = env!("CARGO_BIN_EXE_counterlab");
+    [false, true].map(|use_qemu| {
+        let mut command = if use_qemu {
+            let mut c = Command::new("qemu-x86_64");
+            c.args(["-cpu", "Nehalem", binary]);
+            c
+        } else {
+            Command::new(binary)
+        };
+        let out = command
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(args)
+            .output()
+            .unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{args:?} (qemu: {use_qemu}): {e}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        json[key]
+            .as_str()
+            .unwrap_or_else(|| panic!("{args:?}: no {key}"))
+            .to_owned()
+    })
+}
+
+/// Beyond `run`: a verifier report (the claim's Obuchowski CI and permutation p-value), a
+/// boundary map of each bundled sweep (prevalence subsampling, entity_overlap splits, the
+/// claim's evidence per cell) and each transfer evaluation are the same on a CPU without
+/// AVX/FMA. Emulation makes this the slowest test (~65 s on 2 cores); the verify run
+/// uses K = 39 to bound it.
+#[test]
+fn nehalem_cpu_gives_the_same_reports_maps_and_transfer_results() {
+    if !qemu_available("nehalem_cpu_gives_the_same_reports_maps_and_transfer_results") {
+        return;
+    }
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &[
+                "verify",
+                "fixtures/packs/entity-leakage/payloads/random-inflates-auc.json",
+                "--permutations",
+                "39",
+                "--json",
+            ],
+            "report_hash",
+        ),
+        (&["boundary", "class-imbalance", "--json"], "map_hash"),
+        (&["boundary", "entity-leakage", "--json"], "map_hash"),
+        (
+            &[
+                "transfer",
+                "temporal-leakage",
+                "--choice",
+                "latest-weeks",
+                "--json",
+            ],
+            "result_hash",
+        ),
+        (
+            &["transfer", "rare-defects", "--choice", "roc-auc", "--json"],
+            "result_hash",
+        ),
+    ];
+    for (args, key) in cases {
+        let [native, nehalem] = native_and_nehalem(args, key);
+        assert_eq!(native, nehalem, "{args:?}: native vs qemu -cpu Nehalem");
     }
 }
