@@ -10,6 +10,7 @@ mod chart;
 mod cli;
 mod common;
 mod determinism;
+mod guide;
 mod metrics;
 mod model;
 mod mutations;
