@@ -243,7 +243,10 @@ fn json_value(strings: Vec<String>) -> BoxedStrategy<Value> {
 }
 
 fn edit() -> impl Strategy<Value = Edit> {
-    let strings = world().strings.clone();
+    edit_with(world().strings.clone())
+}
+
+fn edit_with(strings: Vec<String>) -> impl Strategy<Value = Edit> {
     let value = json_value(strings.clone());
     prop_oneof![
         4 => value.clone().prop_map(Edit::Replace),
@@ -434,6 +437,70 @@ proptest! {
                 hash_value(HashKind::Payload, &normal_form(&value)),
                 hash_value(HashKind::Payload, &normal_form(&fixture.value)),
                 "{}: SUPPORTS after an edit that changed the payload",
+                what
+            );
+        }
+    }
+}
+
+/// The recorded boundary map of class-imbalance (its cells are the quickest to recompute:
+/// about 0.6 s), with the strings of its JSON tree for the edits.
+fn map_fixture() -> &'static (Fixture, Vec<String>) {
+    static MAP: OnceLock<(Fixture, Vec<String>)> = OnceLock::new();
+    MAP.get_or_init(|| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/packs/class-imbalance/payloads/boundary-map.json");
+        let value: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        let (mut nodes, mut strings) = (Vec::new(), Vec::new());
+        collect(&value, &mut Vec::new(), &mut nodes, &mut strings);
+        strings.sort();
+        strings.dedup();
+        let fixture = Fixture {
+            name: "class-imbalance/boundary-map".into(),
+            value,
+            nodes,
+        };
+        (fixture, strings)
+    })
+}
+
+/// 24 cases (an edit of the chart is only caught after every cell is recomputed); the
+/// same seed and overrides as [`config`].
+fn map_config() -> Config {
+    let mut config = config();
+    if std::env::var_os("PROPTEST_CASES").is_none() {
+        config.cases = 24;
+    }
+    config
+}
+
+proptest! {
+    #![proptest_config(map_config())]
+
+    /// The same property for boundary maps: no panic, a well-formed report (the 12 map
+    /// checks), and SUPPORTS only when the edit left the map's canonical value unchanged
+    /// (in the same normal form as payloads).
+    #[test]
+    fn edited_boundary_maps_never_panic_and_only_noops_are_supported(
+        node in any::<Index>(),
+        edit in edit_with(map_fixture().1.clone()),
+        pretty in any::<bool>(),
+    ) {
+        let (fixture, _) = map_fixture();
+        let path = node.get(&fixture.nodes);
+        let what = format!("{} {}: {edit:?}", fixture.name, render(path));
+        let bytes = apply(fixture, path, &edit, pretty);
+        let report = counterlab::verify(&bytes, &world().packs, &fast());
+        assert_well_formed(&report, &what);
+        if std::env::var_os("COUNTERLAB_ROBUSTNESS_LOG").is_some() {
+            eprintln!("{} <- {what}", report.verdict().as_str());
+        }
+        if matches!(report.verdict(), Verdict::Supports(_)) {
+            let value = parse_strict(&bytes).unwrap_or_else(|e| panic!("{what}: SUPPORTS for unparseable bytes: {e:?}"));
+            prop_assert_eq!(
+                hash_value(HashKind::Payload, &normal_form(&value)),
+                hash_value(HashKind::Payload, &normal_form(&fixture.value)),
+                "{}: SUPPORTS after an edit that changed the map",
                 what
             );
         }
