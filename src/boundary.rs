@@ -113,8 +113,9 @@ pub struct ChartRow {
     pub context: BTreeMap<String, Option<f64>>,
 }
 
-/// Computes the pack's boundary map with cells in parallel on up to `threads` threads
-/// (each cell single-threaded inside, so the map never depends on the thread count).
+/// Computes the pack's boundary map with cells in parallel on up to `threads` threads,
+/// and each cell's arms and permutations on up to `threads` more; the map never depends
+/// on the thread count.
 pub fn compute(pack: &Pack, threads: usize) -> Result<BoundaryMap> {
     let spec = pack.manifest().boundary.clone().ok_or_else(|| {
         Error::pack(
@@ -137,8 +138,12 @@ pub fn compute_with(
 ) -> Result<BoundaryMap> {
     check_spec(spec, experiment).map_err(|m| Error::pack(pack.dir().join("pack.toml"), m))?;
     let grid = grid(spec);
+    // Cells in parallel, and each cell's arms and permutations in parallel too: cells can
+    // differ a lot in size (a prevalence sweep keeps from under 5% to all of the rows), and
+    // a worker whose cells are done would otherwise idle while another works through the
+    // largest one. The results do not depend on the thread count (tests/boundary.rs).
     let cells = run::parallel_map(&grid, threads, |point| {
-        compute_cell(pack, table, spec, experiment, point)
+        compute_cell(pack, table, spec, experiment, point, threads)
     });
     let cells = cells.into_iter().collect::<Result<Vec<Cell>>>()?;
     let chart = chart_data(spec, experiment, &cells);
@@ -289,6 +294,7 @@ fn compute_cell(
     spec: &BoundarySpec,
     base: &Experiment,
     point: &[f64],
+    threads: usize,
 ) -> Result<Cell> {
     let mut experiment = base.clone();
     let mut cell_table = None;
@@ -323,7 +329,7 @@ fn compute_cell(
         .claim
         .clone()
         .expect("checked: the experiment makes a claim");
-    let results = run::compute_results(pack, table, &experiment, &RunOptions { threads: 1 })?;
+    let results = run::compute_results(pack, table, &experiment, &RunOptions { threads })?;
     let evaluation = claim::evaluate(
         pack,
         table,
@@ -335,7 +341,7 @@ fn compute_cell(
             permutations: spec.permutations,
             seed: spec.seed,
             alpha: spec.alpha,
-            threads: 1,
+            threads,
         },
     );
     let (outcome, reason) = match evaluation.standing {

@@ -236,7 +236,7 @@ impl Verification<'_> {
             );
         }
 
-        // Recompute every cell with the pack's spec (cells in parallel, each single-threaded).
+        // Recompute every cell with the pack's spec (cells, and the work inside each, in parallel).
         let recomputed = if self.failed() {
             // Recomputing is the expensive part and cannot change a REJECTED verdict.
             self.skip("recompute.equal", "not run: the map is already rejected");
