@@ -464,8 +464,10 @@ pub fn chart_data(spec: &BoundarySpec, experiment: &Experiment, cells: &[Cell]) 
             ChartRow {
                 cell: i,
                 cell_hash: cell.cell_hash.clone(),
-                x: cell.axes[x_knob],
-                y: y_knob.map(|k| cell.axes[k]),
+                // The kernel's cells always carry every knob; a recorded cell that does
+                // not is refused before charting (NaN, written null, if one slips by).
+                x: cell.axes.get(x_knob).copied().unwrap_or(f64::NAN),
+                y: y_knob.map(|k| cell.axes.get(k).copied().unwrap_or(f64::NAN)),
                 value: cell.claim.as_ref().and_then(|c| c.observed),
                 ci: cell.claim.as_ref().and_then(|c| c.ci),
                 outcome: cell.outcome.clone(),

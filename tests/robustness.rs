@@ -727,3 +727,30 @@ fn an_over_budget_payload_is_not_recomputed() {
         report.to_json()
     );
 }
+
+/// fuzz/regressions/boundary-cell-axes-key-renamed.json (found by `verify_bytes`): a
+/// recorded cell whose `axes` names `pervalence` instead of `prevalence`, with two hashes
+/// broken, so the map is rejected before recomputation and the chart is derived from the
+/// recorded cells. That indexed the cell's axes by the sweep's knob and panicked; now
+/// `chart.provenance` fails with the cell as witness.
+#[test]
+fn a_recorded_cell_without_the_sweeps_knob_is_rejected_not_a_panic() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions/boundary-cell-axes-key-renamed.json");
+    let bytes = std::fs::read(path).unwrap();
+    let report = counterlab::verify(&bytes, &world().packs, &fast());
+    assert_well_formed(&report, "renamed knob");
+    assert_eq!(status(&report, "recompute.equal"), Status::Skipped);
+    assert_eq!(status(&report, "chart.provenance"), Status::Fail);
+    let check = report
+        .checks()
+        .iter()
+        .find(|c| c.id == "chart.provenance")
+        .unwrap();
+    assert_eq!(
+        check.counterexamples[0].witness["path"],
+        Value::from("$.cells[1].axes"),
+        "{}",
+        report.to_json()
+    );
+}

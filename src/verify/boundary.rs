@@ -287,6 +287,32 @@ impl Verification<'_> {
         // Chart provenance: the chart must be exactly what the kernel derives from its cells
         // (the recomputed ones; the recorded ones when recomputation was not possible).
         let cells = recomputed.as_ref().map_or(&map.cells, |m| &m.cells);
+        // Recorded cells can only be charted if they carry the sweep's knobs, no more.
+        let knobs: Vec<&str> = spec.axes.iter().map(|a| a.knob.as_str()).collect();
+        let misshapen: Vec<Counterexample> = cells
+            .iter()
+            .enumerate()
+            .filter(|(_, cell)| {
+                cell.axes.len() != knobs.len() || !knobs.iter().all(|k| cell.axes.contains_key(*k))
+            })
+            .take(3)
+            .map(|(i, cell)| {
+                Counterexample::new(
+                    "chart.provenance",
+                    json!(cell.axes.keys().collect::<Vec<_>>()),
+                    json!(knobs),
+                    json!({ "path": format!("$.cells[{i}].axes"), "cell": i }),
+                )
+            })
+            .collect();
+        if !misshapen.is_empty() {
+            self.fail(
+                "chart.provenance",
+                "recorded cells do not carry the sweep's knobs: no chart can be derived from them",
+                misshapen,
+            );
+            return;
+        }
         let expected_chart = boundary::chart_data(&spec, &experiment, cells);
         let mut differences = Vec::new();
         diff_values(
