@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::experiment::{Claim, Experiment, MetricName, ModelSpec, SplitSpec};
 use crate::pack::{BoundarySpec, Knob, Pack};
 use crate::rng;
-use crate::run::{self, ArmResult, KernelInfo, PackRef, RunOptions, KERNEL_NAME};
+use crate::run::{self, ArmResult, KernelInfo, PackRef, RunOptions};
 use crate::table::Table;
 use crate::verify::claim::{self, ClaimSettings, Standing};
 use crate::verify::ClaimReport;
@@ -146,18 +146,13 @@ pub fn compute_with(
         compute_cell(pack, table, spec, experiment, point, threads)
     });
     let cells = cells.into_iter().collect::<Result<Vec<Cell>>>()?;
-    let chart = chart_data(spec, experiment, &cells);
-    let pack_ref = PackRef {
-        id: pack.id().to_owned(),
-        fixture_blake3: pack.fixture_hash().to_owned(),
-    };
+    let chart = chart_data(spec, experiment, &cells)
+        .map_err(|i| Error::invalid(format!("boundary: cells {i:?} lack a knob of the sweep")))?;
+    let pack_ref = PackRef::of(pack);
     let map_hash = map_hash(&pack_ref, spec, experiment, &cells)?;
     Ok(BoundaryMap {
         format: BOUNDARY_FORMAT.to_owned(),
-        kernel: KernelInfo {
-            name: KERNEL_NAME.to_owned(),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
-        },
+        kernel: KernelInfo::this(),
         pack: pack_ref,
         boundary: spec.clone(),
         experiment: experiment.clone(),
@@ -428,7 +423,29 @@ pub fn at_prevalence(
 }
 
 /// The chart's data, derived from the cells (verify re-derives it from its own cells).
-pub fn chart_data(spec: &BoundarySpec, experiment: &Experiment, cells: &[Cell]) -> ChartData {
+///
+/// Every cell must carry exactly the sweep's knobs in `axes` (the kernel's always do; a
+/// recorded map's may not): otherwise the indices of the cells that do not.
+pub fn chart_data(
+    spec: &BoundarySpec,
+    experiment: &Experiment,
+    cells: &[Cell],
+) -> std::result::Result<ChartData, Vec<usize>> {
+    let misshapen: Vec<usize> = cells
+        .iter()
+        .enumerate()
+        .filter(|(_, cell)| {
+            cell.axes.len() != spec.axes.len()
+                || !spec
+                    .axes
+                    .iter()
+                    .all(|a| cell.axes.contains_key(a.knob.as_str()))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if !misshapen.is_empty() {
+        return Err(misshapen);
+    }
     let claim = experiment.claim.as_ref();
     let (statistic, threshold) = cells
         .iter()
@@ -464,10 +481,8 @@ pub fn chart_data(spec: &BoundarySpec, experiment: &Experiment, cells: &[Cell]) 
             ChartRow {
                 cell: i,
                 cell_hash: cell.cell_hash.clone(),
-                // The kernel's cells always carry every knob; a recorded cell that does
-                // not is refused before charting (NaN, written null, if one slips by).
-                x: cell.axes.get(x_knob).copied().unwrap_or(f64::NAN),
-                y: y_knob.map(|k| cell.axes.get(k).copied().unwrap_or(f64::NAN)),
+                x: cell.axes[x_knob],
+                y: y_knob.map(|k| cell.axes[k]),
                 value: cell.claim.as_ref().and_then(|c| c.observed),
                 ci: cell.claim.as_ref().and_then(|c| c.ci),
                 outcome: cell.outcome.clone(),
@@ -475,26 +490,21 @@ pub fn chart_data(spec: &BoundarySpec, experiment: &Experiment, cells: &[Cell]) 
             }
         })
         .collect();
-    ChartData {
+    Ok(ChartData {
         kind: if y_knob.is_some() { "grid" } else { "lines" }.to_owned(),
         x: x_knob.to_owned(),
         y: y_knob.map(str::to_owned),
         statistic,
         threshold,
         rows,
-    }
+    })
 }
 
 /// Work of computing a map, in the verifier's units (rows × (features + 1)² per fit): per
 /// cell, every arm's fit for the results (with ablations), its claim estimates and K
 /// permutations. Counted on the full fixture (subsampled cells cost less).
 pub fn work_units(spec: &BoundarySpec, experiment: &Experiment, table: &Table) -> u64 {
-    let rows = table.n_rows() as u64;
-    let features = experiment
-        .features
-        .as_ref()
-        .map_or(table.feature_names().len(), Vec::len) as u64;
-    let per_fit = rows.saturating_mul((features + 1) * (features + 1));
+    let per_fit = crate::verify::work_per_fit(experiment, table);
     let arms = experiment.arms.len() as u64;
     let fits_per_cell = arms
         .saturating_mul(1 + experiment.ablation_list().len() as u64)

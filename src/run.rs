@@ -69,6 +69,16 @@ pub struct KernelInfo {
     pub version: String,
 }
 
+impl KernelInfo {
+    /// This kernel: `counterlab` at the crate's version.
+    pub fn this() -> KernelInfo {
+        KernelInfo {
+            name: KERNEL_NAME.to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+        }
+    }
+}
+
 /// The pack a payload was computed on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -77,6 +87,16 @@ pub struct PackRef {
     pub id: String,
     /// blake3 of the fixture file.
     pub fixture_blake3: String,
+}
+
+impl PackRef {
+    /// The pack's id and (checked) fixture hash.
+    pub fn of(pack: &Pack) -> PackRef {
+        PackRef {
+            id: pack.id().to_owned(),
+            fixture_blake3: pack.fixture_hash().to_owned(),
+        }
+    }
 }
 
 /// One arm's results.
@@ -175,14 +195,8 @@ pub fn run_on_table(
     let result_hash = result_hash(&results)?;
     Ok(Payload {
         format: PAYLOAD_FORMAT.to_owned(),
-        kernel: KernelInfo {
-            name: KERNEL_NAME.to_owned(),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
-        },
-        pack: PackRef {
-            id: pack.id().to_owned(),
-            fixture_blake3: pack.fixture_hash().to_owned(),
-        },
+        kernel: KernelInfo::this(),
+        pack: PackRef::of(pack),
         experiment: experiment.clone(),
         results,
         claim: experiment.claim.clone(),

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::experiment::{Experiment, MetricName};
 use crate::metrics::MetricValue;
 use crate::pack::{Pack, TransferRule, TransferSpec};
-use crate::run::{self, KernelInfo, PackRef, RunOptions, KERNEL_NAME};
+use crate::run::{self, KernelInfo, PackRef, RunOptions};
 use crate::split::{Overlap, SplitSummary};
 use crate::verify::evidence;
 
@@ -214,14 +214,8 @@ pub fn evaluate(pack: &Pack, choice: Option<&str>, threads: usize) -> Result<Tra
     }
     let mut evaluation = TransferEvaluation {
         format: TRANSFER_FORMAT.to_owned(),
-        kernel: KernelInfo {
-            name: KERNEL_NAME.to_owned(),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
-        },
-        pack: PackRef {
-            id: pack.id().to_owned(),
-            fixture_blake3: pack.fixture_hash().to_owned(),
-        },
+        kernel: KernelInfo::this(),
+        pack: PackRef::of(pack),
         question: spec.question.clone(),
         rule: spec.rule.as_str().to_owned(),
         experiment: spec.experiment.clone(),
@@ -258,18 +252,7 @@ fn separation(
         .expect("checked: the arm exists");
     let table = pack.table();
     let p = run::arm_predictions(pack, table, experiment, index)?;
-    let entities: Vec<u32> = p
-        .test_rows
-        .iter()
-        .map(|&r| table.entity_of_row()[r])
-        .collect();
-    let rows = evidence::TestRows {
-        labels: &p.test_labels,
-        scores: &p.test_scores,
-        entities: &entities,
-        train_labels: &p.train_labels,
-    };
-    let estimate = evidence::estimate(metric, &rows).map_err(|m| {
+    let estimate = evidence::estimate_arm(metric, &p, table).map_err(|m| {
         Error::invalid(format!(
             "{} of arm {arm:?} is undefined: {m}",
             metric.as_str()

@@ -374,24 +374,13 @@ fn rare_defects_accuracy_is_the_baseline_while_auc_ranks_defects() {
 #[test]
 fn rare_defects_only_auc_separates_from_its_baseline() {
     use counterlab::experiment::MetricName;
-    use counterlab::verify::evidence::{estimate, TestRows};
+    use counterlab::verify::evidence::estimate_arm;
 
     let (packs, experiment) = bundled_pack_and_experiment("rare-defects", "transfer-metrics.json");
     let pack = packs.get("rare-defects").unwrap();
     let table = pack.table();
     let predictions = counterlab::run::arm_predictions(pack, table, &experiment, 0).unwrap();
-    let entities: Vec<u32> = predictions
-        .test_rows
-        .iter()
-        .map(|&r| table.entity_of_row()[r])
-        .collect();
-    let rows = TestRows {
-        labels: &predictions.test_labels,
-        scores: &predictions.test_scores,
-        entities: &entities,
-        train_labels: &predictions.train_labels,
-    };
-    let ci = |m| estimate(m, &rows).unwrap();
+    let ci = |m| estimate_arm(m, &predictions, table).unwrap();
     let auc = ci(MetricName::RocAuc);
     let accuracy = ci(MetricName::Accuracy);
     let baseline = ci(MetricName::MajorityBaselineAccuracy);

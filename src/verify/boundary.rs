@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-use super::{diff_values, lookup, Counterexample, Verification};
+use super::{diff_values, Counterexample, Verification};
 use crate::boundary::{self, BoundaryMap, BOUNDARY_FORMAT};
 use crate::canon::{self, HashKind};
 use crate::pack::Packs;
@@ -47,12 +47,7 @@ impl Verification<'_> {
             return;
         }
         if let Err(e) = map.experiment.check_structure() {
-            let (path, message) = match e.kind() {
-                crate::ErrorKind::Experiment { path, message } => {
-                    (path.replacen('$', "$.experiment", 1), message.clone())
-                }
-                _ => ("$.experiment".into(), e.to_string()),
-            };
+            let (path, message) = super::experiment_error_at(&e);
             self.schema_failure(value, path, message);
             return;
         }
@@ -71,13 +66,7 @@ impl Verification<'_> {
                 return;
             }
             Err(_) => {
-                self.unverifiable(
-                    "pack.supported",
-                    format!(
-                        "unsupported case: the verifier has no pack {:?}",
-                        map.pack.id
-                    ),
-                );
+                self.unknown_pack(&map.pack.id);
                 return;
             }
         };
@@ -104,32 +93,11 @@ impl Verification<'_> {
         self.pass("pack.supported");
 
         let table = pack.table();
-        if table.n_rows() > o.max_rows {
-            self.unverifiable(
-                "budget.rows",
-                format!(
-                    "fixture has {} rows, over the budget of {}",
-                    table.n_rows(),
-                    o.max_rows
-                ),
-            );
+        if !self.rows_in_budget(table) {
             return;
         }
-        self.pass("budget.rows");
         // The pack's spec decides the work (the recorded one may be anything).
-        let work = boundary::work_units(&spec, &experiment, table);
-        let in_budget = work <= o.max_work;
-        if in_budget {
-            self.pass("budget.work");
-        } else {
-            self.unverifiable(
-                "budget.work",
-                format!(
-                    "{work} work units needed, over the budget of {}",
-                    o.max_work
-                ),
-            );
-        }
+        let in_budget = self.work_in_budget(boundary::work_units(&spec, &experiment, table));
 
         // The recorded spec and experiment must be the pack's own.
         let mut spec_differences = Vec::new();
@@ -167,21 +135,7 @@ impl Verification<'_> {
             );
         }
 
-        if map.pack.fixture_blake3 == pack.fixture_hash() {
-            self.pass("fixture.hash");
-        } else {
-            let ce = Counterexample::new(
-                "fixture.hash",
-                json!(map.pack.fixture_blake3),
-                json!(pack.fixture_hash()),
-                json!({ "path": "$.pack.fixture_blake3" }),
-            );
-            self.fail(
-                "fixture.hash",
-                "the map was not computed on the verifier's fixture",
-                vec![ce],
-            );
-        }
+        self.check_fixture_hash(&map.pack.fixture_blake3, pack, "map");
 
         // Hashes of what is recorded (raw JSON, like result.hash).
         let recorded_cells = value["cells"].as_array().cloned().unwrap_or_default();
@@ -287,33 +241,31 @@ impl Verification<'_> {
         // Chart provenance: the chart must be exactly what the kernel derives from its cells
         // (the recomputed ones; the recorded ones when recomputation was not possible).
         let cells = recomputed.as_ref().map_or(&map.cells, |m| &m.cells);
-        // Recorded cells can only be charted if they carry the sweep's knobs, no more.
-        let knobs: Vec<&str> = spec.axes.iter().map(|a| a.knob.as_str()).collect();
-        let misshapen: Vec<Counterexample> = cells
-            .iter()
-            .enumerate()
-            .filter(|(_, cell)| {
-                cell.axes.len() != knobs.len() || !knobs.iter().all(|k| cell.axes.contains_key(*k))
-            })
-            .take(3)
-            .map(|(i, cell)| {
-                Counterexample::new(
+        let expected_chart = match boundary::chart_data(&spec, &experiment, cells) {
+            Ok(chart) => chart,
+            Err(misshapen) => {
+                // Only recorded cells can lack a knob; no chart can be derived from them.
+                let knobs: Vec<&str> = spec.axes.iter().map(|a| a.knob.as_str()).collect();
+                let ces = misshapen
+                    .into_iter()
+                    .take(3)
+                    .map(|i| {
+                        Counterexample::new(
+                            "chart.provenance",
+                            json!(cells[i].axes.keys().collect::<Vec<_>>()),
+                            json!(knobs),
+                            json!({ "path": format!("$.cells[{i}].axes"), "cell": i }),
+                        )
+                    })
+                    .collect();
+                self.fail(
                     "chart.provenance",
-                    json!(cell.axes.keys().collect::<Vec<_>>()),
-                    json!(knobs),
-                    json!({ "path": format!("$.cells[{i}].axes"), "cell": i }),
-                )
-            })
-            .collect();
-        if !misshapen.is_empty() {
-            self.fail(
-                "chart.provenance",
-                "recorded cells do not carry the sweep's knobs: no chart can be derived from them",
-                misshapen,
-            );
-            return;
-        }
-        let expected_chart = boundary::chart_data(&spec, &experiment, cells);
+                    "recorded cells do not carry the sweep's knobs: no chart can be derived from them",
+                    ces,
+                );
+                return;
+            }
+        };
         let mut differences = Vec::new();
         diff_values(
             "$.chart",
@@ -349,17 +301,6 @@ impl Verification<'_> {
                 ces,
             );
         }
-    }
-
-    fn schema_failure(&mut self, value: &Value, path: String, message: String) {
-        let observed = lookup(value, &path).cloned().unwrap_or(Value::Null);
-        let ce = Counterexample::new(
-            "payload.schema",
-            observed,
-            json!(message),
-            json!({ "path": path }),
-        );
-        self.fail("payload.schema", format!("{path}: {message}"), vec![ce]);
     }
 }
 

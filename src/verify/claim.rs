@@ -186,20 +186,7 @@ pub(crate) fn evaluate(
             .position(|a| a.name == name)
             .expect("claim arms were checked");
         let p = run::arm_predictions(pack, table, experiment, index).map_err(|e| e.to_string())?;
-        let entities: Vec<u32> = p
-            .test_rows
-            .iter()
-            .map(|&r| table.entity_of_row()[r])
-            .collect();
-        evidence::estimate(
-            metric,
-            &evidence::TestRows {
-                labels: &p.test_labels,
-                scores: &p.test_scores,
-                entities: &entities,
-                train_labels: &p.train_labels,
-            },
-        )
+        evidence::estimate_arm(metric, &p, table)
     };
     let (statistic, threshold, higher_is_claimed, estimate) = match claim {
         Claim::MetricGap {

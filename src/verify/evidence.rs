@@ -16,6 +16,8 @@
 
 use crate::experiment::MetricName;
 use crate::metrics;
+use crate::run::ArmPredictions;
+use crate::table::Table;
 
 /// z for a two-sided 95% interval.
 pub const Z95: f64 = 1.959963984540054;
@@ -52,6 +54,29 @@ impl TestRows<'_> {
         seen.sort_unstable();
         seen.windows(2).all(|w| w[0] != w[1])
     }
+}
+
+/// [`estimate`] on one arm's test rows, with their entities from `table` (the table the
+/// predictions were made on).
+pub fn estimate_arm(
+    metric: MetricName,
+    predictions: &ArmPredictions,
+    table: &Table,
+) -> Result<Estimate, String> {
+    let entities: Vec<u32> = predictions
+        .test_rows
+        .iter()
+        .map(|&r| table.entity_of_row()[r])
+        .collect();
+    estimate(
+        metric,
+        &TestRows {
+            labels: &predictions.test_labels,
+            scores: &predictions.test_scores,
+            entities: &entities,
+            train_labels: &predictions.train_labels,
+        },
+    )
 }
 
 /// The estimate of `metric` on the rows, or why there is none.

@@ -278,6 +278,80 @@ impl<'o> Verification<'o> {
         self.checks.values().any(|c| c.status == Status::Fail)
     }
 
+    // Checks that payloads and boundary maps share (same ids, same reasons).
+
+    /// `payload.schema` fails at `path`, with the recorded value there as observed.
+    fn schema_failure(&mut self, value: &Value, path: String, message: String) {
+        let observed = lookup(value, &path).cloned().unwrap_or(Value::Null);
+        let ce = Counterexample::new(
+            "payload.schema",
+            observed,
+            json!(message),
+            json!({ "path": path }),
+        );
+        self.fail("payload.schema", format!("{path}: {message}"), vec![ce]);
+    }
+
+    /// `pack.supported` is unverifiable: the verifier has no pack with this id.
+    fn unknown_pack(&mut self, id: &str) {
+        self.unverifiable(
+            "pack.supported",
+            format!("unsupported case: the verifier has no pack {id:?}"),
+        );
+    }
+
+    /// `budget.rows`; false (unverifiable) when the fixture is over the row budget.
+    fn rows_in_budget(&mut self, table: &Table) -> bool {
+        let max_rows = self.options.max_rows;
+        if table.n_rows() > max_rows {
+            self.unverifiable(
+                "budget.rows",
+                format!(
+                    "fixture has {} rows, over the budget of {max_rows}",
+                    table.n_rows()
+                ),
+            );
+            return false;
+        }
+        self.pass("budget.rows");
+        true
+    }
+
+    /// `budget.work`; false (unverifiable) when `work` units are over the work budget.
+    fn work_in_budget(&mut self, work: u64) -> bool {
+        let max_work = self.options.max_work;
+        if work <= max_work {
+            self.pass("budget.work");
+            true
+        } else {
+            self.unverifiable(
+                "budget.work",
+                format!("{work} work units needed, over the budget of {max_work}"),
+            );
+            false
+        }
+    }
+
+    /// `fixture.hash`: the recorded fixture hash is the verifier's (`what`: "payload",
+    /// "map").
+    fn check_fixture_hash(&mut self, recorded: &str, pack: &Pack, what: &str) {
+        if recorded == pack.fixture_hash() {
+            self.pass("fixture.hash");
+        } else {
+            let ce = Counterexample::new(
+                "fixture.hash",
+                json!(recorded),
+                json!(pack.fixture_hash()),
+                json!({ "path": "$.pack.fixture_blake3" }),
+            );
+            self.fail(
+                "fixture.hash",
+                format!("the {what} was not computed on the verifier's fixture"),
+                vec![ce],
+            );
+        }
+    }
+
     fn run(&mut self, bytes: &[u8], packs: &Packs) {
         let o = self.options;
         // 1. Bounds first.
@@ -322,14 +396,7 @@ impl<'o> Verification<'o> {
         let payload = match parse_payload(&value) {
             Ok(p) => p,
             Err((path, message)) => {
-                let observed = lookup(&value, &path).cloned().unwrap_or(Value::Null);
-                let ce = Counterexample::new(
-                    "payload.schema",
-                    observed,
-                    json!(message),
-                    json!({ "path": path }),
-                );
-                self.fail("payload.schema", format!("{path}: {message}"), vec![ce]);
+                self.schema_failure(&value, path, message);
                 return;
             }
         };
@@ -339,13 +406,7 @@ impl<'o> Verification<'o> {
         let pack = match packs.get(&payload.pack.id) {
             Ok(pack) => pack,
             Err(_) => {
-                self.unverifiable(
-                    "pack.supported",
-                    format!(
-                        "unsupported case: the verifier has no pack {:?}",
-                        payload.pack.id
-                    ),
-                );
+                self.unknown_pack(&payload.pack.id);
                 return;
             }
         };
@@ -362,41 +423,15 @@ impl<'o> Verification<'o> {
         self.pass("pack.supported");
 
         let table = pack.table();
-        if table.n_rows() > o.max_rows {
-            self.unverifiable(
-                "budget.rows",
-                format!(
-                    "fixture has {} rows, over the budget of {}",
-                    table.n_rows(),
-                    o.max_rows
-                ),
-            );
+        if !self.rows_in_budget(table) {
             return;
         }
-        self.pass("budget.rows");
         let experiment = &payload.experiment;
-        let work = work_units(experiment, table, o);
-        let mutations_in_budget = work <= o.max_work;
-        if mutations_in_budget {
-            self.pass("budget.work");
-        } else {
-            self.unverifiable(
-                "budget.work",
-                format!(
-                    "{work} work units needed, over the budget of {}",
-                    o.max_work
-                ),
-            );
-        }
+        let mutations_in_budget = self.work_in_budget(work_units(experiment, table, o));
 
         // 4. Integrity.
         if let Err(e) = experiment.check(pack) {
-            let (path, message) = match e.kind() {
-                crate::ErrorKind::Experiment { path, message } => {
-                    (path.replacen('$', "$.experiment", 1), message.clone())
-                }
-                _ => ("$.experiment".to_owned(), e.to_string()),
-            };
+            let (path, message) = experiment_error_at(&e);
             let ce = Counterexample::new(
                 "experiment.valid",
                 json!(message),
@@ -408,21 +443,7 @@ impl<'o> Verification<'o> {
         }
         self.pass("experiment.valid");
 
-        if payload.pack.fixture_blake3 == pack.fixture_hash() {
-            self.pass("fixture.hash");
-        } else {
-            let ce = Counterexample::new(
-                "fixture.hash",
-                json!(payload.pack.fixture_blake3),
-                json!(pack.fixture_hash()),
-                json!({ "path": "$.pack.fixture_blake3" }),
-            );
-            self.fail(
-                "fixture.hash",
-                "the payload was not computed on the verifier's fixture",
-                vec![ce],
-            );
-        }
+        self.check_fixture_hash(&payload.pack.fixture_blake3, pack, "payload");
 
         let recorded_results = &value["results"];
         let recorded_hash = canon::hash_value(HashKind::Result, recorded_results);
@@ -957,12 +978,7 @@ fn metric_bits_equal(a: &MetricValue, b: Option<&MetricValue>) -> bool {
 /// makes: recompute, rerun, row-order shuffles and active label permutations (all arms and
 /// ablations), the claim's permutations (both nulls, all arms) and the claim's estimates.
 pub fn work_units(experiment: &Experiment, table: &Table, o: &VerifyOptions) -> u64 {
-    let rows = table.n_rows() as u64;
-    let features = experiment
-        .features
-        .as_ref()
-        .map_or(table.feature_names().len(), Vec::len) as u64;
-    let per_fit = rows.saturating_mul((features + 1) * (features + 1));
+    let per_fit = work_per_fit(experiment, table);
     let arms = experiment.arms.len() as u64;
     let fits_per_run = arms.saturating_mul(1 + experiment.ablation_list().len() as u64);
     let full_runs = 2 + o.row_order_shuffles as u64 + ACTIVE_PERMUTATIONS as u64;
@@ -972,6 +988,26 @@ pub fn work_units(experiment: &Experiment, table: &Table, o: &VerifyOptions) -> 
             .saturating_mul(full_runs)
             .saturating_add(permutation_fits),
     )
+}
+
+/// An experiment error as (JSON path under `$.experiment`, message).
+fn experiment_error_at(e: &crate::Error) -> (String, String) {
+    match e.kind() {
+        crate::ErrorKind::Experiment { path, message } => {
+            (path.replacen('$', "$.experiment", 1), message.clone())
+        }
+        _ => ("$.experiment".to_owned(), e.to_string()),
+    }
+}
+
+/// The work of one fit of `experiment` on all of `table`'s rows: rows × (features + 1)².
+pub(crate) fn work_per_fit(experiment: &Experiment, table: &Table) -> u64 {
+    let rows = table.n_rows() as u64;
+    let features = experiment
+        .features
+        .as_ref()
+        .map_or(table.feature_names().len(), Vec::len) as u64;
+    rows.saturating_mul((features + 1) * (features + 1))
 }
 
 /// Deserialises the payload with JSON paths in errors, then checks what types cannot.
@@ -989,12 +1025,7 @@ fn parse_payload(value: &Value) -> Result<Payload, (String, String)> {
         ));
     }
     if let Err(e) = payload.experiment.check_structure() {
-        return Err(match e.kind() {
-            crate::ErrorKind::Experiment { path, message } => {
-                (path.replacen('$', "$.experiment", 1), message.clone())
-            }
-            _ => ("$.experiment".into(), e.to_string()),
-        });
+        return Err(experiment_error_at(&e));
     }
     if payload.claim != payload.experiment.claim {
         return Err(("$.claim".into(), "differs from $.experiment.claim".into()));
