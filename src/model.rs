@@ -1028,10 +1028,13 @@ fn exp_neg_abs(z: &[f64], out: &mut [f64]) {
     for (zc, oc) in (&mut z_chunks).zip(&mut out_chunks) {
         let zc: &[f64; LANES] = zc.try_into().expect("LANES arguments");
         let oc: &mut [f64; LANES] = oc.try_into().expect("LANES outputs");
-        *oc = exp_neg_abs_lanes(zc);
-        for (o, &zi) in oc.iter_mut().zip(zc) {
-            if high_word(-zi.abs()) >= libm_exp::HX_SPECIAL {
-                *o = libm::exp(-zi.abs());
+        let (values, special) = exp_neg_abs_lanes(zc);
+        *oc = values;
+        if special {
+            for (o, &zi) in oc.iter_mut().zip(zc) {
+                if high_word(-zi.abs()) >= libm_exp::HX_SPECIAL {
+                    *o = libm::exp(-zi.abs());
+                }
             }
         }
     }
@@ -1049,8 +1052,9 @@ fn high_word(x: f64) -> u32 {
     ((x.to_bits() >> 32) as u32) & 0x7fff_ffff
 }
 
-/// libm's `exp(x)` for `x = −|z|` in (−708.39, 0] on every lane (other lanes: garbage).
-fn exp_neg_abs_lanes(z: &[f64; LANES]) -> [f64; LANES] {
+/// libm's `exp(x)` for `x = −|z|` in (−708.39, 0] on every lane, and whether any lane is
+/// outside that range (libm's special cases; those lanes' values are garbage).
+fn exp_neg_abs_lanes(z: &[f64; LANES]) -> ([f64; LANES], bool) {
     use libm_exp::*;
     use std::array::from_fn;
     let x: [f64; LANES] = from_fn(|l| -z[l].abs());
@@ -1082,13 +1086,14 @@ fn exp_neg_abs_lanes(z: &[f64; LANES]) -> [f64; LANES] {
         f64::from_bits(((1023 + k) as u64) << 52)
     });
     // |x| ≤ 2⁻²⁸: libm returns 1 + x.
-    from_fn(|l| {
+    let values = from_fn(|l| {
         if hx[l] <= HX_TINY {
             1.0 + x[l]
         } else {
             y[l] * scale[l]
         }
-    })
+    });
+    (values, hx.iter().any(|&h| h >= HX_SPECIAL))
 }
 
 /// `1/j!` for j = 0…13: the Taylor series of `exp(r)`, `|r| ≤ 0.35` (remainder
@@ -1665,7 +1670,7 @@ mod tests {
         let mut out = [0.0; LANES];
         let z: [f64; LANES] = std::array::from_fn(|l| 0.3 + l as f64);
         exp_neg_abs(&z, &mut out);
-        assert_eq!(out, exp_neg_abs_lanes(&z));
+        assert_eq!((out, false), exp_neg_abs_lanes(&z));
     }
 
     #[test]
