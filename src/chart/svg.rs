@@ -550,6 +550,26 @@ fn rotated_overhang(labels: &[Vec<String>], slot: f64) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// Writes the x-axis label (wrapped to the plot's width, centred) from `y` down, sizes the
+/// canvas to end a margin below it, and finishes the document.
+fn finish_below_x_label(
+    mut scene: Scene,
+    x_label: &str,
+    left: f64,
+    right: f64,
+    y: f64,
+    title: &str,
+    subtitle: &str,
+) -> String {
+    let lines = text::wrap(x_label, AXIS, false, right - left);
+    let n = lines.len() as f64;
+    scene.text(
+        Text::new("axis-label", lines, (left + right) / 2.0, y + AXIS, AXIS).anchor(Anchor::Middle),
+    );
+    scene.height = y + n * line_height(AXIS) + M;
+    scene.finish(title, subtitle)
+}
+
 fn draw_x_ticks(scene: &mut Scene, ticks: &XTicks, centres: &[f64], top: f64) {
     for (lines, &cx) in ticks.labels.iter().zip(centres) {
         let t = if ticks.rotated {
@@ -847,15 +867,16 @@ pub fn grid_svg(chart: &GridChart) -> String {
         .map(|i| left + (i as f64 + 0.5) * cw)
         .collect();
     draw_x_ticks(&mut s, &xt, &centres, bottom);
-    let mut y = bottom + xt.height + 8.0;
-    let lines = text::wrap(&chart.x_label, AXIS, false, right - left);
-    let n = lines.len() as f64;
-    s.text(
-        Text::new("axis-label", lines, (left + right) / 2.0, y + AXIS, AXIS).anchor(Anchor::Middle),
-    );
-    y += n * line_height(AXIS);
-    s.height = y + M;
-    s.finish(&chart.title, &chart.subtitle)
+    let y = bottom + xt.height + 8.0;
+    finish_below_x_label(
+        s,
+        &chart.x_label,
+        left,
+        right,
+        y,
+        &chart.title,
+        &chart.subtitle,
+    )
 }
 
 /// Runs of consecutive indices where `f` gives a point.
@@ -1063,15 +1084,16 @@ pub fn line_svg(chart: &LineChart) -> String {
     }
 
     draw_x_ticks(&mut s, &xt, &xs, bottom);
-    let mut y = bottom + xt.height + 8.0;
-    let lines = text::wrap(&chart.x_label, AXIS, false, right - left);
-    let rows = lines.len() as f64;
-    s.text(
-        Text::new("axis-label", lines, (left + right) / 2.0, y + AXIS, AXIS).anchor(Anchor::Middle),
-    );
-    y += rows * line_height(AXIS);
-    s.height = y + M;
-    s.finish(&chart.title, &chart.subtitle)
+    let y = bottom + xt.height + 8.0;
+    finish_below_x_label(
+        s,
+        &chart.x_label,
+        left,
+        right,
+        y,
+        &chart.title,
+        &chart.subtitle,
+    )
 }
 
 /// Draws a [`HistogramChart`] as a standalone SVG document.
@@ -1241,15 +1263,16 @@ pub fn histogram_svg(chart: &HistogramChart) -> String {
         s.path(vec![(x, top), (x, bottom)], OBSERVED, 3);
     }
 
-    let mut y = bottom + 8.0 + line_height(TICK) + 8.0;
-    let lines = text::wrap(&chart.x_label, AXIS, false, right - left);
-    let n = lines.len() as f64;
-    s.text(
-        Text::new("axis-label", lines, (left + right) / 2.0, y + AXIS, AXIS).anchor(Anchor::Middle),
-    );
-    y += n * line_height(AXIS);
-    s.height = y + M;
-    s.finish(&chart.title, &chart.subtitle)
+    let y = bottom + 8.0 + line_height(TICK) + 8.0;
+    finish_below_x_label(
+        s,
+        &chart.x_label,
+        left,
+        right,
+        y,
+        &chart.title,
+        &chart.subtitle,
+    )
 }
 
 #[cfg(test)]
