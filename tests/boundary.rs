@@ -2,15 +2,13 @@
 //! counts, determinism (threads, row order), golden hashes, the bundled maps' shape, spec
 //! validation, and the CLI (`boundary --json/--out/--svg/--vega`, `verify` of a map).
 
-use std::process::Command;
-
 use counterlab::boundary::{self, BoundaryMap};
 use counterlab::experiment::SplitSpec;
 use counterlab::pack::Knob;
 use counterlab::split;
 use serde_json::json;
 
-use crate::common::{bundled_packs, golden_json, TempDir};
+use crate::common::{bundled_packs, counterlab, golden_json, TempDir};
 
 fn packs_with_boundary() -> Vec<String> {
     bundled_packs()
@@ -218,15 +216,6 @@ fn boundary_specs_are_checked_with_the_key_named() {
     no_claim.claim = None;
     let e = boundary::check_spec(&spec, &no_claim).unwrap_err();
     assert!(e.contains("makes no claim"), "{e}");
-}
-
-fn counterlab(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_counterlab"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 #[test]

@@ -805,15 +805,12 @@ fn cli_verify_svg_draws_the_reports_null_with_the_observed_statistic() {
     let vega_path = dir.path().join("null.vl.json");
     let report_path = dir.path().join("report.json");
     let payload = "fixtures/packs/entity-leakage/payloads/random-inflates-auc.json";
-    let run = |extra: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_counterlab"))
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args(["verify", payload, "--permutations", "39", "--json"])
-            .args(extra)
-            .output()
-            .unwrap()
-    };
-    let o = run(&[
+    let o = crate::common::counterlab(&[
+        "verify",
+        payload,
+        "--permutations",
+        "39",
+        "--json",
         "--svg",
         svg_path.to_str().unwrap(),
         "--vega",

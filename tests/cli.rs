@@ -1,20 +1,11 @@
 //! The real binary: commands, JSON keys, exit codes and error messages.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde::Deserialize;
 
-use crate::common::TempDir;
-
-fn counterlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_counterlab"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .args(args)
-        .output()
-        .unwrap()
-}
+use crate::common::{counterlab, TempDir};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

@@ -135,3 +135,14 @@ pub fn bundled_packs() -> counterlab::Packs {
     counterlab::Packs::discover(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs"))
         .expect("the bundled packs load")
 }
+
+/// Runs the release binary from the crate root (so `fixtures/packs` is found), without
+/// colour, and returns its output.
+pub fn counterlab(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_counterlab"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .args(args)
+        .output()
+        .unwrap()
+}

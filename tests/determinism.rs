@@ -94,7 +94,6 @@ fn nehalem_cpu_gives_the_same_hashes() {
     if !qemu_available("nehalem_cpu_gives_the_same_hashes") {
         return;
     }
-    let binary = env!("CARGO_BIN_EXE_counterlab");
     let root = TempDir::new("qemu");
     let mut emulated = std::collections::BTreeSet::new();
     for (name, path) in registered_experiments() {
@@ -106,15 +105,7 @@ fn nehalem_cpu_gives_the_same_hashes() {
                 continue;
             }
             let out = root.path().join(format!("{label}.json"));
-            let mut command = if use_qemu {
-                let mut c = Command::new("qemu-x86_64");
-                c.args(["-cpu", "Nehalem", binary]);
-                c
-            } else {
-                Command::new(binary)
-            };
-            let status = command
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
+            let status = binary_on(use_qemu)
                 .args([
                     "run",
                     path.to_str().unwrap(),
@@ -134,6 +125,21 @@ fn nehalem_cpu_gives_the_same_hashes() {
         }
         assert_eq!(hashes[0], hashes[1], "{name}: native vs qemu -cpu Nehalem");
     }
+}
+
+/// The release binary, run from the crate root: natively, or under
+/// `qemu-x86_64 -cpu Nehalem` (no AVX, no FMA).
+fn binary_on(nehalem: bool) -> Command {
+    let binary = env!("CARGO_BIN_EXE_counterlab");
+    let mut command = if nehalem {
+        let mut c = Command::new("qemu-x86_64");
+        c.args(["-cpu", "Nehalem", binary]);
+        c
+    } else {
+        Command::new(binary)
+    };
+    command.current_dir(env!("CARGO_MANIFEST_DIR"));
+    command
 }
 
 /// Whether `qemu-x86_64` can be run; in CI (CI=true) its absence is a failure, elsewhere
@@ -157,20 +163,8 @@ fn qemu_available(name: &str) -> bool {
 /// Runs the binary natively and under `qemu-x86_64 -cpu Nehalem` and returns the JSON
 /// key `key` of each run's stdout.
 fn native_and_nehalem(args: &[&str], key: &str) -> [String; 2] {
-    let binary = env!("CARGO_BIN_EXE_counterlab");
     [false, true].map(|use_qemu| {
-        let mut command = if use_qemu {
-            let mut c = Command::new("qemu-x86_64");
-            c.args(["-cpu", "Nehalem", binary]);
-            c
-        } else {
-            Command::new(binary)
-        };
-        let out = command
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args(args)
-            .output()
-            .unwrap();
+        let out = binary_on(use_qemu).args(args).output().unwrap();
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
             panic!(
                 "{args:?} (qemu: {use_qemu}): {e}\n{}",

@@ -14,7 +14,7 @@ use counterlab::verify::{
 use counterlab::{Experiment, Packs, Report, RunOptions, Verdict};
 use proptest::prelude::*;
 use proptest::sample::Index;
-use proptest::test_runner::{Config, RngSeed};
+use proptest::test_runner::{Config, RngSeed, TestCaseError};
 use serde_json::{Map, Number, Value};
 
 use crate::canon::registered_experiments;
@@ -421,26 +421,37 @@ proptest! {
         edit in edit(),
         pretty in any::<bool>(),
     ) {
-        let world = world();
-        let fixture = fixture.get(&world.fixtures);
-        let path = node.get(&fixture.nodes);
-        let what = format!("{} {}: {edit:?}", fixture.name, render(path));
-        let bytes = apply(fixture, path, &edit, pretty);
-        let report = counterlab::verify(&bytes, &world.packs, &fast());
-        assert_well_formed(&report, &what);
-        if std::env::var_os("COUNTERLAB_ROBUSTNESS_LOG").is_some() {
-            eprintln!("{} <- {what}", report.verdict().as_str());
-        }
-        if matches!(report.verdict(), Verdict::Supports(_)) {
-            let value = parse_strict(&bytes).unwrap_or_else(|e| panic!("{what}: SUPPORTS for unparseable bytes: {e:?}"));
-            prop_assert_eq!(
-                hash_value(HashKind::Payload, &normal_form(&value)),
-                hash_value(HashKind::Payload, &normal_form(&fixture.value)),
-                "{}: SUPPORTS after an edit that changed the payload",
-                what
-            );
-        }
+        check_edit(fixture.get(&world().fixtures), node, &edit, pretty)?;
     }
+}
+
+/// Verifies `fixture` with `edit` applied at `node`: a well-formed report, and SUPPORTS
+/// only when the edit left the canonical value (in normal form) unchanged.
+fn check_edit(
+    fixture: &Fixture,
+    node: Index,
+    edit: &Edit,
+    pretty: bool,
+) -> Result<(), TestCaseError> {
+    let path = node.get(&fixture.nodes);
+    let what = format!("{} {}: {edit:?}", fixture.name, render(path));
+    let bytes = apply(fixture, path, edit, pretty);
+    let report = counterlab::verify(&bytes, &world().packs, &fast());
+    assert_well_formed(&report, &what);
+    if std::env::var_os("COUNTERLAB_ROBUSTNESS_LOG").is_some() {
+        eprintln!("{} <- {what}", report.verdict().as_str());
+    }
+    if matches!(report.verdict(), Verdict::Supports(_)) {
+        let value = parse_strict(&bytes)
+            .unwrap_or_else(|e| panic!("{what}: SUPPORTS for unparseable bytes: {e:?}"));
+        prop_assert_eq!(
+            hash_value(HashKind::Payload, &normal_form(&value)),
+            hash_value(HashKind::Payload, &normal_form(&fixture.value)),
+            "{}: SUPPORTS after an edit that changed its canonical value",
+            what
+        );
+    }
+    Ok(())
 }
 
 /// The recorded boundary map of class-imbalance (its cells are the quickest to recompute:
@@ -486,24 +497,7 @@ proptest! {
         edit in edit_with(map_fixture().1.clone()),
         pretty in any::<bool>(),
     ) {
-        let (fixture, _) = map_fixture();
-        let path = node.get(&fixture.nodes);
-        let what = format!("{} {}: {edit:?}", fixture.name, render(path));
-        let bytes = apply(fixture, path, &edit, pretty);
-        let report = counterlab::verify(&bytes, &world().packs, &fast());
-        assert_well_formed(&report, &what);
-        if std::env::var_os("COUNTERLAB_ROBUSTNESS_LOG").is_some() {
-            eprintln!("{} <- {what}", report.verdict().as_str());
-        }
-        if matches!(report.verdict(), Verdict::Supports(_)) {
-            let value = parse_strict(&bytes).unwrap_or_else(|e| panic!("{what}: SUPPORTS for unparseable bytes: {e:?}"));
-            prop_assert_eq!(
-                hash_value(HashKind::Payload, &normal_form(&value)),
-                hash_value(HashKind::Payload, &normal_form(&fixture.value)),
-                "{}: SUPPORTS after an edit that changed the map",
-                what
-            );
-        }
+        check_edit(&map_fixture().0, node, &edit, pretty)?;
     }
 }
 

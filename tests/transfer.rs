@@ -1,12 +1,10 @@
 //! Transfer tasks: the fixed evaluator marks exactly the intended choices valid, scores a
 //! choice, is deterministic (threads, row order), does not drift, and the CLI's exit codes.
 
-use std::process::Command;
-
 use counterlab::transfer;
 use serde_json::json;
 
-use crate::common::{bundled_packs, golden_json};
+use crate::common::{bundled_packs, counterlab, golden_json};
 
 fn valid(pack: &str) -> Vec<String> {
     let packs = bundled_packs();
@@ -63,15 +61,6 @@ fn transfer_evaluations_are_deterministic_and_do_not_drift() {
         );
     }
     golden_json("transfer_hashes.json", &serde_json::Value::Object(golden));
-}
-
-fn counterlab(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_counterlab"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 #[test]

@@ -3,13 +3,12 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 use counterlab::verify::{Status, VerifyOptions, CHECK_IDS};
 use counterlab::{Experiment, Packs, RunOptions, Verdict};
 
 use crate::canon::registered_experiments;
-use crate::common::TempDir;
+use crate::common::{counterlab, TempDir};
 
 fn packs() -> Packs {
     Packs::discover(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs")).unwrap()
@@ -224,14 +223,7 @@ fn cli_exit_codes_and_observe_mode() {
     std::fs::write(&good, payload_bytes(&packs, path)).unwrap();
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, b"{\"format\": ").unwrap();
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_counterlab"))
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env("NO_COLOR", "1")
-            .args(args)
-            .output()
-            .unwrap()
-    };
+    let run = counterlab;
     let o = run(&["verify", bad.to_str().unwrap()]);
     assert_eq!(
         o.status.code(),
