@@ -174,21 +174,13 @@ impl Verification<'_> {
                 "cell_hashes": recorded_cells.iter().map(|c| c["cell_hash"].clone()).collect::<Vec<_>>(),
             }),
         );
-        if recorded_map_hash == map.map_hash {
-            self.pass("boundary.map_hash");
-        } else {
-            let ce = Counterexample::new(
-                "boundary.map_hash",
-                json!(map.map_hash),
-                json!(recorded_map_hash),
-                json!({ "path": "$.map_hash" }),
-            );
-            self.fail(
-                "boundary.map_hash",
-                "map_hash is not the canonical hash of the recorded pack, spec, experiment and cell hashes",
-                vec![ce],
-            );
-        }
+        self.check_recorded_hash(
+            "boundary.map_hash",
+            &map.map_hash,
+            &recorded_map_hash,
+            "$.map_hash",
+            "map_hash is not the canonical hash of the recorded pack, spec, experiment and cell hashes",
+        );
 
         // Recompute every cell with the pack's spec (cells, and the work inside each, in parallel).
         let recomputed = if self.failed() {

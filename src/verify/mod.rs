@@ -332,6 +332,28 @@ impl<'o> Verification<'o> {
         }
     }
 
+    /// Check `id`: the hash recorded at `path` is the one computed from what is recorded.
+    fn check_recorded_hash(
+        &mut self,
+        id: &'static str,
+        recorded: &str,
+        computed: &str,
+        path: &str,
+        reason: &str,
+    ) {
+        if recorded == computed {
+            self.pass(id);
+        } else {
+            let ce = Counterexample::new(
+                id,
+                json!(recorded),
+                json!(computed),
+                json!({ "path": path }),
+            );
+            self.fail(id, reason, vec![ce]);
+        }
+    }
+
     /// `fixture.hash`: the recorded fixture hash is the verifier's (`what`: "payload",
     /// "map").
     fn check_fixture_hash(&mut self, recorded: &str, pack: &Pack, what: &str) {
@@ -445,23 +467,13 @@ impl<'o> Verification<'o> {
 
         self.check_fixture_hash(&payload.pack.fixture_blake3, pack, "payload");
 
-        let recorded_results = &value["results"];
-        let recorded_hash = canon::hash_value(HashKind::Result, recorded_results);
-        if recorded_hash == payload.result_hash {
-            self.pass("result.hash");
-        } else {
-            let ce = Counterexample::new(
-                "result.hash",
-                json!(payload.result_hash),
-                json!(recorded_hash),
-                json!({ "path": "$.result_hash" }),
-            );
-            self.fail(
-                "result.hash",
-                "result_hash is not the canonical hash of the recorded results",
-                vec![ce],
-            );
-        }
+        self.check_recorded_hash(
+            "result.hash",
+            &payload.result_hash,
+            &canon::hash_value(HashKind::Result, &value["results"]),
+            "$.result_hash",
+            "result_hash is not the canonical hash of the recorded results",
+        );
 
         if !mutations_in_budget {
             // Bounds first: nothing that runs the model happens over the work budget.
@@ -492,7 +504,7 @@ impl<'o> Verification<'o> {
         let mut differences = Vec::new();
         diff_values(
             "$.results",
-            recorded_results,
+            &value["results"],
             &recomputed_value,
             &mut differences,
         );
