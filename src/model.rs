@@ -519,6 +519,7 @@ struct Solution {
 impl Problem<'_> {
     /// `outᵢ = Σⱼ vⱼ·aᵢⱼ` for every row: the margins `z` for `v = θ`. Eight rows at a time
     /// from the column-major copy, each row with its own sum over `j` in order.
+    #[inline(always)]
     fn margins(&self, v: &[f64], out: &mut [f64]) {
         let n = self.n;
         assert_eq!(v.len(), self.m, "one value per column");
@@ -546,6 +547,7 @@ impl Problem<'_> {
     }
 
     /// `½‖w‖²` (the intercept θ₀ is not penalised).
+    #[inline(always)]
     fn penalty(theta: &[f64]) -> f64 {
         let mut s = 0.0;
         for &t in &theta[1..] {
@@ -580,6 +582,7 @@ impl Problem<'_> {
 
     /// Bounds `(lo, hi)` of [`Problem::objective_at`] *as it computes*, without a
     /// logarithm: see [`log1p_bounds`]. `None` unless every margin is finite.
+    #[inline(always)]
     fn objective_bounds_at(
         &self,
         theta: &[f64],
@@ -589,12 +592,13 @@ impl Problem<'_> {
     ) -> Option<(f64, f64)> {
         let n = self.n;
         scratch.input[..n].copy_from_slice(e);
-        self.term_bounds(z, scratch, log1p_bounds);
+        self.term_bounds::<false>(z, scratch);
         self.sum_bounds(theta, z, scratch)
     }
 
     /// Bounds `(lo, hi)` of [`Problem::objective`] *as it computes*, without an exponential
     /// or a logarithm: see [`softplus_bounds`]. `None` unless every margin is finite.
+    #[inline(always)]
     fn objective_bounds(
         &self,
         theta: &[f64],
@@ -604,30 +608,34 @@ impl Problem<'_> {
         for (x, &zi) in scratch.input.iter_mut().zip(z) {
             *x = zi.abs();
         }
-        self.term_bounds(z, scratch, softplus_bounds);
+        self.term_bounds::<true>(z, scratch);
         self.sum_bounds(theta, z, scratch)
     }
 
     /// Per row, bounds of the loss term `max(−μᵢ, 0) + B` from bounds of its `log1p` part
-    /// `B`, which `bounds` computes from `scratch.input`, `LANES` rows at a time (the input
-    /// is padded with zeros to whole blocks).
-    fn term_bounds(
-        &self,
-        z: &[f64],
-        scratch: &mut Scratch,
-        bounds: fn(&[f64; LANES], &mut [f64; LANES], &mut [f64; LANES]),
-    ) {
+    /// `B`, computed from `scratch.input` `LANES` rows at a time (the input is padded with
+    /// zeros to whole blocks) by [`softplus_bounds`] if `SOFTPLUS`, else by
+    /// [`log1p_bounds`]. (A const parameter, not a function argument: a function pointer
+    /// or `Fn` would be called through a shim that is not compiled with the caller's
+    /// vector width, see [`Problem::solve`].)
+    #[inline(always)]
+    fn term_bounds<const SOFTPLUS: bool>(&self, z: &[f64], scratch: &mut Scratch) {
         for ((x, l), h) in scratch
             .input
             .chunks_exact(LANES)
             .zip(scratch.lo.chunks_exact_mut(LANES))
             .zip(scratch.hi.chunks_exact_mut(LANES))
         {
-            bounds(
+            let (x, l, h) = (
                 x.try_into().expect("a block"),
                 l.try_into().expect("a block"),
                 h.try_into().expect("a block"),
             );
+            if SOFTPLUS {
+                softplus_bounds(x, l, h);
+            } else {
+                log1p_bounds(x, l, h);
+            }
         }
         for (((&zi, &yi), l), h) in z
             .iter()
@@ -645,6 +653,7 @@ impl Problem<'_> {
     /// from 0 as the objective sums its terms, then `·C + penalty`. Rounding is monotone
     /// (`fl(a + b)` and `fl(C·a)`, `C > 0`, never decrease when `a` or `b` grows), so each
     /// partial sum and the result stay on their side of the objective's own.
+    #[inline(always)]
     fn sum_bounds(&self, theta: &[f64], z: &[f64], scratch: &Scratch) -> Option<(f64, f64)> {
         if !z.iter().all(|v| v.is_finite()) {
             return None;
@@ -661,6 +670,7 @@ impl Problem<'_> {
     /// The gradient `C·Σ rᵢ·aᵢ + [0, w]` at θ (margins `z`), with `rᵢ = σ(zᵢ) − yᵢ`; fills
     /// per row `eᵢ = exp(−|zᵢ|)`, the residual `rᵢ` and `weights` with
     /// `sᵢ = σ(zᵢ)(1 − σ(zᵢ))`.
+    #[inline(always)]
     fn gradient(
         &self,
         theta: &[f64],
@@ -719,6 +729,7 @@ impl Problem<'_> {
     /// diagonal but the intercept's). Rows go in chunks that stay in the L1 cache; per chunk,
     /// the triangle is covered by tiles of up to 4 × 4 entries whose sums are carried in
     /// registers over the chunk's rows.
+    #[inline(always)]
     fn hessian(&self, weights: &[f64]) -> Vec<f64> {
         let m = self.m;
         let mut hess = vec![0.0; m * m];
@@ -753,13 +764,43 @@ impl Problem<'_> {
         hess
     }
 
+    /// [`Problem::newton`], compiled for AVX2 when the CPU has it.
+    ///
+    /// Both copies are the same source code: the same IEEE additions, multiplications and
+    /// divisions on the same values in the same order, which round identically in 2-wide
+    /// (SSE2) and 4-wide (AVX2) registers, and no FMA (the `fma` feature is not enabled,
+    /// and Rust never fuses `a * b + c` anyway). So the fit has the same bits on every CPU;
+    /// `tests::both_solvers_have_the_same_bits` compares the two copies here, and
+    /// `tests/determinism.rs` compares whole runs with a CPU without AVX (qemu, Nehalem).
+    fn solve(&self, tol: f64, max_iter: usize, n_pos: usize) -> Solution {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            #[allow(
+                unsafe_code,
+                reason = "calling a #[target_feature] function, the crate's one unsafe block"
+            )]
+            // SAFETY: `newton_avx2` requires AVX2 only, and the CPU was just found to have it.
+            return unsafe { self.newton_avx2(tol, max_iter, n_pos) };
+        }
+        self.newton(tol, max_iter, n_pos)
+    }
+
+    /// [`Problem::newton`] with AVX2 enabled: its kernels are `#[inline(always)]`, so they
+    /// are compiled into this copy with 4-wide vectors.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn newton_avx2(&self, tol: f64, max_iter: usize, n_pos: usize) -> Solution {
+        self.newton(tol, max_iter, n_pos)
+    }
+
     /// Newton's method from the intercept-only optimum `b = ln(n₊/n₋)`, `w = 0`.
     ///
     /// The objective `f` at θ is needed only to decide on the step: skipped when the
     /// gradient test stops, and when a lower bound of it already passes the pure-Newton
     /// test (`λ² ≤ PURE_NEWTON·(1 + f)` then holds for `f` too); the line search's
     /// direction `u = A·Δ` is computed only when a trial step is tested.
-    fn solve(&self, tol: f64, max_iter: usize, n_pos: usize) -> Solution {
+    #[inline(always)]
+    fn newton(&self, tol: f64, max_iter: usize, n_pos: usize) -> Solution {
         let (n, m) = (self.n, self.m);
         let mut theta = vec![0.0; m];
         theta[0] = libm::log(n_pos as f64 / (n - n_pos) as f64);
@@ -871,6 +912,7 @@ const MARGIN_ROWS: usize = 8;
 
 /// Adds `Σᵢ wᵢ·aᵢₖ` over the rows of one chunk, in order, to `out[k]` for the `K` columns
 /// from `k0`; the `K` running sums are carried side by side. Returns `K`.
+#[inline(always)]
 fn column_sums<const K: usize>(
     rows: &[f64],
     m: usize,
@@ -892,6 +934,7 @@ fn column_sums<const K: usize>(
 /// Adds `Σᵢ (sᵢ·aᵢⱼ)·aᵢₖ` over the rows of one chunk, in order, to the Hessian entries
 /// `(j0 + jj, k0 + kk)`, `jj < J`, `kk < K`; the `J·K` running sums are carried side by
 /// side. Returns `K`.
+#[inline(always)]
 fn hessian_tile<const J: usize, const K: usize>(
     rows: &[f64],
     m: usize,
@@ -953,6 +996,7 @@ const LOG1P_IDENTITY: f64 = 1.0 / 9_007_199_254_740_992.0;
 
 /// Per lane, `(lo, hi)` with `lo ≤ libm::log1p(e) ≤ hi` for every `e ∈ [0, 1]`; no libm
 /// call and no branch. Below 2⁻⁵³ libm's `log1p(e)` is `e` itself, and so are both bounds.
+#[inline(always)]
 fn log1p_bounds(e: &[f64; LANES], lo: &mut [f64; LANES], hi: &mut [f64; LANES]) {
     let v = log1p_approx(e);
     for l in 0..LANES {
@@ -975,6 +1019,7 @@ fn log1p_bounds(e: &[f64; LANES], lo: &mut [f64; LANES], hi: &mut [f64; LANES]) 
 /// the value is within ~10 ulp of `ln(1+e)`, and libm's within 1 ulp: `BOUND_SLACK` covers
 /// both many times over (`tests::the_bound_approximations_are_far_inside_their_slack`
 /// measures it), and `fl(v·(1 ± slack))` stays on its side.
+#[inline(always)]
 fn log1p_approx(e: &[f64; LANES]) -> [f64; LANES] {
     let c = &ATANH_SERIES;
     let upper: [f64; LANES] = std::array::from_fn(|l| f64::from(u8::from(e[l] >= 0.25)));
@@ -1021,6 +1066,7 @@ mod libm_exp {
 /// them — hence the same bits. Lanes libm treats specially (`|x| ≥ 708.39`: underflow;
 /// NaN) are recomputed by libm itself. `tests::exp_neg_abs_has_libms_bits` compares the
 /// two on every case boundary and on millions of random arguments.
+#[inline(always)]
 fn exp_neg_abs(z: &[f64], out: &mut [f64]) {
     assert_eq!(z.len(), out.len(), "one output per argument");
     let mut z_chunks = z.chunks_exact(LANES);
@@ -1048,12 +1094,14 @@ fn exp_neg_abs(z: &[f64], out: &mut [f64]) {
 }
 
 /// The high word of `|x|`, as libm's `exp` reads it.
+#[inline(always)]
 fn high_word(x: f64) -> u32 {
     ((x.to_bits() >> 32) as u32) & 0x7fff_ffff
 }
 
 /// libm's `exp(x)` for `x = −|z|` in (−708.39, 0] on every lane, and whether any lane is
 /// outside that range (libm's special cases; those lanes' values are garbage).
+#[inline(always)]
 fn exp_neg_abs_lanes(z: &[f64; LANES]) -> ([f64; LANES], bool) {
     use libm_exp::*;
     use std::array::from_fn;
@@ -1128,6 +1176,7 @@ const SOFTPLUS_TAIL: f64 = 700.0;
 /// (`k ≤ 1010`, normal): within a few ulp of `exp(−x)`. A relative error η of the
 /// exponential moves `ln(1+e)` by at most η relatively, so [`log1p_bounds`]' slack covers
 /// it too.
+#[inline(always)]
 fn softplus_bounds(x: &[f64; LANES], lo: &mut [f64; LANES], hi: &mut [f64; LANES]) {
     const MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5·2⁵²
     const LN2_HI: f64 = 6.931_471_803_691_238e-1; // 0x3fe62e42fee00000
@@ -1595,6 +1644,53 @@ mod tests {
     /// `k ± ½` for k = 0…1023, special values, 4 million arguments uniform in [0, 800]
     /// and 4 million random bit patterns; slices of odd length so that both the lanes
     /// and the scalar remainder are used.
+    /// The solver's two copies (`Problem::newton` as compiled for the baseline x86-64, and
+    /// the AVX2 copy `Problem::solve` picks on this CPU) give the same bits, also on
+    /// problems with thousands of rows (many row chunks) and up to 40 parameters.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn both_solvers_have_the_same_bits() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            eprintln!("no AVX2 on this CPU: only the portable copy exists to run here");
+            return;
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(20261202);
+        for round in 0..60 {
+            let n = 2 + (rng.next_u64() % 6000) as usize;
+            let p = (rng.next_u64() % 40) as usize;
+            let signal = [0.5, 3.0, 40.0, 1e3][round % 4];
+            let (x, y) = problem(&mut rng, n, p, signal, round % 7 == 0);
+            let c = [1e-4, 0.05, 1.0, 30.0, 1e6][(round / 4) % 5];
+            let (tol, max_iter) = [(1e-10, 100), (0.0, 7), (1e-4, 100)][(round / 20) % 3];
+            let design = Design::new(&x).expect("finite");
+            let problem = Problem {
+                n: design.n,
+                m: design.m,
+                a: &design.a,
+                columns: &design.columns,
+                y: &y,
+                c,
+            };
+            let n_pos = y.iter().filter(|&&v| v).count();
+            let portable = problem.newton(tol, max_iter, n_pos);
+            let dispatched = problem.solve(tol, max_iter, n_pos);
+            let theta_bits = |s: &Solution| s.theta.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(
+                (
+                    theta_bits(&portable),
+                    portable.iterations,
+                    portable.converged
+                ),
+                (
+                    theta_bits(&dispatched),
+                    dispatched.iterations,
+                    dispatched.converged
+                ),
+                "round {round}: n {n}, p {p}, C {c}"
+            );
+        }
+    }
+
     #[test]
     fn exp_neg_abs_has_libms_bits() {
         let mut args: Vec<f64> = vec![
