@@ -275,15 +275,9 @@ impl LogisticRegression {
     }
 
     fn solve(&self, design: &Design, y: &[bool], n_pos: usize) -> FittedLogistic {
-        let problem = Problem {
-            n: design.n,
-            m: design.m,
-            a: &design.a,
-            columns: &design.columns,
-            y,
-            c: self.c,
-        };
-        let solution = problem.solve(self.tol, self.max_iter, n_pos);
+        let solution = design
+            .problem(y, self.c)
+            .solve(self.tol, self.max_iter, n_pos);
         FittedLogistic {
             standardizer: design.standardizer.clone(),
             intercept: solution.theta[0],
@@ -333,6 +327,18 @@ impl Design {
             a,
             columns,
         })
+    }
+
+    /// The training problem on these rows with labels `y` and inverse regularisation `c`.
+    fn problem<'d>(&'d self, y: &'d [bool], c: f64) -> Problem<'d> {
+        Problem {
+            n: self.n,
+            m: self.m,
+            a: &self.a,
+            columns: &self.columns,
+            y,
+            c,
+        }
     }
 
     /// The number of training rows.
@@ -1746,14 +1752,7 @@ mod tests {
             let (x, y) = problem(&mut rng, n, p, 3.0, false);
             let design = Design::new(&x).expect("finite");
             let c = [1e-4, 1.0, 1e6][round % 3];
-            let problem = Problem {
-                n: design.n,
-                m: design.m,
-                a: &design.a,
-                columns: &design.columns,
-                y: &y,
-                c,
-            };
+            let problem = design.problem(&y, c);
             let spread = [0.01, 1.0, 30.0, 1_000.0][(round / 5) % 4];
             let theta: Vec<f64> = (0..design.m)
                 .map(|_| ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * spread)
@@ -1811,14 +1810,7 @@ mod tests {
             let c = [1e-4, 0.05, 1.0, 30.0, 1e6][(round / 4) % 5];
             let (tol, max_iter) = [(1e-10, 100), (0.0, 7), (1e-4, 100)][(round / 20) % 3];
             let design = Design::new(&x).expect("finite");
-            let problem = Problem {
-                n: design.n,
-                m: design.m,
-                a: &design.a,
-                columns: &design.columns,
-                y: &y,
-                c,
-            };
+            let problem = design.problem(&y, c);
             let n_pos = y.iter().filter(|&&v| v).count();
             let portable = problem.newton(tol, max_iter, n_pos, &mut Buffers::default());
             let dispatched = problem.solve(tol, max_iter, n_pos);
@@ -1927,14 +1919,7 @@ mod tests {
             let design = Design::new(&x).expect("finite");
             let standardizer = Standardizer::fit(&x).expect("finite");
             let old = reference::Problem::new(&standardizer, &x, &y, 0.7);
-            let new = Problem {
-                n,
-                m: p + 1,
-                a: &design.a,
-                columns: &design.columns,
-                y: &y,
-                c: 0.7,
-            };
+            let new = design.problem(&y, 0.7);
             let mut unit = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
             let theta: Vec<f64> = (0..=p).map(|_| (unit() - 0.5) * 3.0).collect();
             let (mut z_old, mut z_new) = (vec![0.0; n], vec![0.0; n]);
