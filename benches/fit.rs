@@ -1,7 +1,9 @@
 //! `LogisticRegression::fit` (standardise + Newton) at 2,000 × 6 and 20,000 × 6, and
-//! `predict_proba` on the 20,000 rows.
+//! `predict_proba` on the 20,000 rows; and the fits a label permutation null makes
+//! (`fit_design` on one shared `Design`, labels permuted: what `verify` spends most of its
+//! time on) at the shapes of the bundled packs' training sets.
 //!
-//! Run: `cargo bench --bench fit` (under a minute).
+//! Run: `cargo bench --bench fit` (about a minute).
 //!
 //! Data: six roughly normal features (Irwin–Hall, 4 uniforms) with different units and
 //! offsets, feature 1 correlated with feature 0; label ~ Bernoulli(σ(β·x − 1)), about 30%
@@ -16,7 +18,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use counterlab::model::{LogisticRegression, Matrix};
+use counterlab::model::{Design, LogisticRegression, Matrix};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -87,5 +89,72 @@ fn bench_fit(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_fit);
+/// Features as in [`data`] but `features` of them (cycling through six kinds of column),
+/// and labels from a fixed prevalence, unrelated to the features: what a permuted-label
+/// fit sees.
+fn null_data(n: usize, features: usize, prevalence: f64, seed: u64) -> (Matrix, Vec<bool>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut unit = move || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+    let mut x = Vec::with_capacity(n * features);
+    let mut y = Vec::with_capacity(n);
+    for _ in 0..n {
+        for k in 0..features {
+            let g = unit() + unit() + unit() + unit() - 2.0;
+            x.push(g * (1.0 + 3.0 * (k % 6) as f64) + 10.0 * (k % 6) as f64);
+        }
+        y.push(unit() < prevalence);
+    }
+    (Matrix::from_row_major(n, features, x), y)
+}
+
+/// One permuted-label fit per iteration, cycling through 16 seeded permutations of the
+/// labels, all on one `Design` (as `verify`'s permutation nulls do). Shapes: entity-leakage
+/// (~1,300 training rows × 28 features, 30% positives), temporal-leakage (~4,700 × 11,
+/// ~10%), class-imbalance (~9,000 × 9, 2.25%).
+fn bench_permuted_fits(c: &mut Criterion) {
+    let params = LogisticRegression::new(1.0);
+    let mut group = c.benchmark_group("logistic_fit_permuted");
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    for &(n, features, prevalence) in &[(1_300, 28, 0.3), (4_700, 11, 0.1), (9_000, 9, 0.0225)] {
+        let (x, y) = null_data(n, features, prevalence, 11);
+        let design = Design::new(&x).expect("finite features");
+        let mut rng = ChaCha8Rng::seed_from_u64(12);
+        let permutations: Vec<Vec<bool>> = (0..16)
+            .map(|_| {
+                let mut labels = y.clone();
+                for i in (1..labels.len()).rev() {
+                    labels.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+                }
+                labels
+            })
+            .collect();
+        let expected: Vec<_> = permutations
+            .iter()
+            .map(|labels| params.fit_design(&design, labels).expect("fit"))
+            .collect();
+        assert!(expected.iter().all(|f| f.converged));
+        group.throughput(Throughput::Elements(n as u64));
+        let mut next = 0;
+        group.bench_function(
+            BenchmarkId::from_parameter(format!("{n}x{features}")),
+            |b| {
+                b.iter(|| {
+                    let k = next % permutations.len();
+                    next += 1;
+                    let fitted = params
+                        .fit_design(black_box(&design), black_box(&permutations[k]))
+                        .expect("fit");
+                    assert_eq!(fitted, expected[k]);
+                    fitted
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_fit, bench_permuted_fits);
 criterion_main!(benches);
