@@ -509,31 +509,11 @@ struct Problem<'d> {
 }
 
 /// Per-row bounds of the loss terms (see [`Problem::sum_bounds`]).
-#[derive(Default)]
 struct Scratch {
     /// The bound functions' input, padded to whole blocks of `LANES` rows.
     input: Vec<f64>,
     lo: Vec<f64>,
     hi: Vec<f64>,
-}
-
-/// The solver's per-row vectors, kept per thread and reused by the next fit on that thread
-/// (allocating and freeing ~9 vectors of n values per fit cost ~10% of a verify in
-/// `malloc`/`free`). Every value is written before it is read: each fit first refills the
-/// vectors with zeros at its own length, as fresh ones would be.
-#[derive(Default)]
-struct Buffers {
-    z: Vec<f64>,
-    e: Vec<f64>,
-    residual: Vec<f64>,
-    weights: Vec<f64>,
-    u: Vec<f64>,
-    trial_z: Vec<f64>,
-    scratch: Scratch,
-}
-
-std::thread_local! {
-    static BUFFERS: std::cell::RefCell<Buffers> = std::cell::RefCell::new(Buffers::default());
 }
 
 struct Solution {
@@ -845,32 +825,24 @@ impl Problem<'_> {
     /// `tests::both_solvers_have_the_same_bits` compares the two copies here, and
     /// `tests/determinism.rs` compares whole runs with a CPU without AVX (qemu, Nehalem).
     fn solve(&self, tol: f64, max_iter: usize, n_pos: usize) -> Solution {
-        BUFFERS.with_borrow_mut(|buffers| {
-            #[cfg(target_arch = "x86_64")]
-            if std::arch::is_x86_feature_detected!("avx2") {
-                #[allow(
-                    unsafe_code,
-                    reason = "calling a #[target_feature] function, the crate's one unsafe block"
-                )]
-                // SAFETY: `newton_avx2` requires AVX2 only, and the CPU was just found to have it.
-                return unsafe { self.newton_avx2(tol, max_iter, n_pos, buffers) };
-            }
-            self.newton(tol, max_iter, n_pos, buffers)
-        })
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            #[allow(
+                unsafe_code,
+                reason = "calling a #[target_feature] function, the crate's one unsafe block"
+            )]
+            // SAFETY: `newton_avx2` requires AVX2 only, and the CPU was just found to have it.
+            return unsafe { self.newton_avx2(tol, max_iter, n_pos) };
+        }
+        self.newton(tol, max_iter, n_pos)
     }
 
     /// [`Problem::newton`] with AVX2 enabled: its kernels are `#[inline(always)]`, so they
     /// are compiled into this copy with 4-wide vectors.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn newton_avx2(
-        &self,
-        tol: f64,
-        max_iter: usize,
-        n_pos: usize,
-        buffers: &mut Buffers,
-    ) -> Solution {
-        self.newton(tol, max_iter, n_pos, buffers)
+    fn newton_avx2(&self, tol: f64, max_iter: usize, n_pos: usize) -> Solution {
+        self.newton(tol, max_iter, n_pos)
     }
 
     /// Newton's method from the intercept-only optimum `b = ln(n₊/n₋)`, `w = 0`.
@@ -880,36 +852,24 @@ impl Problem<'_> {
     /// test (`λ² ≤ PURE_NEWTON·(1 + f)` then holds for `f` too); the line search's
     /// direction `u = A·Δ` is computed only when a trial step is tested.
     #[inline(always)]
-    fn newton(&self, tol: f64, max_iter: usize, n_pos: usize, buffers: &mut Buffers) -> Solution {
+    fn newton(&self, tol: f64, max_iter: usize, n_pos: usize) -> Solution {
         let (n, m) = (self.n, self.m);
         let mut theta = vec![0.0; m];
         theta[0] = libm::log(n_pos as f64 / (n - n_pos) as f64);
         let scale = 1.0 / (self.c * n as f64);
-        let Buffers {
-            z,
-            e,
-            residual,
-            weights,
-            u,
-            trial_z,
-            scratch,
-        } = buffers;
-        let padded = n.div_ceil(LANES) * LANES;
-        for (v, len) in [
-            (&mut *z, n),
-            (e, n),
-            (residual, n),
-            (weights, n),
-            (u, n),
-            (trial_z, n),
-            (&mut scratch.input, padded),
-            (&mut scratch.lo, padded),
-            (&mut scratch.hi, padded),
-        ] {
-            v.clear();
-            v.resize(len, 0.0);
-        }
+        let mut z = vec![0.0; n];
+        let mut e = vec![0.0; n];
+        let mut residual = vec![0.0; n];
+        let mut weights = vec![0.0; n];
+        let mut u = vec![0.0; n];
+        let mut trial_z = vec![0.0; n];
         let mut trial = vec![0.0; m];
+        let padded = n.div_ceil(LANES) * LANES;
+        let mut scratch = Scratch {
+            input: vec![0.0; padded],
+            lo: vec![0.0; padded],
+            hi: vec![0.0; padded],
+        };
         let mut iterations = 0;
         let stop = |theta: Vec<f64>, iterations, converged| Solution {
             theta,
@@ -917,8 +877,8 @@ impl Problem<'_> {
             converged,
         };
         loop {
-            self.margins(&theta, z);
-            let gradient = self.gradient(&theta, z, e, residual, weights);
+            self.margins(&theta, &mut z);
+            let gradient = self.gradient(&theta, &z, &mut e, &mut residual, &mut weights);
             let gmax = gradient.iter().fold(0.0_f64, |acc, v| acc.max(v.abs()));
             if gmax * scale < tol {
                 return stop(theta, iterations, true);
@@ -927,7 +887,7 @@ impl Problem<'_> {
                 return stop(theta, iterations, false);
             }
             let neg_grad: Vec<f64> = gradient.iter().map(|v| -v).collect();
-            let Some(step) = solve_spd(&self.hessian(weights), m, &neg_grad) else {
+            let Some(step) = solve_spd(&self.hessian(&weights), m, &neg_grad) else {
                 return stop(theta, iterations, false);
             };
             // gᵀΔ = −λ², λ the Newton decrement; negative for a positive definite system.
@@ -942,21 +902,21 @@ impl Problem<'_> {
             // The step is decided exactly as by comparing computed objective values, but
             // those values are computed only when their bounds leave the outcome open.
             let pure_newton = |f: f64| -slope <= PURE_NEWTON * (1.0 + f.abs());
-            let bounds = self.objective_bounds_at(&theta, z, e, scratch);
+            let bounds = self.objective_bounds_at(&theta, &z, &e, &mut scratch);
             let mut objective = None;
             let mut accepted = match bounds {
                 Some((lo, _)) if pure_newton(lo) => true,
                 Some((_, hi)) if !pure_newton(hi) => false,
-                _ => pure_newton(self.objective_once(&mut objective, &theta, z, e)),
+                _ => pure_newton(self.objective_once(&mut objective, &theta, &z, &e)),
             };
             let mut t = 1.0;
             if !accepted {
                 // Along the step z(t) = z + t·u with u = A·Δ: one pass for u, none per trial.
-                self.margins(&step, u);
+                self.margins(&step, &mut u);
             }
             let mut halvings = 0;
             while !accepted {
-                for (tz, (&zi, &ui)) in trial_z.iter_mut().zip(z.iter().zip(u.iter())) {
+                for (tz, (&zi, &ui)) in trial_z.iter_mut().zip(z.iter().zip(&u)) {
                     *tz = zi + t * ui;
                 }
                 for (tt, (&th, &sj)) in trial.iter_mut().zip(theta.iter().zip(&step)) {
@@ -970,12 +930,12 @@ impl Problem<'_> {
                     (None, Some(b)) => b,
                     (None, None) => (f64::NAN, f64::NAN),
                 };
-                accepted = match self.objective_bounds(&trial, trial_z, scratch) {
+                accepted = match self.objective_bounds(&trial, &trial_z, &mut scratch) {
                     Some((_, hi)) if hi <= f_lo + d => true,
                     Some((lo, _)) if lo > f_hi + d => false,
                     _ => {
-                        self.objective(&trial, trial_z)
-                            <= self.objective_once(&mut objective, &theta, z, e) + d
+                        self.objective(&trial, &trial_z)
+                            <= self.objective_once(&mut objective, &theta, &z, &e) + d
                     }
                 };
                 if accepted {
@@ -1812,7 +1772,7 @@ mod tests {
             let design = Design::new(&x).expect("finite");
             let problem = design.problem(&y, c);
             let n_pos = y.iter().filter(|&&v| v).count();
-            let portable = problem.newton(tol, max_iter, n_pos, &mut Buffers::default());
+            let portable = problem.newton(tol, max_iter, n_pos);
             let dispatched = problem.solve(tol, max_iter, n_pos);
             let theta_bits = |s: &Solution| s.theta.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
             assert_eq!(
