@@ -1577,7 +1577,7 @@ mod tests {
                     let mut accepted = -slope <= PURE_NEWTON * (1.0 + g.objective.abs());
                     let mut halvings = 0;
                     while !accepted {
-                        for (tz, (&zi, &ui)) in trial_z.iter_mut().zip(z.iter().zip(u.iter())) {
+                        for (tz, (&zi, &ui)) in trial_z.iter_mut().zip(z.iter().zip(&u)) {
                             *tz = zi + t * ui;
                         }
                         for (tt, (&th, &sj)) in trial.iter_mut().zip(theta.iter().zip(&step)) {
