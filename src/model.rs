@@ -594,11 +594,21 @@ impl Problem<'_> {
         theta: &[f64],
         z: &[f64],
         e: &[f64],
+        uniform: bool,
         scratch: &mut Scratch,
     ) -> Option<(f64, f64)> {
         let n = self.n;
-        scratch.input[..n].copy_from_slice(e);
-        self.term_bounds::<false>(z, scratch);
+        if uniform {
+            // Every eᵢ is e₀ (at the starting point): one evaluation serves every row.
+            let (mut lo, mut hi) = ([0.0; LANES], [0.0; LANES]);
+            log1p_bounds(&[e[0]; LANES], &mut lo, &mut hi);
+            scratch.lo[..n].fill(lo[0]);
+            scratch.hi[..n].fill(hi[0]);
+            self.add_hinges(z, scratch);
+        } else {
+            scratch.input[..n].copy_from_slice(e);
+            self.term_bounds::<false>(z, scratch);
+        }
         self.sum_bounds(theta, z, scratch)
     }
 
@@ -643,6 +653,12 @@ impl Problem<'_> {
                 log1p_bounds(x, l, h);
             }
         }
+        self.add_hinges(z, scratch);
+    }
+
+    /// Adds each row's `max(−μᵢ, 0)` to the bounds of its `log1p` part (first n rows).
+    #[inline(always)]
+    fn add_hinges(&self, z: &[f64], scratch: &mut Scratch) {
         for (((&zi, &yi), l), h) in z
             .iter()
             .zip(self.y)
@@ -713,21 +729,18 @@ impl Problem<'_> {
         Some((self.c * lo_loss + penalty, self.c * hi_loss + penalty))
     }
 
-    /// The gradient `C·Σ rᵢ·aᵢ + [0, w]` at θ (margins `z`), with `rᵢ = σ(zᵢ) − yᵢ`; fills
-    /// per row `eᵢ = exp(−|zᵢ|)`, the residual `rᵢ` and `weights` with
+    /// The gradient `C·Σ rᵢ·aᵢ + [0, w]` at θ (margins `z`, `eᵢ = exp(−|zᵢ|)` with libm's
+    /// bits), with `rᵢ = σ(zᵢ) − yᵢ`; fills per row the residual `rᵢ` and `weights` with
     /// `sᵢ = σ(zᵢ)(1 − σ(zᵢ))`.
     #[inline(always)]
     fn gradient(
         &self,
         theta: &[f64],
         z: &[f64],
-        e: &mut [f64],
+        e: &[f64],
         residual: &mut [f64],
         weights: &mut [f64],
     ) -> Vec<f64> {
-        // exp(−|z|) first (libm's bits, LANES rows at a time), then the arithmetic in a
-        // loop of its own (which vectorises).
-        exp_neg_abs(z, e);
         for ((((&zi, &yi), &ez), ri), w) in z
             .iter()
             .zip(self.y)
@@ -850,7 +863,9 @@ impl Problem<'_> {
     /// The objective `f` at θ is needed only to decide on the step: skipped when the
     /// gradient test stops, and when a lower bound of it already passes the pure-Newton
     /// test (`λ² ≤ PURE_NEWTON·(1 + f)` then holds for `f` too); the line search's
-    /// direction `u = A·Δ` is computed only when a trial step is tested.
+    /// direction `u = A·Δ` is computed only when a trial step is tested. At the starting
+    /// point every margin is `b`, so the margins, `exp(−|z|)` and the bounds of the loss's
+    /// `log1p` part are one value each, computed once (the same bits as row by row).
     #[inline(always)]
     fn newton(&self, tol: f64, max_iter: usize, n_pos: usize) -> Solution {
         let (n, m) = (self.n, self.m);
@@ -877,8 +892,16 @@ impl Problem<'_> {
             converged,
         };
         loop {
-            self.margins(&theta, &mut z);
-            let gradient = self.gradient(&theta, &z, &mut e, &mut residual, &mut weights);
+            if iterations == 0 {
+                // θ = (b, 0, …, 0): every margin is exactly b (`margins` adds 0 + b·1, then
+                // ±0 = 0·aᵢⱼ, and b is never −0), so every eᵢ is libm's exp(−|b|).
+                z.fill(theta[0]);
+                e.fill(libm::exp(-theta[0].abs()));
+            } else {
+                self.margins(&theta, &mut z);
+                exp_neg_abs(&z, &mut e);
+            }
+            let gradient = self.gradient(&theta, &z, &e, &mut residual, &mut weights);
             let gmax = gradient.iter().fold(0.0_f64, |acc, v| acc.max(v.abs()));
             if gmax * scale < tol {
                 return stop(theta, iterations, true);
@@ -902,7 +925,7 @@ impl Problem<'_> {
             // The step is decided exactly as by comparing computed objective values, but
             // those values are computed only when their bounds leave the outcome open.
             let pure_newton = |f: f64| -slope <= PURE_NEWTON * (1.0 + f.abs());
-            let bounds = self.objective_bounds_at(&theta, &z, &e, &mut scratch);
+            let bounds = self.objective_bounds_at(&theta, &z, &e, iterations == 0, &mut scratch);
             let mut objective = None;
             let mut accepted = match bounds {
                 Some((lo, _)) if pure_newton(lo) => true,
@@ -1694,11 +1717,6 @@ mod tests {
         assert_eq!(cases, 400);
     }
 
-    /// `exp_neg_abs` against `libm::exp(−|z|)`, bits compared: every case boundary of
-    /// libm's `exp` (high words ± 3 with several low words), every reduction boundary
-    /// `k ± ½` for k = 0…1023, special values, 4 million arguments uniform in [0, 800]
-    /// and 4 million random bit patterns; slices of odd length so that both the lanes
-    /// and the scalar remainder are used.
     /// The objective's bounds bracket the objective as computed (the property the solver's
     /// step decisions rest on), on random problems from 3 to 60,000 rows (where the
     /// summation-order slack of `sum_bounds` is widest), margins from ~0 to past 700 and C
@@ -1730,7 +1748,7 @@ mod tests {
             let cases = [
                 (
                     problem.objective_at(&theta, &z, &e),
-                    problem.objective_bounds_at(&theta, &z, &e, &mut scratch),
+                    problem.objective_bounds_at(&theta, &z, &e, false, &mut scratch),
                 ),
                 (
                     problem.objective(&theta, &z),
@@ -1748,6 +1766,20 @@ mod tests {
                     "round {round} ({which}): bounds too wide: [{lo:e}, {hi:e}] around {f:e}"
                 );
             }
+            // At the starting point θ₀ = (b, 0, …, 0) every margin is b, and the shortcut
+            // for equal eᵢ gives the bits of the general computation.
+            let mut start = vec![0.0; design.m];
+            start[0] = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 8.0 - 4.0;
+            problem.margins(&start, &mut z);
+            assert!(z.iter().all(|v| v.to_bits() == start[0].to_bits()));
+            exp_neg_abs(&z, &mut e);
+            let general = problem.objective_bounds_at(&start, &z, &e, false, &mut scratch);
+            let uniform = problem.objective_bounds_at(&start, &z, &e, true, &mut scratch);
+            assert_eq!(
+                general.map(|(l, h)| (l.to_bits(), h.to_bits())),
+                uniform.map(|(l, h)| (l.to_bits(), h.to_bits())),
+                "round {round}"
+            );
         }
     }
 
@@ -1791,6 +1823,11 @@ mod tests {
         }
     }
 
+    /// `exp_neg_abs` against `libm::exp(−|z|)`, bits compared: every case boundary of
+    /// libm's `exp` (high words ± 3 with several low words), every reduction boundary
+    /// `k ± ½` for k = 0…1023, special values, 4 million arguments uniform in [0, 800]
+    /// and 4 million random bit patterns; slices of odd length so that both the lanes
+    /// and the scalar remainder are used.
     #[test]
     fn exp_neg_abs_has_libms_bits() {
         let mut args: Vec<f64> = vec![
@@ -1890,7 +1927,8 @@ mod tests {
             let mut w_old = vec![0.0; n];
             let g_old = old.gradient(&theta, &z_old, &mut w_old);
             let (mut e, mut r, mut w_new) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-            let g_new = new.gradient(&theta, &z_new, &mut e, &mut r, &mut w_new);
+            exp_neg_abs(&z_new, &mut e);
+            let g_new = new.gradient(&theta, &z_new, &e, &mut r, &mut w_new);
             assert_eq!(to_bits(&g_old.gradient), to_bits(&g_new));
             assert_eq!(to_bits(&w_old), to_bits(&w_new));
             assert_eq!(
