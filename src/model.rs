@@ -383,10 +383,7 @@ impl FittedLogistic {
     /// # Panics
     /// If `x` does not have one column per coefficient.
     pub fn predict_proba(&self, x: &Matrix) -> Vec<f64> {
-        self.decision_function(x)
-            .into_iter()
-            .map(|z| 1.0 / (1.0 + libm::exp(-z)))
-            .collect()
+        probabilities(&self.decision_function(x))
     }
 
     /// [`FittedLogistic::predict_proba`] of rows already standardised with this model's
@@ -404,15 +401,16 @@ impl FittedLogistic {
             x_standardized.cols(),
             self.coefficients.len()
         );
-        (0..x_standardized.rows())
+        let z: Vec<f64> = (0..x_standardized.rows())
             .map(|i| {
                 let mut z = self.intercept;
                 for (&w, &v) in self.coefficients.iter().zip(x_standardized.row(i)) {
                     z += w * v;
                 }
-                1.0 / (1.0 + libm::exp(-z))
+                z
             })
-            .collect()
+            .collect();
+        probabilities(&z)
     }
 
     /// The predicted class: positive when the probability is ≥ 0.5. (Not named `predict`, so
@@ -1116,6 +1114,14 @@ fn log1p_approx(e: &[f64; LANES]) -> [f64; LANES] {
     std::array::from_fn(|l| LN_1_5 * upper[l] + 2.0 * s[l] * p[l])
 }
 
+/// `1 / (1 + libm::exp(−zᵢ))` for every margin, the exponentials in lanes ([`exp_each`]).
+fn probabilities(z: &[f64]) -> Vec<f64> {
+    let minus_z: Vec<f64> = z.iter().map(|v| -v).collect();
+    let mut e = vec![0.0; z.len()];
+    exp_each(&minus_z, &mut e);
+    e.iter().map(|&ei| 1.0 / (1.0 + ei)).collect()
+}
+
 /// libm's `exp` constants (FreeBSD `e_exp.c`, as in the `libm` crate's `exp.rs`), by their
 /// bit patterns (the hex words in libm's comments).
 mod libm_exp {
@@ -1177,19 +1183,15 @@ fn high_word(x: f64) -> u32 {
     ((x.to_bits() >> 32) as u32) & 0x7fff_ffff
 }
 
-/// libm's `exp(x)` for `x = −|z|` in (−708.39, 0] on every lane, and whether any lane is
-/// outside that range (libm's special cases; those lanes' values are garbage).
+/// libm's `exp(x)` for `x = −|z|` on every lane, and whether any lane is one of libm's
+/// special cases (`|x| ≥ 708.39` or NaN; those lanes' values are garbage).
 #[inline(always)]
 fn exp_neg_abs_lanes(z: &[f64; LANES]) -> ([f64; LANES], bool) {
     use libm_exp::*;
-    use std::array::from_fn;
-    let x: [f64; LANES] = from_fn(|l| -z[l].abs());
-    let hx: [u32; LANES] = from_fn(|l| high_word(x[l]));
-    // Argument reduction x = k·ln2 + r. libm: k = (INVLN2·x + HALF[sign]) as i32 from
-    // 1.5·ln2 on (x < 0: HALF = −0.5, and a + (−0.5) is a − 0.5), k = 1 − 2·sign = −1
-    // from ½·ln2, and k = 0 below, where libm skips the reduction: hi − lo with k = 0 is
-    // x − 0·LN2HI − 0·LN2LO = x exactly, and the final scaling by 2⁰ is exact too.
-    let k: [f64; LANES] = from_fn(|l| {
+    let x: [f64; LANES] = std::array::from_fn(|l| -z[l].abs());
+    let hx: [u32; LANES] = std::array::from_fn(|l| high_word(x[l]));
+    // libm's k (see `exp_lanes`) for x ≤ 0: HALF[sign] = −0.5 and 1 − 2·sign = −1.
+    let k: [f64; LANES] = std::array::from_fn(|l| {
         if hx[l] >= HX_ONE_AND_HALF_LN2 {
             (INVLN2 * x[l] - 0.5) as i32 as f64
         } else if hx[l] > HX_HALF_LN2 {
@@ -1198,6 +1200,68 @@ fn exp_neg_abs_lanes(z: &[f64; LANES]) -> ([f64; LANES], bool) {
             0.0
         }
     });
+    exp_reduced(&x, &hx, &k)
+}
+
+/// `out[i] = libm::exp(x[i])`, bit for bit, LANES values at a time: [`exp_neg_abs`] for
+/// arguments of either sign (the probabilities `1/(1 + exp(−z))` of the predictions).
+fn exp_each(x: &[f64], out: &mut [f64]) {
+    assert_eq!(x.len(), out.len(), "one output per argument");
+    let mut x_chunks = x.chunks_exact(LANES);
+    let mut out_chunks = out.chunks_exact_mut(LANES);
+    for (xc, oc) in (&mut x_chunks).zip(&mut out_chunks) {
+        let xc: &[f64; LANES] = xc.try_into().expect("LANES arguments");
+        let oc: &mut [f64; LANES] = oc.try_into().expect("LANES outputs");
+        let (values, special) = exp_lanes(xc);
+        *oc = values;
+        if special {
+            for (o, &xi) in oc.iter_mut().zip(xc) {
+                if high_word(xi) >= libm_exp::HX_SPECIAL {
+                    *o = libm::exp(xi);
+                }
+            }
+        }
+    }
+    for (o, &xi) in out_chunks
+        .into_remainder()
+        .iter_mut()
+        .zip(x_chunks.remainder())
+    {
+        *o = libm::exp(xi);
+    }
+}
+
+/// libm's `exp(x)` for `|x| < 708.39` on every lane, and whether any lane is outside that
+/// range (libm's special cases: overflow, underflow, NaN; those lanes' values are garbage).
+#[inline(always)]
+fn exp_lanes(x: &[f64; LANES]) -> ([f64; LANES], bool) {
+    use libm_exp::*;
+    use std::array::from_fn;
+    let hx: [u32; LANES] = from_fn(|l| high_word(x[l]));
+    let negative: [bool; LANES] = from_fn(|l| x[l].is_sign_negative());
+    // Argument reduction x = k·ln2 + r. libm: k = (INVLN2·x + HALF[sign]) as i32 from
+    // 1.5·ln2 on (HALF = ±0.5 with the sign of x; a + (−0.5) is a − 0.5), k = 1 − 2·sign
+    // = ±1 from ½·ln2, and k = 0 below, where libm skips the reduction: hi − lo with k = 0
+    // is x − 0·LN2HI − 0·LN2LO = x exactly, and the final scaling by 2⁰ is exact too.
+    let k: [f64; LANES] = from_fn(|l| {
+        let sign = if negative[l] { -1.0 } else { 1.0 };
+        if hx[l] >= HX_ONE_AND_HALF_LN2 {
+            (INVLN2 * x[l] + 0.5 * sign) as i32 as f64
+        } else if hx[l] > HX_HALF_LN2 {
+            sign
+        } else {
+            0.0
+        }
+    });
+    exp_reduced(x, &hx, &k)
+}
+
+/// The rest of libm's `exp` once `k` is chosen: `x = k·ln2 + r`, the polynomial of `r`,
+/// the scaling by `2ᵏ`; and whether any lane is a special case.
+#[inline(always)]
+fn exp_reduced(x: &[f64; LANES], hx: &[u32; LANES], k: &[f64; LANES]) -> ([f64; LANES], bool) {
+    use libm_exp::*;
+    use std::array::from_fn;
     let hi: [f64; LANES] = from_fn(|l| x[l] - k[l] * LN2HI);
     let lo: [f64; LANES] = from_fn(|l| k[l] * LN2LO);
     let r: [f64; LANES] = from_fn(|l| hi[l] - lo[l]);
@@ -1205,10 +1269,11 @@ fn exp_neg_abs_lanes(z: &[f64; LANES]) -> ([f64; LANES], bool) {
     let c: [f64; LANES] =
         from_fn(|l| r[l] - rr[l] * (P1 + rr[l] * (P2 + rr[l] * (P3 + rr[l] * (P4 + rr[l] * P5)))));
     let y: [f64; LANES] = from_fn(|l| 1.0 + (r[l] * c[l] / (2.0 - c[l]) - lo[l] + hi[l]));
-    // libm's scalbn(y, k) for k in [−1022, 0] is y · 2ᵏ, one multiplication (the clamp
-    // only keeps special lanes, recomputed by the caller, from building a bad exponent).
+    // libm's scalbn(y, k) for k in [−1022, 1023] is y · 2ᵏ, one multiplication; here
+    // |k| ≤ 1022 (the clamp only keeps special lanes, recomputed by the caller, from
+    // building a bad exponent).
     let scale: [f64; LANES] = from_fn(|l| {
-        let k = (k[l] as i64).clamp(-1022, 0);
+        let k = (k[l] as i64).clamp(-1022, 1022);
         f64::from_bits(((1023 + k) as u64) << 52)
     });
     // |x| ≤ 2⁻²⁸: libm returns 1 + x.
@@ -1823,7 +1888,8 @@ mod tests {
         }
     }
 
-    /// `exp_neg_abs` against `libm::exp(−|z|)`, bits compared: every case boundary of
+    /// `exp_neg_abs` against `libm::exp(−|z|)`, and `exp_each` against `libm::exp(±z)`,
+    /// bits compared: every case boundary of
     /// libm's `exp` (high words ± 3 with several low words), every reduction boundary
     /// `k ± ½` for k = 0…1023, special values, 4 million arguments uniform in [0, 800]
     /// and 4 million random bit patterns; slices of odd length so that both the lanes
@@ -1899,6 +1965,21 @@ mod tests {
             }
         }
         assert!(mismatches.is_empty(), "z, ours, libm: {mismatches:?}");
+        // exp_each, for arguments of either sign: the same arguments and their negations.
+        for sign in [1.0, -1.0] {
+            for chunk in args.chunks(LANES * 1000 + 3) {
+                let x: Vec<f64> = chunk.iter().map(|&v| sign * v).collect();
+                let mut out = vec![0.0; x.len()];
+                exp_each(&x, &mut out);
+                for (&xi, &got) in x.iter().zip(&out) {
+                    let want = libm::exp(xi);
+                    if got.to_bits() != want.to_bits() && mismatches.len() < 10 {
+                        mismatches.push((xi, got, want));
+                    }
+                }
+            }
+        }
+        assert!(mismatches.is_empty(), "x, ours, libm: {mismatches:?}");
         // The lanes did the work (not the libm fallback): the common range vectorised.
         let mut out = [0.0; LANES];
         let z: [f64; LANES] = std::array::from_fn(|l| 0.3 + l as f64);
