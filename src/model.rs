@@ -1152,28 +1152,55 @@ mod libm_exp {
 /// two on every case boundary and on millions of random arguments.
 #[inline(always)]
 fn exp_neg_abs(z: &[f64], out: &mut [f64]) {
-    assert_eq!(z.len(), out.len(), "one output per argument");
-    let mut z_chunks = z.chunks_exact(LANES);
+    exp_chunks::<true>(z, out);
+}
+
+/// `out[i] = libm::exp(x[i])`, bit for bit, LANES values at a time: [`exp_neg_abs`] for
+/// arguments of either sign (the probabilities `1/(1 + exp(−z))` of the predictions).
+fn exp_each(x: &[f64], out: &mut [f64]) {
+    exp_chunks::<false>(x, out);
+}
+
+/// `out[i] = libm::exp(aᵢ)` with `aᵢ = −|x[i]|` if `NEG_ABS`, else `x[i]`: whole blocks of
+/// LANES in lanes, libm's special cases and the remainder by libm itself.
+#[inline(always)]
+fn exp_chunks<const NEG_ABS: bool>(x: &[f64], out: &mut [f64]) {
+    assert_eq!(x.len(), out.len(), "one output per argument");
+    let mut x_chunks = x.chunks_exact(LANES);
     let mut out_chunks = out.chunks_exact_mut(LANES);
-    for (zc, oc) in (&mut z_chunks).zip(&mut out_chunks) {
-        let zc: &[f64; LANES] = zc.try_into().expect("LANES arguments");
+    for (xc, oc) in (&mut x_chunks).zip(&mut out_chunks) {
+        let xc: &[f64; LANES] = xc.try_into().expect("LANES arguments");
         let oc: &mut [f64; LANES] = oc.try_into().expect("LANES outputs");
-        let (values, special) = exp_neg_abs_lanes(zc);
+        let (values, special) = if NEG_ABS {
+            exp_neg_abs_lanes(xc)
+        } else {
+            exp_lanes(xc)
+        };
         *oc = values;
         if special {
-            for (o, &zi) in oc.iter_mut().zip(zc) {
-                if high_word(-zi.abs()) >= libm_exp::HX_SPECIAL {
-                    *o = libm::exp(-zi.abs());
+            for (o, &xi) in oc.iter_mut().zip(xc) {
+                if high_word(exp_argument::<NEG_ABS>(xi)) >= libm_exp::HX_SPECIAL {
+                    *o = libm::exp(exp_argument::<NEG_ABS>(xi));
                 }
             }
         }
     }
-    for (o, &zi) in out_chunks
+    for (o, &xi) in out_chunks
         .into_remainder()
         .iter_mut()
-        .zip(z_chunks.remainder())
+        .zip(x_chunks.remainder())
     {
-        *o = libm::exp(-zi.abs());
+        *o = libm::exp(exp_argument::<NEG_ABS>(xi));
+    }
+}
+
+/// `−|x|` if `NEG_ABS`, else `x`.
+#[inline(always)]
+fn exp_argument<const NEG_ABS: bool>(x: f64) -> f64 {
+    if NEG_ABS {
+        -x.abs()
+    } else {
+        x
     }
 }
 
@@ -1201,34 +1228,6 @@ fn exp_neg_abs_lanes(z: &[f64; LANES]) -> ([f64; LANES], bool) {
         }
     });
     exp_reduced(&x, &hx, &k)
-}
-
-/// `out[i] = libm::exp(x[i])`, bit for bit, LANES values at a time: [`exp_neg_abs`] for
-/// arguments of either sign (the probabilities `1/(1 + exp(−z))` of the predictions).
-fn exp_each(x: &[f64], out: &mut [f64]) {
-    assert_eq!(x.len(), out.len(), "one output per argument");
-    let mut x_chunks = x.chunks_exact(LANES);
-    let mut out_chunks = out.chunks_exact_mut(LANES);
-    for (xc, oc) in (&mut x_chunks).zip(&mut out_chunks) {
-        let xc: &[f64; LANES] = xc.try_into().expect("LANES arguments");
-        let oc: &mut [f64; LANES] = oc.try_into().expect("LANES outputs");
-        let (values, special) = exp_lanes(xc);
-        *oc = values;
-        if special {
-            for (o, &xi) in oc.iter_mut().zip(xc) {
-                if high_word(xi) >= libm_exp::HX_SPECIAL {
-                    *o = libm::exp(xi);
-                }
-            }
-        }
-    }
-    for (o, &xi) in out_chunks
-        .into_remainder()
-        .iter_mut()
-        .zip(x_chunks.remainder())
-    {
-        *o = libm::exp(xi);
-    }
 }
 
 /// libm's `exp(x)` for `|x| < 708.39` on every lane, and whether any lane is outside that
