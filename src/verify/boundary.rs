@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-use super::{diff_values, Counterexample, Verification};
+use super::{diff_values, to_counterexamples, Counterexample, Verification};
 use crate::boundary::{self, BoundaryMap, BOUNDARY_FORMAT};
 use crate::canon::{self, HashKind};
 use crate::pack::Packs;
@@ -300,13 +300,4 @@ impl Verification<'_> {
 fn chart_row_index(path: &str) -> Option<usize> {
     let rest = path.strip_prefix("$.chart.rows[")?;
     rest[..rest.find(']')?].parse().ok()
-}
-
-fn to_counterexamples(id: &str, differences: Vec<(String, Value, Value)>) -> Vec<Counterexample> {
-    differences
-        .into_iter()
-        .map(|(path, observed, expected)| {
-            Counterexample::new(id, observed, expected, json!({ "path": path }))
-        })
-        .collect()
 }

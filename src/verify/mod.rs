@@ -512,21 +512,10 @@ impl<'o> Verification<'o> {
             self.pass("recompute.equal");
         } else {
             let total = differences.len();
-            let ces = differences
-                .into_iter()
-                .map(|(path, observed, expected)| {
-                    Counterexample::new(
-                        "recompute.equal",
-                        observed,
-                        expected,
-                        json!({ "path": path }),
-                    )
-                })
-                .collect();
             self.fail(
                 "recompute.equal",
                 format!("{total} recorded value(s) differ from the kernel's"),
-                ces,
+                to_counterexamples("recompute.equal", differences),
             );
         }
 
@@ -1061,6 +1050,16 @@ fn lookup<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
         }
     }
     Some(current)
+}
+
+/// One counterexample per difference of [`diff_values`], witnessed by its JSON path.
+fn to_counterexamples(id: &str, differences: Vec<(String, Value, Value)>) -> Vec<Counterexample> {
+    differences
+        .into_iter()
+        .map(|(path, observed, expected)| {
+            Counterexample::new(id, observed, expected, json!({ "path": path }))
+        })
+        .collect()
 }
 
 /// Collects (path, recorded, recomputed) for every leaf that differs, in sorted-key order.
