@@ -383,7 +383,7 @@ impl FittedLogistic {
     /// # Panics
     /// If `x` does not have one column per coefficient.
     pub fn predict_proba(&self, x: &Matrix) -> Vec<f64> {
-        probabilities(&self.decision_function(x))
+        probabilities(self.decision_function(x))
     }
 
     /// [`FittedLogistic::predict_proba`] of rows already standardised with this model's
@@ -410,7 +410,7 @@ impl FittedLogistic {
                 z
             })
             .collect();
-        probabilities(&z)
+        probabilities(z)
     }
 
     /// The predicted class: positive when the probability is ≥ 0.5. (Not named `predict`, so
@@ -1115,11 +1115,16 @@ fn log1p_approx(e: &[f64; LANES]) -> [f64; LANES] {
 }
 
 /// `1 / (1 + libm::exp(−zᵢ))` for every margin, the exponentials in lanes ([`exp_each`]).
-fn probabilities(z: &[f64]) -> Vec<f64> {
-    let minus_z: Vec<f64> = z.iter().map(|v| -v).collect();
-    let mut e = vec![0.0; z.len()];
-    exp_each(&minus_z, &mut e);
-    e.iter().map(|&ei| 1.0 / (1.0 + ei)).collect()
+fn probabilities(mut z: Vec<f64>) -> Vec<f64> {
+    for v in &mut z {
+        *v = -*v;
+    }
+    let mut p = vec![0.0; z.len()];
+    exp_each(&z, &mut p);
+    for v in &mut p {
+        *v = 1.0 / (1.0 + *v);
+    }
+    p
 }
 
 /// libm's `exp` constants (FreeBSD `e_exp.c`, as in the `libm` crate's `exp.rs`), by their
