@@ -46,6 +46,24 @@ pub(crate) struct RawRow {
     pub(crate) source_row: usize,
 }
 
+/// A table's rows grouped by entity and its entities grouped by row count: the part of an
+/// entity-block label permutation that does not depend on the seed.
+#[derive(Debug, Clone)]
+pub struct EntityBlocks {
+    /// Every entity's rows in canonical order, entity after entity.
+    rows: Vec<usize>,
+    /// Entity `e`'s rows are `rows[offsets[e]..offsets[e + 1]]`.
+    offsets: Vec<usize>,
+    /// Entities with equal row counts, by ascending count; each group ascending.
+    groups: Vec<Vec<usize>>,
+}
+
+impl EntityBlocks {
+    fn rows_of(&self, entity: usize) -> &[usize] {
+        &self.rows[self.offsets[entity]..self.offsets[entity + 1]]
+    }
+}
+
 impl Table {
     /// Builds the canonical table from rows in file order.
     pub(crate) fn from_rows(
@@ -290,23 +308,57 @@ impl Table {
     /// the null for skill claims when the label varies within entities. Equals an
     /// entity-level permutation restricted to equal-sized entities when labels are constant.
     pub fn permute_label_blocks_by_entity(&self, seed: u64) -> Table {
+        self.permute_label_blocks(&self.entity_blocks(), seed)
+    }
+
+    /// What every entity-block permutation of this table shares (see
+    /// [`Table::permute_label_blocks`]): computed once, not once per permutation.
+    pub fn entity_blocks(&self) -> EntityBlocks {
         let n_entities = self.n_entities();
-        let mut rows_of: Vec<Vec<usize>> = vec![Vec::new(); n_entities];
+        let mut offsets = vec![0; n_entities + 1];
+        for &e in self.entity_of_row.iter() {
+            offsets[e as usize + 1] += 1;
+        }
+        for e in 0..n_entities {
+            offsets[e + 1] += offsets[e];
+        }
+        let mut next = offsets.clone();
+        let mut rows = vec![0; self.n_rows()];
         for (row, &e) in self.entity_of_row.iter().enumerate() {
-            rows_of[e as usize].push(row);
+            rows[next[e as usize]] = row;
+            next[e as usize] += 1;
         }
-        let mut by_size: std::collections::BTreeMap<usize, Vec<usize>> =
-            std::collections::BTreeMap::new();
-        for (e, rows) in rows_of.iter().enumerate() {
-            by_size.entry(rows.len()).or_default().push(e);
+        let mut by_size: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for e in 0..n_entities {
+            by_size
+                .entry(offsets[e + 1] - offsets[e])
+                .or_default()
+                .push(e);
         }
+        EntityBlocks {
+            rows,
+            offsets,
+            groups: by_size.into_values().collect(),
+        }
+    }
+
+    /// [`Table::permute_label_blocks_by_entity`] with the blocks already computed by
+    /// [`Table::entity_blocks`] on this table (panics if they belong to another shape).
+    pub fn permute_label_blocks(&self, blocks: &EntityBlocks, seed: u64) -> Table {
+        assert_eq!(blocks.rows.len(), self.n_rows(), "blocks of this table");
+        assert_eq!(
+            blocks.offsets.len(),
+            self.n_entities() + 1,
+            "blocks of this table"
+        );
         let mut rng = rng::stream(seed, "labels/entity-blocks");
         let mut labels = self.label.clone();
-        for entities in by_size.values() {
-            let mut donors = entities.clone();
+        let mut donors = Vec::new();
+        for entities in &blocks.groups {
+            donors.clone_from(entities);
             rng::shuffle(&mut donors, &mut rng);
             for (&receiver, &donor) in entities.iter().zip(&donors) {
-                for (&to, &from) in rows_of[receiver].iter().zip(&rows_of[donor]) {
+                for (&to, &from) in blocks.rows_of(receiver).iter().zip(blocks.rows_of(donor)) {
                     labels[to] = self.label[from];
                 }
             }

@@ -111,11 +111,15 @@ pub(crate) fn permutation_runs(
     let prepared: Vec<Option<run::PreparedArm>> = (0..experiment.arms.len())
         .map(|i| run::PreparedArm::new(pack, table, experiment, i, false).ok())
         .collect();
+    let blocks = matches!(null, Null::EntityBlocks).then(|| table.entity_blocks());
     let runs = run::parallel_map(&seeds, settings.threads, |&seed| {
         let permuted = match null {
             Null::Row => table.permute_labels_by_row(seed),
             Null::Entity => table.permute_labels_by_entity(seed),
-            Null::EntityBlocks => table.permute_label_blocks_by_entity(seed),
+            Null::EntityBlocks => {
+                let blocks = blocks.as_ref().expect("computed above for this null");
+                table.permute_label_blocks(blocks, seed)
+            }
         };
         if permuted.labels() == original {
             return Ok(None);
