@@ -23,6 +23,8 @@
 //! The fit is therefore a pure function of (the rows in the given order, `y`, `C`, `tol`,
 //! `max_iter`).
 
+use std::sync::{Mutex, PoisonError};
+
 use linfa::dataset::AsSingleTargets;
 use linfa::traits::{Fit, PredictInplace};
 use linfa::DatasetBase;
@@ -301,6 +303,65 @@ pub struct Design {
     a: Vec<f64>,
     /// The same values column-major (m × n): what the margins read.
     columns: Vec<f64>,
+    /// The Hessians at fits' starting points, shared by fits on this design.
+    start_hessians: StartHessians,
+}
+
+/// Hessians at the starting point of [`Problem::newton`], by `(s₀, C)`.
+///
+/// At the start every margin is the intercept `b = ln(n₊/n₋)`, so every row has the same
+/// weight `s₀ = σ(b)(1 − σ(b))` and the Hessian is a function of the design, `s₀` and `C`
+/// alone, not of which rows are positive. Label permutations keep `n₊`, hence `b` and `s₀`:
+/// every permuted fit on a design starts from the same Hessian, computed by the first and
+/// reused bit for bit by the others (the same function of the same values: the same bits).
+#[derive(Debug, Default)]
+struct StartHessians(Mutex<Vec<StartHessian>>);
+
+#[derive(Debug, Clone)]
+struct StartHessian {
+    weight_bits: u64,
+    c_bits: u64,
+    hessian: Vec<f64>,
+}
+
+/// Distinct `(s₀, C)` pairs kept per design: a design serves one `C` and, under label
+/// permutation, one class balance; anything beyond is computed as if uncached.
+const START_HESSIANS_KEPT: usize = 4;
+
+impl StartHessians {
+    fn get(&self, weight: f64, c: f64) -> Option<Vec<f64>> {
+        let kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.iter()
+            .find(|h| h.weight_bits == weight.to_bits() && h.c_bits == c.to_bits())
+            .map(|h| h.hessian.clone())
+    }
+
+    fn keep(&self, weight: f64, c: f64, hessian: &[f64]) {
+        let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let known = kept
+            .iter()
+            .any(|h| h.weight_bits == weight.to_bits() && h.c_bits == c.to_bits());
+        if !known && kept.len() < START_HESSIANS_KEPT {
+            kept.push(StartHessian {
+                weight_bits: weight.to_bits(),
+                c_bits: c.to_bits(),
+                hessian: hessian.to_vec(),
+            });
+        }
+    }
+}
+
+/// A cache: copies start empty, and it never decides whether two designs are equal.
+impl Clone for StartHessians {
+    fn clone(&self) -> Self {
+        StartHessians::default()
+    }
+}
+
+impl PartialEq for StartHessians {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl Design {
@@ -326,6 +387,7 @@ impl Design {
             m,
             a,
             columns,
+            start_hessians: StartHessians::default(),
         })
     }
 
@@ -338,6 +400,7 @@ impl Design {
             columns: &self.columns,
             y,
             c,
+            start_hessians: &self.start_hessians,
         }
     }
 
@@ -504,6 +567,7 @@ struct Problem<'d> {
     columns: &'d [f64],
     y: &'d [bool],
     c: f64,
+    start_hessians: &'d StartHessians,
 }
 
 /// Per-row bounds of the loss terms (see [`Problem::sum_bounds`]).
@@ -827,6 +891,20 @@ impl Problem<'_> {
         hess
     }
 
+    /// [`Problem::hessian`] at the starting point, where every weight is `s₀ = weights[0]`:
+    /// from the design's [`StartHessians`] when a fit on it already computed it.
+    #[inline(always)]
+    fn start_hessian(&self, weights: &[f64]) -> Vec<f64> {
+        let weight = weights[0];
+        debug_assert!(weights.iter().all(|w| w.to_bits() == weight.to_bits()));
+        if let Some(hessian) = self.start_hessians.get(weight, self.c) {
+            return hessian;
+        }
+        let hessian = self.hessian(weights);
+        self.start_hessians.keep(weight, self.c, &hessian);
+        hessian
+    }
+
     /// [`Problem::newton`], compiled for AVX2 when the CPU has it.
     ///
     /// Both copies are the same source code: the same IEEE additions, multiplications and
@@ -908,7 +986,12 @@ impl Problem<'_> {
                 return stop(theta, iterations, false);
             }
             let neg_grad: Vec<f64> = gradient.iter().map(|v| -v).collect();
-            let Some(step) = solve_spd(&self.hessian(&weights), m, &neg_grad) else {
+            let hessian = if iterations == 0 {
+                self.start_hessian(&weights)
+            } else {
+                self.hessian(&weights)
+            };
+            let Some(step) = solve_spd(&hessian, m, &neg_grad) else {
                 return stop(theta, iterations, false);
             };
             // gᵀΔ = −λ², λ the Newton decrement; negative for a positive definite system.
@@ -1786,6 +1869,49 @@ mod tests {
         assert_eq!(cases, 400);
     }
 
+    /// Fits that share a design (label permutations, several C and class balances: more
+    /// start Hessians than a design keeps) have the bits of fits on a fresh design each,
+    /// whose start Hessian is computed, not reused.
+    #[test]
+    fn fits_sharing_a_design_have_the_bits_of_fresh_fits() {
+        let mut rng = ChaCha8Rng::seed_from_u64(20261204);
+        let mut rounds_reusing = 0;
+        for round in 0..40 {
+            let n = 3 + (rng.next_u64() % 2000) as usize;
+            // At least one feature: without, the start is the optimum and needs no Hessian.
+            let p = 1 + (rng.next_u64() % 30) as usize;
+            let (x, y) = problem(&mut rng, n, p, [0.5, 3.0, 40.0][round % 3], false);
+            let design = Design::new(&x).expect("finite");
+            let mut iterated = false;
+            for fit in 0..12 {
+                let mut labels = y.clone();
+                crate::rng::shuffle(&mut labels, &mut rng);
+                if fit % 4 == 3 {
+                    // Another class balance: another start weight.
+                    let flip = (rng.next_u64() % n as u64) as usize;
+                    labels[flip] = !labels[flip];
+                }
+                if labels.iter().all(|&v| v) || !labels.iter().any(|&v| v) {
+                    continue;
+                }
+                let c = [1.0, 0.05, 30.0][fit % 3];
+                let params = LogisticRegression::new(c);
+                let shared = params.fit_design(&design, &labels).expect("valid");
+                let fresh = params.fit(&x, &labels).expect("valid");
+                assert_eq!(bits(&shared), bits(&fresh), "round {round}, fit {fit}");
+                iterated |= shared.iterations > 0;
+            }
+            // Features that are all constant leave the start optimal: no Hessian at all.
+            let kept = design.start_hessians.0.lock().expect("not poisoned").len();
+            assert!(kept <= START_HESSIANS_KEPT && iterated == (kept > 0));
+            rounds_reusing += usize::from(kept >= 3);
+        }
+        assert!(
+            rounds_reusing >= 30,
+            "{rounds_reusing} rounds reused 3 start Hessians"
+        );
+    }
+
     /// The objective's bounds bracket the objective as computed (the property the solver's
     /// step decisions rest on), on random problems from 3 to 60,000 rows (where the
     /// summation-order slack of `sum_bounds` is widest), margins from ~0 to past 700 and C
@@ -1871,10 +1997,10 @@ mod tests {
             let c = [1e-4, 0.05, 1.0, 30.0, 1e6][(round / 4) % 5];
             let (tol, max_iter) = [(1e-10, 100), (0.0, 7), (1e-4, 100)][(round / 20) % 3];
             let design = Design::new(&x).expect("finite");
-            let problem = design.problem(&y, c);
             let n_pos = y.iter().filter(|&&v| v).count();
-            let portable = problem.newton(tol, max_iter, n_pos);
-            let dispatched = problem.solve(tol, max_iter, n_pos);
+            let portable = design.problem(&y, c).newton(tol, max_iter, n_pos);
+            // A copy's start-Hessian cache is empty: each copy computes its own.
+            let dispatched = design.clone().problem(&y, c).solve(tol, max_iter, n_pos);
             let theta_bits = |s: &Solution| s.theta.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
             assert_eq!(
                 (
