@@ -303,6 +303,8 @@ pub struct Design {
     a: Vec<f64>,
     /// The same values column-major (m × n): what the margins read.
     columns: Vec<f64>,
+    /// Upper bounds of `Σᵢ |aᵢⱼ|` per column (for [`Problem::full_step_certain`]).
+    column_abs_sums: Vec<f64>,
     /// The Hessians at fits' starting points, shared by fits on this design.
     start_hessians: StartHessians,
 }
@@ -377,16 +379,24 @@ impl Design {
                 a.push(standardizer.transform_value(k, v));
             }
         }
-        let mut columns = Vec::with_capacity(n * m);
+        let mut columns: Vec<f64> = Vec::with_capacity(n * m);
         for j in 0..m {
             columns.extend(a.iter().skip(j).step_by(m));
         }
+        // Sums of |values| rounded below the exact sums by at most γₙ of them; widened
+        // past that (the same margin as `sum_bounds`) they are upper bounds.
+        let widen = 1.0 + 4.0 * UNIT_ROUNDOFF * (n + 1) as f64;
+        let column_abs_sums = columns
+            .chunks_exact(n)
+            .map(|column| column.iter().map(|v| v.abs()).sum::<f64>() * widen)
+            .collect();
         Ok(Design {
             standardizer,
             n,
             m,
             a,
             columns,
+            column_abs_sums,
             start_hessians: StartHessians::default(),
         })
     }
@@ -398,6 +408,7 @@ impl Design {
             m: self.m,
             a: &self.a,
             columns: &self.columns,
+            column_abs_sums: &self.column_abs_sums,
             y,
             c,
             start_hessians: &self.start_hessians,
@@ -565,9 +576,65 @@ struct Problem<'d> {
     a: &'d [f64],
     /// The same values column-major, m × n.
     columns: &'d [f64],
+    /// Upper bounds of `Σᵢ |aᵢⱼ|`, one per column.
+    column_abs_sums: &'d [f64],
     y: &'d [bool],
     c: f64,
     start_hessians: &'d StartHessians,
+}
+
+/// What a Newton iteration computed at its point θ: the margins `z`, `eᵢ = exp(−|zᵢ|)`,
+/// the weights `sᵢ` and the gradient (see [`Problem::gradient`]).
+struct Point<'p> {
+    theta: &'p [f64],
+    z: &'p [f64],
+    e: &'p [f64],
+    weights: &'p [f64],
+    gradient: &'p [f64],
+}
+
+/// The sums over the rows of [`Problem::full_step_certain`], `LANES` rows side by side.
+#[derive(Default)]
+struct StepSums {
+    /// `sᵢδᵢ²·(½ + a/6 + a²/24 + a³/120 + a⁴/720)`, `a = |δᵢ|`.
+    near: [f64; LANES],
+    /// `sᵢδᵢ²·a⁵`.
+    far: [f64; LANES],
+    /// `max |δᵢ|`.
+    reach: [f64; LANES],
+    /// `|zᵢ| + |uᵢ|`.
+    size: [f64; LANES],
+    /// `max(−μᵢ, 0)`.
+    hinges: [f64; LANES],
+    /// `eᵢ`.
+    exps: [f64; LANES],
+}
+
+impl StepSums {
+    #[inline(always)]
+    fn add(
+        &mut self,
+        z: &[f64; LANES],
+        u: &[f64; LANES],
+        e: &[f64; LANES],
+        s: &[f64; LANES],
+        y: &[bool; LANES],
+    ) {
+        for k in 0..LANES {
+            let delta = (z[k] + 1.0 * u[k]) - z[k];
+            let a = delta.abs();
+            let curvature = s[k] * (delta * delta);
+            let series = 0.5 + a * (1.0 / 6.0 + a * (1.0 / 24.0 + a * (1.0 / 120.0 + a / 720.0)));
+            self.near[k] += curvature * series;
+            self.far[k] += curvature * ((a * a) * (a * a) * a);
+            // Not `f64::max`: a NaN here is already in `near`, which fails the test.
+            self.reach[k] = if a > self.reach[k] { a } else { self.reach[k] };
+            self.size[k] += z[k].abs() + u[k].abs();
+            let minus_mu = if y[k] { -z[k] } else { z[k] };
+            self.hinges[k] += if minus_mu > 0.0 { minus_mu } else { 0.0 };
+            self.exps[k] += e[k];
+        }
+    }
 }
 
 /// Per-row bounds of the loss terms (see [`Problem::sum_bounds`]).
@@ -754,7 +821,6 @@ impl Problem<'_> {
     /// decrease when `a` grows). `None` unless every margin and both sums are finite.
     #[inline(always)]
     fn sum_bounds(&self, theta: &[f64], z: &[f64], scratch: &Scratch) -> Option<(f64, f64)> {
-        const UNIT_ROUNDOFF: f64 = 1.0 / 9_007_199_254_740_992.0; // 2⁻⁵³
         const TINY: f64 = f64::from_bits((1023 - 900) << 52); // 2⁻⁹⁰⁰
         let n = self.n;
         let (mut lo, mut hi) = ([0.0; SUM_LANES], [0.0; SUM_LANES]);
@@ -789,6 +855,109 @@ impl Problem<'_> {
         let hi_loss = hi_sum * (1.0 + delta) + 1e-290;
         let penalty = Self::penalty(theta);
         Some((self.c * lo_loss + penalty, self.c * hi_loss + penalty))
+    }
+
+    /// Whether the full Newton step Δ (slope `ŝ = ĝᵀΔ < 0`, `u = A·Δ` as [`Problem::margins`]
+    /// computes it) is certain to be taken by the step decision of [`Problem::newton`],
+    /// proven without computing the objective or its bounds: `true` only if it is
+    /// (`false` says nothing). One pass over the rows.
+    ///
+    /// **Proof.** Write Φ for the objective in exact arithmetic as a function of the margins
+    /// and the weights, at the computed margins: `Φθ = Φ(z, w)`, `ΦT = Φ(z̃, w̃)` with the
+    /// trial's computed margins `z̃ᵢ = fl(zᵢ + uᵢ)` and weights `w̃ⱼ = fl(wⱼ + Δⱼ)` (what the
+    /// trial evaluates at t = 1). Let u = 2⁻⁵³, ν = 4u(n + m + 16), A = 1e-290, and per
+    /// row `μᵢ` the margin of the observed class, `bᵢ = max(−μᵢ, 0)`.
+    ///
+    /// 1. *Computed objectives.* Each loss term is `bᵢ` plus libm's log1p of libm's exp
+    ///    (each < 1 ulp), all terms ≥ 0, so `|f̂ − Φ| ≤ νΦ + A` (A for underflow), as in
+    ///    [`Problem::sum_bounds`].
+    /// 2. *Sizes.* `bᵢ + eᵢ/2 ≤ bᵢ + log1p(eᵢ) ≤ bᵢ + eᵢ` (0 ≤ e ≤ 1), so Φθ lies between
+    ///    `Lo = C·Σ(bᵢ + eᵢ/2) + ½‖w‖²` and `Hi = C·Σ(bᵢ + eᵢ) + ½‖w‖²`.
+    /// 3. *Pure Newton.* If `−ŝ ≤ PURE_NEWTON·(1 + f)` for every `f ≥ (1 − ν)Lo − A`, then
+    ///    it holds for f̂θ and for every upper bound of it, so `newton` takes the full step
+    ///    whichever way its test goes (bounds or f̂θ).
+    /// 4. *Armijo.* Otherwise `newton` takes the full step if `f̂T ≤ fl(f̂θ + fl(ARMIJO·ŝ))`
+    ///    (its bounds decide as this comparison would), which by monotone rounding holds if
+    ///    `ΦT(1 + ν) + A ≤ Φθ(1 − ν) − A + ARMIJO·ŝ·(1 + u)`.
+    /// 5. *Taylor in the margins.* With `δᵢ = z̃ᵢ − zᵢ`, `rᵢ = σ(zᵢ) − yᵢ` and
+    ///    `sᵢ = σ(zᵢ)(1 − σ(zᵢ))`: `ℓ(zᵢ + δᵢ) = ℓ(zᵢ) + rᵢδᵢ + δᵢ²∫₀¹(1 − τ)ℓ''(zᵢ + τδᵢ)dτ
+    ///    ≤ ℓ(zᵢ) + rᵢδᵢ + sᵢδᵢ²·h(|δᵢ|)`, because `ℓ'' = s` and `|(ln s)'| = |1 − 2σ| ≤ 1`
+    ///    give `s(z + x) ≤ s(z)e^|x|`, and `∫₀¹(1 − τ)e^(τa)dτ = h(a) = Σₖ aᵏ/(k + 2)!
+    ///    ≤ ½ + a/6 + a²/24 + a³/120 + a⁴/720 + a⁵eᵃ/5040` (as `(k + 7)! ≥ 5040·k!`), with
+    ///    `eᵃ ≤ e^D`, `D = max |δᵢ|` (the a⁵ term is small where a is). The penalty is quadratic:
+    ///    `½‖w̃‖² − ½‖w‖² = wᵀ(w̃ − w) + ½‖w̃ − w‖²`. So `ΦT − Φθ ≤ Lin + C·R + ½‖w̃ − w‖²`
+    ///    with `Lin = C·Σ rᵢδᵢ + wᵀ(w̃ − w)` and R the sum of those remainder bounds.
+    /// 6. *The linear term against the computed slope.* `|δᵢ − aᵢ·Δ| ≤ u|zᵢ + uᵢ| +
+    ///    γₘΣⱼ|aᵢⱼΔⱼ|`, `|w̃ⱼ − wⱼ − Δⱼ| ≤ u|w̃ⱼ|`, the computed residuals and weights are
+    ///    within 13u (relative) of `rᵢ`, `sᵢ` (|r| ≤ 1), and the gradient's and slope's sums
+    ///    are within γₙ₊ₘ₊₁₂ of their absolute sums; altogether
+    ///    `Lin ≤ ŝ + ν(2C·K + G + 2W + C·S)` with `K = Σⱼ|Δⱼ|·Σᵢ|aᵢⱼ|`, `G = Σⱼ|ĝⱼΔⱼ|`,
+    ///    `W = Σⱼ≥₁|wⱼ|(|Δⱼ| + |w̃ⱼ|)` and `S = Σᵢ(|zᵢ| + |uᵢ|)`.
+    /// 7. If `−ŝ·(1 − ARMIJO(1 + u)) ≥ ν(2C·K + G + 2W + C·S) + C·R + ½‖w̃ − w‖² + 2νHi + 2A`,
+    ///    the right side of 5 is negative, so `ΦT ≤ Φθ ≤ Hi`, and 4 holds.
+    ///
+    /// Both tests are made with every computed quantity widened by its own rounding (sums
+    /// of nonnegative terms by ν, the sides by 1e-6). Any NaN or infinity fails them. The
+    /// unit tests run every step the long way as well and assert that a step found certain
+    /// is taken.
+    #[inline(always)]
+    fn full_step_certain(&self, at: &Point, step: &[f64], slope: f64, u: &[f64]) -> bool {
+        const A: f64 = 1e-290;
+        const WIDE: f64 = 1.0 + 1e-6;
+        let (n, m, c) = (self.n, self.m, self.c);
+        let nu = 4.0 * UNIT_ROUNDOFF * (n + m + 16) as f64;
+        // One pass, in lanes (the order of a sum of nonnegative terms does not change its
+        // error bound): the remainder bounds (the a⁵ part without its e^D), max |δᵢ|,
+        // Σ(|zᵢ| + |uᵢ|), Σbᵢ and Σeᵢ.
+        let mut sums = StepSums::default();
+        let whole = n - n % LANES;
+        for i in (0..whole).step_by(LANES) {
+            let block =
+                |v: &[f64]| -> [f64; LANES] { v[i..i + LANES].try_into().expect("LANES rows") };
+            let y: &[bool; LANES] = self.y[i..i + LANES].try_into().expect("LANES rows");
+            sums.add(&block(at.z), &block(u), &block(at.e), &block(at.weights), y);
+        }
+        if whole < n {
+            // The last rows padded with zeros, which add exact zeros to every sum.
+            let block = |v: &[f64]| -> [f64; LANES] {
+                std::array::from_fn(|k| v.get(whole + k).copied().unwrap_or(0.0))
+            };
+            let y: [bool; LANES] = std::array::from_fn(|k| self.y.get(whole + k) == Some(&true));
+            sums.add(
+                &block(at.z),
+                &block(u),
+                &block(at.e),
+                &block(at.weights),
+                &y,
+            );
+        }
+        let lanes = |v: [f64; LANES]| v.iter().sum::<f64>();
+        let reach = sums.reach.iter().fold(0.0_f64, |acc, &v| acc.max(v));
+        let (hinges, exps, size) = (lanes(sums.hinges), lanes(sums.exps), lanes(sums.size));
+        let (near, far) = (lanes(sums.near), lanes(sums.far));
+        let (mut k_sum, mut g_sum, mut w_sum, mut moved, mut norm) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        let columns = step.iter().zip(self.column_abs_sums).zip(at.gradient);
+        for (j, ((&dj, &abs_sum), &gj)) in columns.enumerate() {
+            k_sum += dj.abs() * abs_sum;
+            g_sum += (gj * dj).abs();
+            if j > 0 {
+                let w = at.theta[j];
+                let trial = w + 1.0 * dj;
+                w_sum += w.abs() * (dj.abs() + trial.abs());
+                moved += (trial - w) * (trial - w);
+                norm += w * w;
+            }
+        }
+        let lo = (c * (hinges + 0.5 * exps) + 0.5 * norm) * (1.0 - nu) * (1.0 - nu) - A;
+        if -slope * WIDE <= PURE_NEWTON * (1.0 + lo.max(0.0) / WIDE) {
+            return true;
+        }
+        let hi = (c * (hinges + exps) + 0.5 * norm) * (1.0 + nu) + A;
+        let linear = nu * (2.0 * c * k_sum + g_sum + 2.0 * w_sum + c * size);
+        let d = reach * (1.0 + 4.0 * UNIT_ROUNDOFF);
+        let remainder = c * ((near + far * libm::exp(d) / 5040.0) * (1.0 + nu) + A);
+        let right = linear + remainder + 0.5 * moved * (1.0 + nu) + 2.0 * nu * hi + 2.0 * A;
+        -slope * (1.0 - 1.0001 * ARMIJO) >= right * WIDE
     }
 
     /// The gradient `C·Σ rᵢ·aᵢ + [0, w]` at θ (margins `z`, `eᵢ = exp(−|zᵢ|)` with libm's
@@ -1004,51 +1173,77 @@ impl Problem<'_> {
                 return stop(theta, iterations, false);
             }
             // The step is decided exactly as by comparing computed objective values, but
-            // those values are computed only when their bounds leave the outcome open.
-            let pure_newton = |f: f64| -slope <= PURE_NEWTON * (1.0 + f.abs());
-            let bounds = self.objective_bounds_at(&theta, &z, &e, iterations == 0, &mut scratch);
-            let mut objective = None;
-            let mut accepted = match bounds {
-                Some((lo, _)) if pure_newton(lo) => true,
-                Some((_, hi)) if !pure_newton(hi) => false,
-                _ => pure_newton(self.objective_once(&mut objective, &theta, &z, &e)),
+            // those values are computed only when nothing cheaper decides. First, a full
+            // step (t = 1) can be certain to be taken: below `PURE_NEWTON` it is taken
+            // whatever f is (`1 + |f| ≥ 1`; f is never NaN here: z has no NaN, or the slope
+            // would be NaN), and [`Problem::full_step_certain`] proves the Armijo test
+            // passes from Taylor's theorem. Along the step z(t) = z + t·u with u = A·Δ: one
+            // pass for u, none per trial.
+            let (certain, u_ready) = if -slope <= PURE_NEWTON {
+                (true, false)
+            } else {
+                self.margins(&step, &mut u);
+                let at = Point {
+                    theta: &theta,
+                    z: &z,
+                    e: &e,
+                    weights: &weights,
+                    gradient: &gradient,
+                };
+                (self.full_step_certain(&at, &step, slope, &u), true)
             };
             let mut t = 1.0;
-            if !accepted {
-                // Along the step z(t) = z + t·u with u = A·Δ: one pass for u, none per trial.
-                self.margins(&step, &mut u);
-            }
-            let mut halvings = 0;
-            while !accepted {
-                for (tz, (&zi, &ui)) in trial_z.iter_mut().zip(z.iter().zip(&u)) {
-                    *tz = zi + t * ui;
-                }
-                for (tt, (&th, &sj)) in trial.iter_mut().zip(theta.iter().zip(&step)) {
-                    *tt = th + t * sj;
-                }
-                // Armijo: f(trial) ≤ f + d, the right side rounded as `f + ARMIJO·t·slope`,
-                // which is monotone in f.
-                let d = ARMIJO * t * slope;
-                let (f_lo, f_hi) = match (objective, bounds) {
-                    (Some(f), _) => (f, f),
-                    (None, Some(b)) => b,
-                    (None, None) => (f64::NAN, f64::NAN),
+            // Test builds decide every step the long way too, and check the two agree.
+            if !certain || cfg!(test) {
+                let pure_newton = |f: f64| -slope <= PURE_NEWTON * (1.0 + f.abs());
+                let bounds =
+                    self.objective_bounds_at(&theta, &z, &e, iterations == 0, &mut scratch);
+                let mut objective = None;
+                let mut accepted = match bounds {
+                    Some((lo, _)) if pure_newton(lo) => true,
+                    Some((_, hi)) if !pure_newton(hi) => false,
+                    _ => pure_newton(self.objective_once(&mut objective, &theta, &z, &e)),
                 };
-                accepted = match self.objective_bounds(&trial, &trial_z, &mut scratch) {
-                    Some((_, hi)) if hi <= f_lo + d => true,
-                    Some((lo, _)) if lo > f_hi + d => false,
-                    _ => {
-                        self.objective(&trial, &trial_z)
-                            <= self.objective_once(&mut objective, &theta, &z, &e) + d
+                if !accepted && !u_ready {
+                    self.margins(&step, &mut u);
+                }
+                let mut halvings = 0;
+                while !accepted {
+                    for (tz, (&zi, &ui)) in trial_z.iter_mut().zip(z.iter().zip(&u)) {
+                        *tz = zi + t * ui;
                     }
-                };
-                if accepted {
-                    break;
-                } else if halvings == MAX_HALVINGS {
-                    return stop(theta, iterations, false);
-                } else {
-                    t *= 0.5;
-                    halvings += 1;
+                    for (tt, (&th, &sj)) in trial.iter_mut().zip(theta.iter().zip(&step)) {
+                        *tt = th + t * sj;
+                    }
+                    // Armijo: f(trial) ≤ f + d, the right side rounded as `f + ARMIJO·t·slope`,
+                    // which is monotone in f.
+                    let d = ARMIJO * t * slope;
+                    let (f_lo, f_hi) = match (objective, bounds) {
+                        (Some(f), _) => (f, f),
+                        (None, Some(b)) => b,
+                        (None, None) => (f64::NAN, f64::NAN),
+                    };
+                    accepted = match self.objective_bounds(&trial, &trial_z, &mut scratch) {
+                        Some((_, hi)) if hi <= f_lo + d => true,
+                        Some((lo, _)) if lo > f_hi + d => false,
+                        _ => {
+                            self.objective(&trial, &trial_z)
+                                <= self.objective_once(&mut objective, &theta, &z, &e) + d
+                        }
+                    };
+                    #[cfg(test)]
+                    assert!(
+                        accepted || !certain,
+                        "a full step found certain was rejected"
+                    );
+                    if accepted {
+                        break;
+                    } else if halvings == MAX_HALVINGS {
+                        return stop(theta, iterations, false);
+                    } else {
+                        t *= 0.5;
+                        halvings += 1;
+                    }
                 }
             }
             for (th, &sj) in theta.iter_mut().zip(&step) {
@@ -1058,6 +1253,9 @@ impl Problem<'_> {
         }
     }
 }
+
+/// The unit roundoff u = 2⁻⁵³ of f64 (round to nearest).
+const UNIT_ROUNDOFF: f64 = 1.0 / 9_007_199_254_740_992.0;
 
 /// Rows per chunk of the gradient and Hessian passes: 64 rows of up to ~30 columns stay in
 /// the L1 cache while every tile of sums goes over them.
@@ -1867,6 +2065,104 @@ mod tests {
             cases += 1;
         }
         assert_eq!(cases, 400);
+    }
+
+    /// `full_step_certain` against the test it stands in for, on steps of every length
+    /// around the Armijo limit: random problems, points (the start and Newton iterates),
+    /// and steps `t·Δ` along the Newton direction for t from 1e-9 to 4, densely around
+    /// t = 2 where the Armijo test starts to fail, and along random descent directions. Whenever the certificate says
+    /// the full step is taken, the computed objectives must pass the Armijo test (or the
+    /// slope be under the pure-Newton threshold for the computed objective). The test also
+    /// checks it probes the limit: some certified steps are within 5% of failing.
+    #[test]
+    fn a_certain_full_step_passes_the_test_it_replaces() {
+        let mut rng = ChaCha8Rng::seed_from_u64(20261205);
+        let (mut certified, mut passed, mut close_calls) = (0, 0, 0);
+        for round in 0..120 {
+            let n = 3 + (rng.next_u64() % 3000) as usize;
+            let p = 1 + (rng.next_u64() % 20) as usize;
+            let signal = [0.5, 3.0, 40.0, 1e3][round % 4];
+            let (x, y) = problem(&mut rng, n, p, signal, round % 9 == 0);
+            let c = [1e-4, 0.05, 1.0, 30.0, 1e6][(round / 4) % 5];
+            let design = Design::new(&x).expect("finite");
+            let problem = design.problem(&y, c);
+            let m = problem.m;
+            let n_pos = y.iter().filter(|&&v| v).count();
+            let mut theta = vec![0.0; m];
+            theta[0] = libm::log(n_pos as f64 / (n - n_pos) as f64);
+            let (mut z, mut e, mut u) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            let (mut residual, mut weights) = (vec![0.0; n], vec![0.0; n]);
+            for _ in 0..4 {
+                problem.margins(&theta, &mut z);
+                exp_neg_abs(&z, &mut e);
+                let gradient = problem.gradient(&theta, &z, &e, &mut residual, &mut weights);
+                let neg: Vec<f64> = gradient.iter().map(|v| -v).collect();
+                let Some(newton) = solve_spd(&problem.hessian(&weights), m, &neg) else {
+                    break;
+                };
+                let at = Point {
+                    theta: &theta,
+                    z: &z,
+                    e: &e,
+                    weights: &weights,
+                    gradient: &gradient,
+                };
+                let f = problem.objective_at(&theta, &z, &e);
+                for trial_index in 0..40 {
+                    let t = match trial_index {
+                        0..20 => {
+                            let r = trial_index as f64 / 20.0;
+                            4.0 * r * r * r + 1e-9
+                        }
+                        20..35 => 1.7 + 0.03 * (trial_index - 20) as f64,
+                        _ => [1.0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8]
+                            [(rng.next_u64() % 9) as usize],
+                    };
+                    let mut step: Vec<f64> = newton.iter().map(|v| t * v).collect();
+                    if trial_index % 5 == 4 {
+                        // A random direction, turned downhill.
+                        for s in step.iter_mut() {
+                            *s *= 0.5 + (rng.next_u64() % 1000) as f64 / 1000.0;
+                        }
+                    }
+                    let mut slope = 0.0;
+                    for (&g, &s) in gradient.iter().zip(&step) {
+                        slope += g * s;
+                    }
+                    if slope >= 0.0 || slope.is_nan() {
+                        continue;
+                    }
+                    problem.margins(&step, &mut u);
+                    if !problem.full_step_certain(&at, &step, slope, &u) {
+                        continue;
+                    }
+                    certified += 1;
+                    let trial: Vec<f64> =
+                        theta.iter().zip(&step).map(|(a, b)| a + 1.0 * b).collect();
+                    let trial_z: Vec<f64> = z.iter().zip(&u).map(|(a, b)| a + 1.0 * b).collect();
+                    let f_trial = problem.objective(&trial, &trial_z);
+                    let limit = f + ARMIJO * 1.0 * slope;
+                    let pure = -slope <= PURE_NEWTON * (1.0 + f.abs());
+                    assert!(
+                        pure || f_trial <= limit,
+                        "round {round}, t {t}: f {f}, trial {f_trial}, slope {slope}"
+                    );
+                    if !pure {
+                        passed += 1;
+                        close_calls += usize::from(limit - f_trial < 0.05 * -slope);
+                    }
+                }
+                theta.iter_mut().zip(&newton).for_each(|(a, b)| *a += b);
+            }
+        }
+        assert!(
+            certified > 5000 && passed > 3000,
+            "{certified} certified, {passed} by Armijo"
+        );
+        assert!(
+            close_calls > 100,
+            "{close_calls} certified steps within 5% of the limit"
+        );
     }
 
     /// Fits that share a design (label permutations, several C and class balances: more
