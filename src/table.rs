@@ -72,17 +72,23 @@ impl Table {
         extra_names: Vec<String>,
         rows: Vec<RawRow>,
     ) -> Table {
-        let mut keyed: Vec<(blake3::Hash, RawRow)> =
-            rows.into_iter().map(|row| (row_hash(&row), row)).collect();
-        keyed.sort_by(|(ha, a), (hb, b)| {
+        // Canonical order: (entity id bytes, time, blake3 of the row's typed values), each
+        // sort stable. Only rows that tie on (entity, time) need the hash, so only they
+        // get one.
+        let mut rows = rows;
+        rows.sort_by(|a, b| {
             a.entity
                 .as_bytes()
                 .cmp(b.entity.as_bytes())
                 .then(a.time.cmp(&b.time))
-                .then(ha.as_bytes().cmp(hb.as_bytes()))
         });
+        for tied in rows.chunk_by_mut(|a, b| a.entity == b.entity && a.time == b.time) {
+            if tied.len() > 1 {
+                tied.sort_by_cached_key(|row| *row_hash(row).as_bytes());
+            }
+        }
 
-        let n = keyed.len();
+        let n = rows.len();
         let mut entity_ids: Vec<String> = Vec::new();
         let mut entity_of_row = Vec::with_capacity(n);
         let mut label = Vec::with_capacity(n);
@@ -91,7 +97,7 @@ impl Table {
         let mut time = has_time.then(|| Vec::with_capacity(n));
         let mut extra: Vec<Vec<Option<String>>> = vec![Vec::with_capacity(n); extra_names.len()];
         let mut source_row = Vec::with_capacity(n);
-        for (_, row) in keyed {
+        for row in rows {
             if entity_ids.last() != Some(&row.entity) {
                 entity_ids.push(row.entity.clone());
             }
