@@ -308,12 +308,22 @@ pub fn overlap(table: &Table, split: &Split, features: &[String]) -> Overlap {
                 .expect("experiment features were checked against the pack")
         })
         .collect();
-    let key = |row: usize| -> Vec<u64> { columns.iter().map(|c| float_bits(c[row])).collect() };
-    let train_keys: BTreeSet<Vec<u64>> = split.train_rows().into_iter().map(key).collect();
+    // Rows compared by the bits of their feature values, lexicographically; the training
+    // rows sorted once, each test row looked up by binary search (no key allocated).
+    let by_features = |a: usize, b: usize| {
+        let bits = |row: usize| columns.iter().map(move |c| float_bits(c[row]));
+        bits(a).cmp(bits(b))
+    };
+    let mut train_rows = split.train_rows();
+    train_rows.sort_unstable_by(|&a, &b| by_features(a, b));
     let duplicate_feature_rows = split
         .test_rows()
         .into_iter()
-        .filter(|&row| train_keys.contains(&key(row)))
+        .filter(|&row| {
+            train_rows
+                .binary_search_by(|&t| by_features(t, row))
+                .is_ok()
+        })
         .count() as u64;
 
     let temporal_rows = table.time().map(|time| {

@@ -175,3 +175,33 @@ fn duplicate_feature_rows_are_counted() {
     let o = overlap(pack.table(), &s, &["x2".into()]);
     assert_eq!(o.duplicate_feature_rows, 2);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// `duplicate_feature_rows` against brute force: test rows whose feature values equal
+    /// those of some training row, on tables with few distinct values (many duplicates).
+    #[test]
+    fn duplicate_feature_rows_match_brute_force(cells in proptest::collection::vec((0u8..4, 0u8..3, any::<bool>()), 2..60)) {
+        let root = TempDir::new("dups-brute");
+        let values = [0.0, 0.5, 1.0, 2.5];
+        let mut csv = String::from("entity,label,x1,x2,holdout\n");
+        for (i, &(a, b, held_out)) in cells.iter().enumerate() {
+            csv.push_str(&format!("E{},{},{},{},{}\n", i % 7, i % 2, values[a as usize], values[b as usize], u8::from(held_out)));
+        }
+        let pack = Pack::open(write_pack(root.path(), "p", &csv, &["x1", "x2"], None)).unwrap();
+        let table = pack.table();
+        let Ok(s) = split(table, &SplitSpec::Predefined { column: "holdout".into() }, 0, "$") else {
+            return Ok(()); // one side empty
+        };
+        for features in [vec!["x1".to_string(), "x2".to_string()], vec!["x2".to_string()]] {
+            let columns: Vec<&[f64]> = features.iter().map(|f| table.feature(f).unwrap()).collect();
+            let same = |i: usize, j: usize| columns.iter().all(|c| c[i].to_bits() == c[j].to_bits());
+            let expected = (0..table.n_rows())
+                .filter(|&i| s.is_test()[i])
+                .filter(|&i| (0..table.n_rows()).any(|j| !s.is_test()[j] && same(i, j)))
+                .count() as u64;
+            prop_assert_eq!(overlap(table, &s, &features).duplicate_feature_rows, expected);
+        }
+    }
+}
