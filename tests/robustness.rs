@@ -397,6 +397,28 @@ fn normal_form(value: &Value) -> Value {
     value
 }
 
+/// Whether `edited` differs from `original` (both in [`normal_form`]) only in
+/// `$.experiment`, and the kernel, running the edited experiment, gets exactly the
+/// original's `result_hash`: an honest payload of an equivalent experiment, such as a
+/// `test_fraction` one ulp off that selects the same rows (docs/FUZZING.md, finding 5).
+/// (The same rule as `is_equivalent_experiment` in fuzz/src/lib.rs.)
+fn is_equivalent_experiment(packs: &Packs, edited: &Value, original: &Value) -> bool {
+    let (mut edited_form, original_form) = (normal_form(edited), normal_form(original));
+    if !edited_form.is_object() {
+        return false;
+    }
+    edited_form["experiment"] = original_form["experiment"].clone();
+    if hash_value(HashKind::Payload, &edited_form) != hash_value(HashKind::Payload, &original_form)
+    {
+        return false;
+    }
+    let Ok(experiment) = serde_json::from_value::<Experiment>(edited["experiment"].clone()) else {
+        return false;
+    };
+    counterlab::run(packs, &experiment)
+        .is_ok_and(|payload| original["result_hash"] == payload.result_hash.as_str())
+}
+
 /// 64 cases from a fixed seed: the same edits on every run. `PROPTEST_CASES` and
 /// `PROPTEST_RNG_SEED` explore further; no regression files are written into the tree.
 fn config() -> Config {
@@ -444,9 +466,10 @@ fn check_edit(
     if matches!(report.verdict(), Verdict::Supports(_)) {
         let value = parse_strict(&bytes)
             .unwrap_or_else(|e| panic!("{what}: SUPPORTS for unparseable bytes: {e:?}"));
-        prop_assert_eq!(
-            hash_value(HashKind::Payload, &normal_form(&value)),
-            hash_value(HashKind::Payload, &normal_form(&fixture.value)),
+        let unchanged = hash_value(HashKind::Payload, &normal_form(&value))
+            == hash_value(HashKind::Payload, &normal_form(&fixture.value));
+        prop_assert!(
+            unchanged || is_equivalent_experiment(&world().packs, &value, &fixture.value),
             "{}: SUPPORTS after an edit that changed its canonical value",
             what
         );
@@ -641,11 +664,11 @@ fn a_nan_literal_is_rejected_at_parse_with_its_path() {
     }
 }
 
-/// The edits `normal_form` forgives, pinned: each still verifies as SUPPORTS although the
-/// payload's text changed (and, for the version and the explicit null, its canonical hash;
-/// whether `1` and `1.0` hash alike is up to `canon`'s number encoding). When a rule starts
-/// refusing one of them, this test fails: drop it here and in `normal_form` (and in
-/// fuzz/src/lib.rs).
+/// The edits `normal_form` and `is_equivalent_experiment` forgive, pinned: each still
+/// verifies as SUPPORTS although the payload's text changed (and, for the version and the
+/// explicit null, its canonical hash; whether `1` and `1.0` hash alike is up to `canon`'s
+/// number encoding). When a rule starts refusing one of them, this test fails: drop it
+/// here and in `normal_form` (and in fuzz/src/lib.rs).
 #[test]
 fn known_semantic_noops_still_verify() {
     let world = world();
@@ -689,6 +712,34 @@ fn known_semantic_noops_still_verify() {
             hash_value(HashKind::Payload, &normal_form(&value)),
             hash_value(HashKind::Payload, &normal_form(&fixture.value)),
             "{name}"
+        );
+    }
+    // An equivalent experiment (finding 5): the first arm's `test_fraction` one ulp lower
+    // selects the same rows, so the recorded results are that experiment's too. A
+    // fraction that selects other rows is neither equivalent nor supported.
+    let fraction = &fixture.value["experiment"]["arms"][0]["split"]["test_fraction"];
+    let fraction = fraction
+        .as_f64()
+        .expect("the first arm has a test fraction");
+    for (nudged, equivalent) in [(f64::from_bits(fraction.to_bits() - 1), true), (0.3, false)] {
+        let mut value = fixture.value.clone();
+        value["experiment"]["arms"][0]["split"]["test_fraction"] = Value::from(nudged);
+        let report =
+            counterlab::verify(&serde_json::to_vec(&value).unwrap(), &world.packs, &options);
+        assert_ne!(
+            hash_value(HashKind::Payload, &normal_form(&value)),
+            hash_value(HashKind::Payload, &normal_form(&fixture.value))
+        );
+        assert_eq!(
+            is_equivalent_experiment(&world.packs, &value, &fixture.value),
+            equivalent,
+            "test_fraction {nudged}"
+        );
+        assert_eq!(
+            matches!(report.verdict(), Verdict::Supports(_)),
+            equivalent,
+            "test_fraction {nudged}: {}",
+            report.verdict().as_str()
         );
     }
 }
