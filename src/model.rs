@@ -627,7 +627,8 @@ impl StepSums {
             let series = 0.5 + a * (1.0 / 6.0 + a * (1.0 / 24.0 + a * (1.0 / 120.0 + a / 720.0)));
             self.near[k] += curvature * series;
             self.far[k] += curvature * ((a * a) * (a * a) * a);
-            // Not `f64::max`: a NaN here is already in `near`, which fails the test.
+            // A plain comparison, which vectorises; it passes over a NaN, but a NaN δ is
+            // already in `near` (and so fails the test).
             self.reach[k] = if a > self.reach[k] { a } else { self.reach[k] };
             self.size[k] += z[k].abs() + u[k].abs();
             let minus_mu = if y[k] { -z[k] } else { z[k] };
@@ -883,10 +884,11 @@ impl Problem<'_> {
     ///    `sᵢ = σ(zᵢ)(1 − σ(zᵢ))`: `ℓ(zᵢ + δᵢ) = ℓ(zᵢ) + rᵢδᵢ + δᵢ²∫₀¹(1 − τ)ℓ''(zᵢ + τδᵢ)dτ
     ///    ≤ ℓ(zᵢ) + rᵢδᵢ + sᵢδᵢ²·h(|δᵢ|)`, because `ℓ'' = s` and `|(ln s)'| = |1 − 2σ| ≤ 1`
     ///    give `s(z + x) ≤ s(z)e^|x|`, and `∫₀¹(1 − τ)e^(τa)dτ = h(a) = Σₖ aᵏ/(k + 2)!
-    ///    ≤ ½ + a/6 + a²/24 + a³/120 + a⁴/720 + a⁵eᵃ/5040` (as `(k + 7)! ≥ 5040·k!`), with
-    ///    `eᵃ ≤ e^D`, `D = max |δᵢ|` (the a⁵ term is small where a is). The penalty is quadratic:
-    ///    `½‖w̃‖² − ½‖w‖² = wᵀ(w̃ − w) + ½‖w̃ − w‖²`. So `ΦT − Φθ ≤ Lin + C·R + ½‖w̃ − w‖²`
-    ///    with `Lin = C·Σ rᵢδᵢ + wᵀ(w̃ − w)` and R the sum of those remainder bounds.
+    ///    ≤ ½ + a/6 + a²/24 + a³/120 + a⁴/720 + a⁵eᵃ/5040` (as `(k + 7)! ≥ 5040·k!`),
+    ///    with `eᵃ ≤ e^D`, `D = max |δᵢ|` (the a⁵ term is small where a is). The penalty is
+    ///    quadratic: `½‖w̃‖² − ½‖w‖² = wᵀ(w̃ − w) + ½‖w̃ − w‖²`. So `ΦT − Φθ ≤ Lin + C·R +
+    ///    ½‖w̃ − w‖²` with `Lin = C·Σ rᵢδᵢ + wᵀ(w̃ − w)` and R the sum of those remainder
+    ///    bounds.
     /// 6. *The linear term against the computed slope.* `|δᵢ − aᵢ·Δ| ≤ u|zᵢ + uᵢ| +
     ///    γₘΣⱼ|aᵢⱼΔⱼ|`, `|w̃ⱼ − wⱼ − Δⱼ| ≤ u|w̃ⱼ|`, the computed residuals and weights are
     ///    within 13u (relative) of `rᵢ`, `sᵢ` (|r| ≤ 1), and the gradient's and slope's sums
