@@ -2083,10 +2083,11 @@ mod tests {
     /// `full_step_certain` against the test it stands in for, on steps of every length
     /// around the Armijo limit: random problems, points (the start and Newton iterates),
     /// and steps `t·Δ` along the Newton direction for t from 1e-9 to 4, densely around
-    /// t = 2 where the Armijo test starts to fail, and along random descent directions. Whenever the certificate says
-    /// the full step is taken, the computed objectives must pass the Armijo test (or the
-    /// slope be under the pure-Newton threshold for the computed objective). The test also
-    /// checks it probes the limit: some certified steps are within 5% of failing.
+    /// t = 2 where the Armijo test starts to fail, and along random descent directions.
+    /// Whenever the certificate says the full step is taken, the computed objectives must
+    /// pass the Armijo test (or the slope be under the pure-Newton threshold for the
+    /// computed objective). The test also checks it probes the limit: some certified steps
+    /// are within 5% of failing.
     #[test]
     fn a_certain_full_step_passes_the_test_it_replaces() {
         let mut rng = ChaCha8Rng::seed_from_u64(20261205);
