@@ -190,6 +190,14 @@ pub enum Claim {
 }
 
 impl Claim {
+    /// Whether the claim is about the arm named `name` (its statistic reads that arm).
+    pub fn names_arm(&self, name: &str) -> bool {
+        match self {
+            Claim::MetricGap { higher, lower, .. } => higher == name || lower == name,
+            Claim::MetricAtLeast { arm, .. } | Claim::MetricAtMost { arm, .. } => arm == name,
+        }
+    }
+
     /// The claim's metric.
     pub fn metric(&self) -> MetricName {
         match self {

@@ -92,13 +92,24 @@ pub(crate) struct ClaimSettings {
     pub(crate) threads: usize,
 }
 
+/// Which arms a permutation null refits.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum NullArms<'c> {
+    /// Every arm: the row null that `verify` also uses for the chance check, which
+    /// watches every arm.
+    All,
+    /// The arms the claim names: all that its p-value reads.
+    Claimed(&'c Claim),
+}
+
 /// Runs `settings.permutations` label permutations of `table` (seeded per index, so the
-/// result never depends on the thread count) and each arm's metrics under them.
+/// result never depends on the thread count) and the metrics of the chosen arms under them.
 pub(crate) fn permutation_runs(
     pack: &Pack,
     table: &Table,
     experiment: &Experiment,
     null: Null,
+    arms: NullArms,
     settings: &ClaimSettings,
 ) -> PermutationRuns {
     let original = table.labels();
@@ -108,8 +119,15 @@ pub(crate) fn permutation_runs(
     // Only the labels change from one permutation to the next: each arm's split, rows and
     // standardised design are prepared once (an arm whose split fails runs from scratch,
     // failing as it always did).
-    let prepared: Vec<Option<run::PreparedArm>> = (0..experiment.arms.len())
-        .map(|i| run::PreparedArm::new(pack, table, experiment, i, false).ok())
+    let refit: Vec<usize> = (0..experiment.arms.len())
+        .filter(|&i| match arms {
+            NullArms::All => true,
+            NullArms::Claimed(claim) => claim.names_arm(&experiment.arms[i].name),
+        })
+        .collect();
+    let prepared: Vec<Option<run::PreparedArm>> = refit
+        .iter()
+        .map(|&i| run::PreparedArm::new(pack, table, experiment, i, false).ok())
         .collect();
     let blocks = matches!(null, Null::EntityBlocks).then(|| table.entity_blocks());
     let runs = run::parallel_map(&seeds, settings.threads, |&seed| {
@@ -125,8 +143,9 @@ pub(crate) fn permutation_runs(
             return Ok(None);
         }
         let mut per_arm = BTreeMap::new();
-        for (i, arm) in experiment.arms.iter().enumerate() {
-            let metrics = match &prepared[i] {
+        for (&i, prepared) in refit.iter().zip(&prepared) {
+            let arm = &experiment.arms[i];
+            let metrics = match prepared {
                 Some(p) => p.metrics(pack, &permuted, experiment),
                 None => run::arm_predictions(pack, &permuted, experiment, i).map(|p| {
                     run::compute_metrics(
@@ -235,12 +254,15 @@ pub(crate) fn evaluate(
     // The observed statistic is the kernel's own number (recomputed results).
     let observed = claim_statistic(claim, recomputed).unwrap_or(estimate.value);
 
+    // The p-value reads the claimed arms only, so a null run for it refits only those.
+    let claimed = NullArms::Claimed(claim);
     let runs = match Null::for_claim(claim, table) {
-        Some(Null::Row) => Some(
-            row_null
-                .unwrap_or_else(|| permutation_runs(pack, table, experiment, Null::Row, settings)),
-        ),
-        Some(other) => Some(permutation_runs(pack, table, experiment, other, settings)),
+        Some(Null::Row) => Some(row_null.unwrap_or_else(|| {
+            permutation_runs(pack, table, experiment, Null::Row, claimed, settings)
+        })),
+        Some(other) => Some(permutation_runs(
+            pack, table, experiment, other, claimed, settings,
+        )),
         None => None,
     };
     let (p_value, null_statistics) = match &runs {
@@ -348,5 +370,61 @@ pub(crate) fn claim_statistic_from_metrics(claim: &Claim, metrics: &ArmMetrics) 
     match claim {
         Claim::MetricGap { higher, lower, .. } => Some(get(higher)? - get(lower)?),
         Claim::MetricAtLeast { arm, .. } | Claim::MetricAtMost { arm, .. } => get(arm),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The claim's own null refits the claimed arm only, and that arm's numbers are those
+    /// of a null that refits every arm: the skipped fits were never read.
+    #[test]
+    fn a_claim_null_refits_the_claimed_arms_with_the_same_numbers() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs");
+        let pack = Pack::open(root.join("entity-leakage")).expect("bundled pack");
+        let bytes =
+            std::fs::read(root.join("entity-leakage/experiments/grouped-auc-overclaimed.json"))
+                .expect("bundled experiment");
+        let experiment = Experiment::from_json(&bytes).expect("valid experiment");
+        let claim = experiment.claim.clone().expect("a claim");
+        let table = pack.table();
+        let null = Null::for_claim(&claim, table).expect("a p-value null");
+        assert_ne!(null, Null::Row, "this claim's null is entity-aware");
+        let settings = ClaimSettings {
+            permutations: 12,
+            seed: 5,
+            alpha: 0.05,
+            threads: 2,
+        };
+        let every = permutation_runs(&pack, table, &experiment, null, NullArms::All, &settings);
+        let claimed = permutation_runs(
+            &pack,
+            table,
+            &experiment,
+            null,
+            NullArms::Claimed(&claim),
+            &settings,
+        );
+        assert_eq!(every.runs.len(), claimed.runs.len());
+        let mut compared = 0;
+        for (all, only) in every.runs.iter().zip(&claimed.runs) {
+            let (Ok(Some(all)), Ok(Some(only))) = (all, only) else {
+                assert_eq!(all.is_ok(), only.is_ok());
+                continue;
+            };
+            assert_eq!(all.len(), 2, "both arms refitted");
+            assert_eq!(
+                only.keys().collect::<Vec<_>>(),
+                vec!["entity_grouped"],
+                "only the claimed arm refitted"
+            );
+            assert_eq!(all.get("entity_grouped"), only.get("entity_grouped"));
+            compared += 1;
+        }
+        assert!(
+            compared >= 10,
+            "{compared} non-vacuous permutations compared"
+        );
     }
 }

@@ -23,7 +23,7 @@ use crate::pack::{Pack, Packs};
 use crate::rng;
 use crate::run::{self, ArmResult, Payload, RunOptions, PAYLOAD_FORMAT};
 use crate::table::Table;
-use claim::{ClaimSettings, Null, PermutationRuns, Standing};
+use claim::{ClaimSettings, Null, NullArms, PermutationRuns, Standing};
 
 pub use boundary::BOUNDARY_CHECK_IDS;
 pub use evidence::{Estimate, Z95};
@@ -767,14 +767,22 @@ impl<'o> Verification<'o> {
         }
     }
 
-    /// Runs K label permutations of one kind on the pack's table.
+    /// Runs K label permutations of one kind on the pack's table, refitting every arm (the
+    /// chance check watches them all; the claim's p-value reuses these runs for a row null).
     fn permutation_runs(
         &self,
         pack: &Pack,
         experiment: &Experiment,
         null: Null,
     ) -> PermutationRuns {
-        claim::permutation_runs(pack, pack.table(), experiment, null, &self.claim_settings())
+        claim::permutation_runs(
+            pack,
+            pack.table(),
+            experiment,
+            null,
+            NullArms::All,
+            &self.claim_settings(),
+        )
     }
 
     fn label_chance(&mut self, experiment: &Experiment, runs: &PermutationRuns) {
@@ -977,7 +985,10 @@ fn metric_bits_equal(a: &MetricValue, b: Option<&MetricValue>) -> bool {
 
 /// Work in units of rows × (features + 1)² per fit, summed over every fit a verification
 /// makes: recompute, rerun, row-order shuffles and active label permutations (all arms and
-/// ablations), the claim's permutations (both nulls, all arms) and the claim's estimates.
+/// ablations), the claim's permutations and the claim's estimates. The permutations are
+/// counted as two nulls over every arm: exact for the row null, an upper bound for an
+/// entity-aware claim null, which refits only the claimed arms (the formula is a verdict
+/// rule, docs/VERDICTS.md, and is kept as it was when that null refitted every arm).
 pub fn work_units(experiment: &Experiment, table: &Table, o: &VerifyOptions) -> u64 {
     let per_fit = work_per_fit(experiment, table);
     let arms = experiment.arms.len() as u64;
