@@ -3,7 +3,13 @@
 //! (`fit_design` on one shared `Design`, labels permuted: what `verify` spends most of its
 //! time on) at the shapes of the bundled packs' training sets.
 //!
-//! Run: `cargo bench --bench fit` (about a minute).
+//! `logistic_fit_pack_null/<pack>` does the same on a bundled pack's own rows: the
+//! training set of the arm a single-arm claim names, under row-level label permutations
+//! (`Table::permute_labels_by_row`, as `mutation.label.chance` draws them). Real features
+//! are skewed and correlated, which the synthetic null data is not; the mean Newton
+//! iterations of each set of fits are printed before timing.
+//!
+//! Run: `cargo bench --bench fit` (about a minute and a half).
 //!
 //! Data: six roughly normal features (Irwin–Hall, 4 uniforms) with different units and
 //! offsets, feature 1 correlated with feature 0; label ~ Bernoulli(σ(β·x − 1)), about 30%
@@ -18,7 +24,10 @@
 use std::hint::black_box;
 use std::time::Duration;
 
+use counterlab::experiment::{Claim, ModelSpec};
 use counterlab::model::{Design, LogisticRegression, Matrix};
+use counterlab::run::design_matrix;
+use counterlab::{split, Experiment, Pack};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -156,5 +165,81 @@ fn bench_permuted_fits(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_fit, bench_permuted_fits);
+/// The arm each bundled pack's permutation null is timed on: a single-arm claim's arm.
+const PACK_ARMS: [(&str, &str); 4] = [
+    ("class-imbalance", "auc-above-chance"),
+    ("entity-leakage", "grouped-auc-overclaimed"),
+    ("rare-defects", "auc-above-chance"),
+    ("temporal-leakage", "future-auc-overclaimed"),
+];
+
+fn bench_pack_nulls(c: &mut Criterion) {
+    let packs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs");
+    let mut group = c.benchmark_group("logistic_fit_pack_null");
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    for (pack_id, experiment_id) in PACK_ARMS {
+        let pack = Pack::open(packs.join(pack_id)).expect("a bundled pack");
+        let path = packs
+            .join(pack_id)
+            .join("experiments")
+            .join(format!("{experiment_id}.json"));
+        let experiment = Experiment::from_json(&std::fs::read(&path).expect("readable"))
+            .expect("a valid experiment");
+        let arm = match &experiment.claim {
+            Some(Claim::MetricAtLeast { arm, .. } | Claim::MetricAtMost { arm, .. }) => arm,
+            other => panic!("{experiment_id}: not a single-arm claim: {other:?}"),
+        };
+        let spec = &experiment
+            .arms
+            .iter()
+            .find(|a| &a.name == arm)
+            .expect("the claim's arm")
+            .split;
+        let table = pack.table();
+        let split = split::split(table, spec, experiment.seed, "$").expect("the arm's split");
+        let train = split.train_rows();
+        let features = experiment.feature_list(&pack);
+        let design = Design::new(&design_matrix(table, &train, features)).expect("finite");
+        let ModelSpec::Logistic { c: penalty } = experiment.model;
+        let params = LogisticRegression::new(penalty);
+        let permutations: Vec<Vec<bool>> = (0..16)
+            .map(|seed| {
+                let labels = table.permute_labels_by_row(seed);
+                train.iter().map(|&r| labels.labels()[r]).collect()
+            })
+            .collect();
+        let expected: Vec<_> = permutations
+            .iter()
+            .map(|labels| params.fit_design(&design, labels).expect("fit"))
+            .collect();
+        assert!(expected.iter().all(|f| f.converged));
+        let iterations: usize = expected.iter().map(|f| f.iterations).sum();
+        eprintln!(
+            "logistic_fit_pack_null/{pack_id}: {} training rows x {} features ({arm} of \
+             {experiment_id}), mean Newton iterations {:.2}",
+            train.len(),
+            features.len(),
+            iterations as f64 / expected.len() as f64
+        );
+        group.throughput(Throughput::Elements(train.len() as u64));
+        let mut next = 0;
+        group.bench_function(BenchmarkId::from_parameter(pack_id), |b| {
+            b.iter(|| {
+                let k = next % permutations.len();
+                next += 1;
+                let fitted = params
+                    .fit_design(black_box(&design), black_box(&permutations[k]))
+                    .expect("fit");
+                assert_eq!(fitted, expected[k]);
+                fitted
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_fit, bench_permuted_fits, bench_pack_nulls);
 criterion_main!(benches);
