@@ -502,7 +502,8 @@ pub fn chart_data(
 
 /// Work of computing a map, in the verifier's units (rows × (features + 1)² per fit): per
 /// cell, every arm's fit for the results (with ablations), its claim estimates and K
-/// permutations. Counted on the full fixture (subsampled cells cost less).
+/// permutations of every arm (an upper bound: a claim's null refits only the arms the
+/// claim names). Counted on the full fixture (subsampled cells cost less).
 pub fn work_units(spec: &BoundarySpec, experiment: &Experiment, table: &Table) -> u64 {
     let per_fit = crate::verify::work_per_fit(experiment, table);
     let arms = experiment.arms.len() as u64;
