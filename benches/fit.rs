@@ -25,10 +25,13 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use counterlab::experiment::{Claim, ModelSpec};
-use counterlab::model::{Design, LogisticRegression, Matrix};
+use counterlab::model::{Design, FittedLogistic, LogisticRegression, Matrix};
 use counterlab::run::design_matrix;
 use counterlab::{split, Experiment, Pack};
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{
+    criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
+};
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -140,29 +143,50 @@ fn bench_permuted_fits(c: &mut Criterion) {
                 labels
             })
             .collect();
-        let expected: Vec<_> = permutations
-            .iter()
-            .map(|labels| params.fit_design(&design, labels).expect("fit"))
-            .collect();
-        assert!(expected.iter().all(|f| f.converged));
+        let expected = converged_fits(&params, &design, &permutations);
         group.throughput(Throughput::Elements(n as u64));
-        let mut next = 0;
-        group.bench_function(
-            BenchmarkId::from_parameter(format!("{n}x{features}")),
-            |b| {
-                b.iter(|| {
-                    let k = next % permutations.len();
-                    next += 1;
-                    let fitted = params
-                        .fit_design(black_box(&design), black_box(&permutations[k]))
-                        .expect("fit");
-                    assert_eq!(fitted, expected[k]);
-                    fitted
-                })
-            },
-        );
+        let id = BenchmarkId::from_parameter(format!("{n}x{features}"));
+        bench_fits(&mut group, id, &params, &design, &permutations, &expected);
     }
     group.finish();
+}
+
+/// The fits of every label set of `permutations` on `design`, each converged.
+fn converged_fits(
+    params: &LogisticRegression,
+    design: &Design,
+    permutations: &[Vec<bool>],
+) -> Vec<FittedLogistic> {
+    let fits: Vec<_> = permutations
+        .iter()
+        .map(|labels| params.fit_design(design, labels).expect("fit"))
+        .collect();
+    assert!(fits.iter().all(|f| f.converged));
+    fits
+}
+
+/// Times `fit_design` on `design` with each label set of `permutations` in turn, every
+/// iteration asserting the bits of the fit computed before timing (`expected`).
+fn bench_fits(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    id: BenchmarkId,
+    params: &LogisticRegression,
+    design: &Design,
+    permutations: &[Vec<bool>],
+    expected: &[FittedLogistic],
+) {
+    let mut next = 0;
+    group.bench_function(id, |b| {
+        b.iter(|| {
+            let k = next % permutations.len();
+            next += 1;
+            let fitted = params
+                .fit_design(black_box(design), black_box(&permutations[k]))
+                .expect("fit");
+            assert_eq!(fitted, expected[k]);
+            fitted
+        })
+    });
 }
 
 /// The arm each bundled pack's permutation null is timed on: a single-arm claim's arm.
@@ -211,11 +235,7 @@ fn bench_pack_nulls(c: &mut Criterion) {
                 train.iter().map(|&r| labels.labels()[r]).collect()
             })
             .collect();
-        let expected: Vec<_> = permutations
-            .iter()
-            .map(|labels| params.fit_design(&design, labels).expect("fit"))
-            .collect();
-        assert!(expected.iter().all(|f| f.converged));
+        let expected = converged_fits(&params, &design, &permutations);
         let iterations: usize = expected.iter().map(|f| f.iterations).sum();
         eprintln!(
             "logistic_fit_pack_null/{pack_id}: {} training rows x {} features ({arm} of \
@@ -225,18 +245,8 @@ fn bench_pack_nulls(c: &mut Criterion) {
             iterations as f64 / expected.len() as f64
         );
         group.throughput(Throughput::Elements(train.len() as u64));
-        let mut next = 0;
-        group.bench_function(BenchmarkId::from_parameter(pack_id), |b| {
-            b.iter(|| {
-                let k = next % permutations.len();
-                next += 1;
-                let fitted = params
-                    .fit_design(black_box(&design), black_box(&permutations[k]))
-                    .expect("fit");
-                assert_eq!(fitted, expected[k]);
-                fitted
-            })
-        });
+        let id = BenchmarkId::from_parameter(pack_id);
+        bench_fits(&mut group, id, &params, &design, &permutations, &expected);
     }
     group.finish();
 }
