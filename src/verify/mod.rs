@@ -569,7 +569,7 @@ impl<'o> Verification<'o> {
         }
         self.row_order(pack, experiment, &recomputed_hash);
         self.label_active(pack, experiment, &recomputed_hash);
-        let row_null = self.permutation_runs(pack, experiment, Null::Row);
+        let row_null = self.row_null(pack, experiment);
         self.label_chance(experiment, &row_null);
         self.claim_evidence(pack, experiment, &recomputed, row_null);
     }
@@ -767,19 +767,14 @@ impl<'o> Verification<'o> {
         }
     }
 
-    /// Runs K label permutations of one kind on the pack's table, refitting every arm (the
+    /// Runs K row-level label permutations on the pack's table, refitting every arm (the
     /// chance check watches them all; the claim's p-value reuses these runs for a row null).
-    fn permutation_runs(
-        &self,
-        pack: &Pack,
-        experiment: &Experiment,
-        null: Null,
-    ) -> PermutationRuns {
+    fn row_null(&self, pack: &Pack, experiment: &Experiment) -> PermutationRuns {
         claim::permutation_runs(
             pack,
             pack.table(),
             experiment,
-            null,
+            Null::Row,
             NullArms::All,
             &self.claim_settings(),
         )
