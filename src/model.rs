@@ -2083,7 +2083,8 @@ mod tests {
     /// `full_step_certain` against the test it stands in for, on steps of every length
     /// around the Armijo limit: random problems, points (the start and Newton iterates),
     /// and steps `t·Δ` along the Newton direction for t from 1e-9 to 4, densely around
-    /// t = 2 where the Armijo test starts to fail, and along random descent directions.
+    /// t = 2 where the Armijo test starts to fail, and along other directions (the step
+    /// with each component scaled by a random factor in [0.5, 1.5), kept when downhill).
     /// Whenever the certificate says the full step is taken, the computed objectives must
     /// pass the Armijo test (or the slope be under the pure-Newton threshold for the
     /// computed objective). The test also checks it probes the limit: some certified steps
@@ -2134,7 +2135,8 @@ mod tests {
                     };
                     let mut step: Vec<f64> = newton.iter().map(|v| t * v).collect();
                     if trial_index % 5 == 4 {
-                        // A random direction, turned downhill.
+                        // Another direction: each component scaled by a factor in
+                        // [0.5, 1.5); the slope test below keeps it only if downhill.
                         for s in step.iter_mut() {
                             *s *= 0.5 + (rng.next_u64() % 1000) as f64 / 1000.0;
                         }
