@@ -107,10 +107,10 @@ struct SortedClasses {
     neg: Vec<u64>,
 }
 
-/// Checks the inputs and returns each class's sorted score keys.
+/// Checks the inputs of an AUC; the number of positive and of negative rows.
 /// Errors (as lower-case reasons): empty input, length mismatch, a non-finite score, or a
 /// class with no rows.
-fn sorted_classes(labels: &[bool], scores: &[f64]) -> Result<SortedClasses, String> {
+fn class_counts(labels: &[bool], scores: &[f64]) -> Result<(usize, usize), String> {
     if labels.len() != scores.len() {
         return Err(format!(
             "labels and scores differ in length ({} vs {})",
@@ -135,22 +135,33 @@ fn sorted_classes(labels: &[bool], scores: &[f64]) -> Result<SortedClasses, Stri
     if n_neg == 0 {
         return Err("test set has no negative rows".to_string());
     }
-    let mut pos = Vec::with_capacity(n_pos);
-    let mut neg = Vec::with_capacity(n_neg);
+    Ok((n_pos, n_neg))
+}
+
+/// The sorted score keys of the rows whose label is `class`.
+fn sorted_keys(labels: &[bool], scores: &[f64], class: bool, count: usize) -> Vec<u64> {
+    let mut keys = Vec::with_capacity(count);
     for (&l, &s) in labels.iter().zip(scores) {
-        if l {
-            pos.push(sort_key(s));
-        } else {
-            neg.push(sort_key(s));
+        if l == class {
+            keys.push(sort_key(s));
         }
     }
     // Plain integer keys, so any correct sort gives the same output. Measured on this
     // project's machine at n = 1e6 (tie-heavy and all-distinct): std's pattern-defeating
     // `sort_unstable` on u64 was as fast as an 8-bit LSD radix sort on distinct keys and
     // 2.5× faster with many ties, so the simpler code stays.
-    pos.sort_unstable();
-    neg.sort_unstable();
-    Ok(SortedClasses { pos, neg })
+    keys.sort_unstable();
+    keys
+}
+
+/// Checks the inputs and returns each class's sorted score keys.
+/// Errors as [`class_counts`].
+fn sorted_classes(labels: &[bool], scores: &[f64]) -> Result<SortedClasses, String> {
+    let (n_pos, n_neg) = class_counts(labels, scores)?;
+    Ok(SortedClasses {
+        pos: sorted_keys(labels, scores, true, n_pos),
+        neg: sorted_keys(labels, scores, false, n_neg),
+    })
 }
 
 /// One block of tied scores in the ascending merged order.
@@ -202,15 +213,65 @@ fn for_each_tie_block(c: &SortedClasses, mut f: impl FnMut(TieBlock)) {
 /// `auc = 2U / (2·n₁·n₀)` is one division of two integers converted to f64. A tied
 /// (positive, negative) pair counts ½, as in scikit-learn's `roc_auc_score`, which this
 /// equals to ≤ 1e-15 (sklearn's trapezoid carries a float sum; this value does not).
-/// −0.0 and 0.0 tie.
+/// −0.0 and 0.0 tie. When one class is at most a tenth of the rows, the same integer is
+/// counted pair-wise against that class sorted alone ([`MINORITY_SEARCH_SHARE`]).
 ///
 /// # Errors
 /// A lower-case reason when the AUC is undefined or the input is malformed: empty input,
 /// lengths differ, a non-finite score, or one class absent (e.g.
 /// `"test set has no negative rows"`).
 pub fn roc_auc_stats(labels: &[bool], scores: &[f64]) -> Result<AucStats, String> {
-    let c = sorted_classes(labels, scores)?;
-    Ok(stats_from_sorted(&c))
+    let (n_pos, n_neg) = class_counts(labels, scores)?;
+    if n_pos.min(n_neg) * MINORITY_SEARCH_SHARE > labels.len() {
+        return Ok(stats_from_sorted(&sorted_classes(labels, scores)?));
+    }
+    let two_u = two_u_by_minority_search(labels, scores, n_pos <= n_neg, n_pos.min(n_neg));
+    let (n1, n0) = (n_pos as u128, n_neg as u128);
+    Ok(AucStats {
+        n_pos: n_pos as u64,
+        n_neg: n_neg as u64,
+        two_u,
+        auc: two_u as f64 / (2 * n1 * n0) as f64,
+    })
+}
+
+/// A class of at most 1/`MINORITY_SEARCH_SHARE` of the rows is sorted alone and the other
+/// class's rows are looked up in it ([`two_u_by_minority_search`]) instead of both classes
+/// being sorted. A test set of a few thousand rows with 0.5–2.5% positives (the
+/// rare-defects and class-imbalance packs; every label permutation of a verification
+/// computes one) takes 1.5–2× less time that way; from about 20% minority on, sorting both
+/// is as fast or faster (measured on this project's machine at n = 3,000, 6,000 and
+/// 100,000).
+const MINORITY_SEARCH_SHARE: usize = 10;
+
+/// `2U = Σ over (positive, negative) pairs of 2·[p > q] + [p = q]`, counted by sorting the
+/// minority class's keys and locating each row of the other class among them by binary
+/// search: for a negative, `2·(minority positives above) + (tied)`; for a positive,
+/// `2·(minority negatives below) + (tied)`. An integer, so it equals the midrank sum of
+/// [`stats_from_sorted`] exactly, and the AUC has the same bits.
+fn two_u_by_minority_search(
+    labels: &[bool],
+    scores: &[f64],
+    minority_is_positive: bool,
+    minority: usize,
+) -> u128 {
+    let sorted = sorted_keys(labels, scores, minority_is_positive, minority);
+    let mut two_u: u128 = 0;
+    for (&l, &s) in labels.iter().zip(scores) {
+        if l == minority_is_positive {
+            continue;
+        }
+        let key = sort_key(s);
+        let below = sorted.partition_point(|&k| k < key);
+        let tied = sorted[below..].iter().take_while(|&&k| k == key).count();
+        let strictly_won = if minority_is_positive {
+            minority - below - tied // minority positives above this negative
+        } else {
+            below // minority negatives below this positive
+        };
+        two_u += (2 * strictly_won + tied) as u128;
+    }
+    two_u
 }
 
 fn stats_from_sorted(c: &SortedClasses) -> AucStats {

@@ -487,3 +487,58 @@ fn lift_is_difference_or_undefined() {
         MetricValue::Undefined { .. }
     ));
 }
+
+/// One class at most a tenth of the rows (the other side of `MINORITY_SEARCH_SHARE`:
+/// counted by binary search in the minority class alone), both ways round, tie-heavy and
+/// continuous, including the boundary share of exactly 10% and a single minority row.
+#[test]
+fn auc_with_a_small_minority_class_equals_the_pairwise_oracle() {
+    let mut rng = ChaCha8Rng::seed_from_u64(20_261_201);
+    for case in 0..400 {
+        let n = 10 * (1 + uniform(&mut rng, 150) as usize);
+        let minority = match case % 4 {
+            0 => 1,
+            1 => n / 10,
+            _ => 1 + uniform(&mut rng, n as u64 / 10) as usize,
+        };
+        let minority_is_positive = case % 2 == 0;
+        let mut y = vec![!minority_is_positive; n];
+        for _ in 0..minority {
+            loop {
+                let i = uniform(&mut rng, n as u64) as usize;
+                if y[i] != minority_is_positive {
+                    y[i] = minority_is_positive;
+                    break;
+                }
+            }
+        }
+        let tie_heavy = case % 3 != 0;
+        let s: Vec<f64> = y
+            .iter()
+            .map(|&l| {
+                if tie_heavy {
+                    let level =
+                        (uniform(&mut rng, 6) + if l { uniform(&mut rng, 3) } else { 0 }) as f64;
+                    match (level - 3.0) / 4.0 {
+                        z if z == 0.0 && uniform(&mut rng, 2) == 0 => -0.0,
+                        z => z,
+                    }
+                } else {
+                    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 + if l { 0.25 } else { 0.0 }
+                }
+            })
+            .collect();
+        let (n1, n0, two_u) = oracle_two_u(&y, &s);
+        let st = roc_auc_stats(&y, &s).unwrap();
+        assert_eq!(
+            (st.n_pos, st.n_neg, st.two_u),
+            (n1, n0, two_u),
+            "case {case}"
+        );
+        assert_eq!(
+            st.auc.to_bits(),
+            oracle_auc(&y, &s).to_bits(),
+            "case {case}"
+        );
+    }
+}
