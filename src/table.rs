@@ -73,22 +73,40 @@ impl Table {
         rows: Vec<RawRow>,
     ) -> Table {
         // Canonical order: (entity id bytes, time, blake3 of the row's typed values), each
-        // sort stable. Only rows that tie on (entity, time) need the hash, so only they
-        // get one.
-        let mut rows = rows;
-        rows.sort_by(|a, b| {
-            a.entity
-                .as_bytes()
-                .cmp(b.entity.as_bytes())
-                .then(a.time.cmp(&b.time))
-        });
-        for tied in rows.chunk_by_mut(|a, b| a.entity == b.entity && a.time == b.time) {
+        // sort stable. The rows stay where they are and their indices are sorted: by the
+        // entity's rank in byte order (a `BTreeMap` of `&str` orders keys by their bytes, so
+        // equal ranks are equal ids and the order is that of comparing the ids) and the
+        // time. Only rows that tie on (entity, time) need the hash, so only they get one.
+        let n = rows.len();
+        let entity_rank: Vec<u32> = {
+            let mut first_seen: BTreeMap<&str, u32> = BTreeMap::new();
+            let seen_as: Vec<u32> = rows
+                .iter()
+                .map(|row| {
+                    let next = first_seen.len() as u32;
+                    *first_seen.entry(row.entity.as_str()).or_insert(next)
+                })
+                .collect();
+            let mut rank_of = vec![0u32; first_seen.len()];
+            for (rank, &seen) in first_seen.values().enumerate() {
+                rank_of[seen as usize] = rank as u32;
+            }
+            seen_as
+                .into_iter()
+                .map(|seen| rank_of[seen as usize])
+                .collect()
+        };
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&i| (entity_rank[i], rows[i].time));
+        for tied in order
+            .chunk_by_mut(|&a, &b| entity_rank[a] == entity_rank[b] && rows[a].time == rows[b].time)
+        {
             if tied.len() > 1 {
-                tied.sort_by_cached_key(|row| *row_hash(row).as_bytes());
+                tied.sort_by_cached_key(|&i| *row_hash(&rows[i]).as_bytes());
             }
         }
 
-        let n = rows.len();
+        let mut rows = rows;
         let mut entity_ids: Vec<String> = Vec::new();
         let mut entity_of_row = Vec::with_capacity(n);
         let mut label = Vec::with_capacity(n);
@@ -97,21 +115,22 @@ impl Table {
         let mut time = has_time.then(|| Vec::with_capacity(n));
         let mut extra: Vec<Vec<Option<String>>> = vec![Vec::with_capacity(n); extra_names.len()];
         let mut source_row = Vec::with_capacity(n);
-        for row in rows {
+        for i in order {
+            let row = &mut rows[i];
             if entity_ids.last() != Some(&row.entity) {
-                entity_ids.push(row.entity.clone());
+                entity_ids.push(std::mem::take(&mut row.entity));
             }
             entity_of_row.push((entity_ids.len() - 1) as u32);
             label.push(row.positive);
-            label_text.push(row.label_text);
+            label_text.push(std::mem::take(&mut row.label_text));
             for (column, value) in features.iter_mut().zip(&row.features) {
                 column.push(*value);
             }
             if let (Some(column), Some(t)) = (time.as_mut(), row.time) {
                 column.push(t);
             }
-            for (column, value) in extra.iter_mut().zip(row.extra) {
-                column.push(value);
+            for (column, value) in extra.iter_mut().zip(&mut row.extra) {
+                column.push(value.take());
             }
             source_row.push(row.source_row);
         }

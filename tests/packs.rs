@@ -392,3 +392,55 @@ fn rare_defects_only_auc_separates_from_its_baseline() {
     );
     assert!(balanced.ci.0 <= 0.5, "balanced accuracy {balanced:?}");
 }
+
+/// Canonical order by hand: entity ids by their bytes (`"10" < "9" < "A" < "AB" < "a" <
+/// "É"`: digits, upper case, lower case, then UTF-8's multi-byte `É`), then time
+/// ascending, then rows tied on both by content (here the two rows of "9" at t = 1 are
+/// identical apart from `x1`, and both file orders give the same table).
+#[test]
+fn canonical_order_is_entity_bytes_then_time() {
+    let rows = [
+        "a,2,0,2.0",
+        "É,1,1,6.0",
+        "9,1,1,4.5",
+        "AB,1,0,3.0",
+        "10,5,1,7.0",
+        "A,3,0,1.0",
+        "9,1,1,4.0",
+        "A,1,1,0.0",
+        "10,4,0,8.0",
+    ];
+    let root = TempDir::new("canonical-order");
+    let mut tables = Vec::new();
+    for (k, file_order) in [rows.to_vec(), rows.iter().rev().copied().collect()]
+        .into_iter()
+        .enumerate()
+    {
+        let csv = format!("entity,t,label,x1\n{}\n", file_order.join("\n"));
+        let pack = Pack::open(write_pack(
+            root.path(),
+            &format!("p{k}"),
+            &csv,
+            &["x1"],
+            Some("t"),
+        ))
+        .unwrap();
+        tables.push(pack.table().clone());
+    }
+    let table = &tables[0];
+    assert_eq!(table.entity_ids(), ["10", "9", "A", "AB", "a", "É"]);
+    assert_eq!(table.entity_of_row(), [0, 0, 1, 1, 2, 2, 3, 4, 5]);
+    assert_eq!(table.time().unwrap(), [4, 5, 1, 1, 1, 3, 1, 2, 1]);
+    let x1 = table.feature("x1").unwrap();
+    assert_eq!(x1[..2], [8.0, 7.0]);
+    assert_eq!(x1[4..], [0.0, 1.0, 3.0, 2.0, 6.0]);
+    let mut tied = x1[2..4].to_vec();
+    tied.sort_by(f64::total_cmp);
+    assert_eq!(
+        tied,
+        [4.0, 4.5],
+        "the two rows of 9 at t = 1, in content-hash order"
+    );
+    assert_eq!(tables[0].feature("x1"), tables[1].feature("x1"));
+    assert_eq!(tables[0].content_hash(), tables[1].content_hash());
+}
