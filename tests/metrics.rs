@@ -109,6 +109,22 @@ fn random_case(rng: &mut ChaCha8Rng, max_n: u64) -> (Vec<bool>, Vec<f64>) {
     (labels, scores)
 }
 
+/// `roc_auc_stats` against the pairwise oracle: the counts and 2U equal, the AUC bit for bit.
+fn assert_auc_is_the_oracles(labels: &[bool], scores: &[f64], case: usize) {
+    let (n1, n0, two_u) = oracle_two_u(labels, scores);
+    let st = roc_auc_stats(labels, scores).unwrap();
+    assert_eq!(
+        (st.n_pos, st.n_neg, st.two_u),
+        (n1, n0, two_u),
+        "case {case}"
+    );
+    assert_eq!(
+        st.auc.to_bits(),
+        oracle_auc(labels, scores).to_bits(),
+        "case {case}"
+    );
+}
+
 fn both_classes(labels: &[bool]) -> bool {
     labels.iter().any(|&l| l) && labels.iter().any(|&l| !l)
 }
@@ -163,25 +179,14 @@ fn auc_equals_pairwise_oracle_bit_for_bit() {
     let mut rng = ChaCha8Rng::seed_from_u64(20_261_101);
     let mut checked = 0;
     for case in 0..3000 {
-        // Mostly small cases; every 50th large enough to take the radix-sort path.
+        // Mostly small cases; every 50th larger.
         let max_n = if case % 50 == 0 { 1500 } else { 60 };
         let (y, s) = random_case(&mut rng, max_n);
         if !both_classes(&y) {
             assert!(matches!(roc_auc(&y, &s), MetricValue::Undefined { .. }));
             continue;
         }
-        let (n1, n0, two_u) = oracle_two_u(&y, &s);
-        let st = roc_auc_stats(&y, &s).unwrap();
-        assert_eq!(
-            (st.n_pos, st.n_neg, st.two_u),
-            (n1, n0, two_u),
-            "case {case}"
-        );
-        assert_eq!(
-            st.auc.to_bits(),
-            oracle_auc(&y, &s).to_bits(),
-            "case {case}"
-        );
+        assert_auc_is_the_oracles(&y, &s, case);
         checked += 1;
     }
     assert!(checked > 2500, "too few two-class cases: {checked}");
@@ -528,17 +533,6 @@ fn auc_with_a_small_minority_class_equals_the_pairwise_oracle() {
                 }
             })
             .collect();
-        let (n1, n0, two_u) = oracle_two_u(&y, &s);
-        let st = roc_auc_stats(&y, &s).unwrap();
-        assert_eq!(
-            (st.n_pos, st.n_neg, st.two_u),
-            (n1, n0, two_u),
-            "case {case}"
-        );
-        assert_eq!(
-            st.auc.to_bits(),
-            oracle_auc(&y, &s).to_bits(),
-            "case {case}"
-        );
+        assert_auc_is_the_oracles(&y, &s, case);
     }
 }
