@@ -158,10 +158,15 @@ fn sorted_keys(labels: &[bool], scores: &[f64], class: bool, count: usize) -> Ve
 /// Errors as [`class_counts`].
 fn sorted_classes(labels: &[bool], scores: &[f64]) -> Result<SortedClasses, String> {
     let (n_pos, n_neg) = class_counts(labels, scores)?;
-    Ok(SortedClasses {
+    Ok(sort_both(labels, scores, n_pos, n_neg))
+}
+
+/// Each class's sorted score keys, for inputs [`class_counts`] accepted with these counts.
+fn sort_both(labels: &[bool], scores: &[f64], n_pos: usize, n_neg: usize) -> SortedClasses {
+    SortedClasses {
         pos: sorted_keys(labels, scores, true, n_pos),
         neg: sorted_keys(labels, scores, false, n_neg),
-    })
+    }
 }
 
 /// One block of tied scores in the ascending merged order.
@@ -222,17 +227,13 @@ fn for_each_tie_block(c: &SortedClasses, mut f: impl FnMut(TieBlock)) {
 /// `"test set has no negative rows"`).
 pub fn roc_auc_stats(labels: &[bool], scores: &[f64]) -> Result<AucStats, String> {
     let (n_pos, n_neg) = class_counts(labels, scores)?;
-    if n_pos.min(n_neg) * MINORITY_SEARCH_SHARE > labels.len() {
-        return Ok(stats_from_sorted(&sorted_classes(labels, scores)?));
-    }
-    let two_u = two_u_by_minority_search(labels, scores, n_pos <= n_neg, n_pos.min(n_neg));
-    let (n1, n0) = (n_pos as u128, n_neg as u128);
-    Ok(AucStats {
-        n_pos: n_pos as u64,
-        n_neg: n_neg as u64,
-        two_u,
-        auc: two_u as f64 / (2 * n1 * n0) as f64,
-    })
+    let minority = n_pos.min(n_neg);
+    let two_u = if minority * MINORITY_SEARCH_SHARE > labels.len() {
+        two_u_from_sorted(&sort_both(labels, scores, n_pos, n_neg))
+    } else {
+        two_u_by_minority_search(labels, scores, n_pos <= n_neg, minority)
+    };
+    Ok(AucStats::from_two_u(n_pos as u64, n_neg as u64, two_u))
 }
 
 /// A class of at most 1/`MINORITY_SEARCH_SHARE` of the rows is sorted alone and the other
@@ -248,7 +249,7 @@ const MINORITY_SEARCH_SHARE: usize = 10;
 /// minority class's keys and locating each row of the other class among them by binary
 /// search: for a negative, `2·(minority positives above) + (tied)`; for a positive,
 /// `2·(minority negatives below) + (tied)`. An integer, so it equals the midrank sum of
-/// [`stats_from_sorted`] exactly, and the AUC has the same bits.
+/// [`two_u_from_sorted`] exactly, and the AUC has the same bits.
 fn two_u_by_minority_search(
     labels: &[bool],
     scores: &[f64],
@@ -274,23 +275,28 @@ fn two_u_by_minority_search(
     two_u
 }
 
-fn stats_from_sorted(c: &SortedClasses) -> AucStats {
-    let n_pos = c.pos.len() as u64;
-    let n_neg = c.neg.len() as u64;
+/// `2U = Σ_pos (i + j) − n₁(n₁+1)` from the tie blocks of the merged order.
+fn two_u_from_sorted(c: &SortedClasses) -> u128 {
     let mut rank_sum_x2: u128 = 0; // Σ_pos (i + j)
     for_each_tie_block(c, |b| {
         let i = u128::from(b.pos_below + b.neg_below) + 1;
         let j = i + u128::from(b.p + b.q) - 1;
         rank_sum_x2 += u128::from(b.p) * (i + j);
     });
-    let n1 = u128::from(n_pos);
-    let two_u = rank_sum_x2 - n1 * (n1 + 1);
-    let denom = 2 * n1 * u128::from(n_neg);
-    AucStats {
-        n_pos,
-        n_neg,
-        two_u,
-        auc: two_u as f64 / denom as f64,
+    let n1 = c.pos.len() as u128;
+    rank_sum_x2 - n1 * (n1 + 1)
+}
+
+impl AucStats {
+    /// The AUC of the exact statistic: `two_u / (2·n_pos·n_neg)`, one division.
+    fn from_two_u(n_pos: u64, n_neg: u64, two_u: u128) -> AucStats {
+        let denom = 2 * u128::from(n_pos) * u128::from(n_neg);
+        AucStats {
+            n_pos,
+            n_neg,
+            two_u,
+            auc: two_u as f64 / denom as f64,
+        }
     }
 }
 
@@ -341,7 +347,7 @@ pub fn delong(labels: &[bool], scores: &[f64]) -> Result<DeLong, String> {
             m + n
         ));
     }
-    let stats = stats_from_sorted(&c);
+    let stats = AucStats::from_two_u(m, n, two_u_from_sorted(&c));
 
     // a = 2·T_Z(X) − 2·T_X(X) per positive; b = 2m·V01 per negative.
     let (mut sa, mut saa, mut sb, mut sbb) = (0u128, 0u128, 0u128, 0u128);
