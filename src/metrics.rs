@@ -238,11 +238,11 @@ pub fn roc_auc_stats(labels: &[bool], scores: &[f64]) -> Result<AucStats, String
 
 /// A class of at most 1/`MINORITY_SEARCH_SHARE` of the rows is sorted alone and the other
 /// class's rows are looked up in it ([`two_u_by_minority_search`]) instead of both classes
-/// being sorted. A test set of a few thousand rows with 0.5–2.5% positives (the
+/// being sorted. For test sets of a few thousand rows with 0.5–2.5% positives (the
 /// rare-defects and class-imbalance packs; every label permutation of a verification
-/// computes one) takes 1.5–2× less time that way; from about 20% minority on, sorting both
-/// is as fast or faster (measured on this project's machine at n = 3,000, 6,000 and
-/// 100,000).
+/// computes one) that is faster; from about a fifth on, sorting both is as fast or faster
+/// (a scratch timing on this project's machine at n = 3,000, 6,000 and 100,000, not kept
+/// in the repo; `cargo bench --bench auc`, 30% positives, times the sorting path).
 const MINORITY_SEARCH_SHARE: usize = 10;
 
 /// `2U = Σ over (positive, negative) pairs of 2·[p > q] + [p = q]`, counted by sorting the
