@@ -7,6 +7,7 @@ Run from the crate root, after building the release binary:
     python3 benches/sklearn/verify_side_by_side.py                 # every bundled payload
     python3 benches/sklearn/verify_side_by_side.py PAYLOAD.json ... # some payloads
     python3 benches/sklearn/verify_side_by_side.py --tol default    # skip the tol=1e-10 rows
+    python3 benches/sklearn/verify_side_by_side.py --tol default --marginal  # + cost per permutation
 
 What each side does (the comparison is conservative for counterlab):
 
@@ -56,6 +57,17 @@ after a few checks and verified in a fraction of the full time, so it would make
 comparison meaningless: it is re-recorded into a temporary folder (`counterlab run` on the
 experiment it carries) and the fresh payload is timed instead, marked "re-recorded".
 
+Marginal cost per label permutation (--marginal, with tol=1e-4): both sides again at
+K2 = 2K + 1 = 399 permutations per null (`verify --permutations 399 --threads 1`; scikit-learn
+the same number of calls with n_permutations=399). (time at K2 − time at K) / ((K2 − K) · nulls)
+is what one more label permutation costs each side: for counterlab a shuffle, a refit of
+each permuted arm and its metrics; the verification's other work does not depend on K.
+The ratio of the two marginal costs is what the whole-process ratio tends to, from below,
+as K grows (counterlab's part that does not depend on K is far larger, relative to one
+permutation, than scikit-learn's one fit on the true labels per call): no saving outside
+the permutations can lift the ratio above it. "fixed" is counterlab's time at K minus its
+K permutations' marginal cost.
+
 Timing: time.perf_counter, the median of --repeat runs (default 3) on both sides, after one
 untimed run of each (which also gives the report and the scikit-learn p-value).
 """
@@ -93,6 +105,7 @@ from sklearn.preprocessing import StandardScaler  # noqa: E402
 
 CRATE = Path(__file__).resolve().parents[2]
 K = 199  # counterlab verify's default --permutations
+K2 = 2 * K + 1  # the second point of --marginal
 ROW_ORDER_SHUFFLES = 3  # VerifyOptions::default().row_order_shuffles
 ACTIVE_PERMUTATIONS = 5  # verify::ACTIVE_PERMUTATIONS
 TOLERANCES = {"default": {}, "1e-10": {"tol": 1e-10, "max_iter": 10_000}}
@@ -152,9 +165,10 @@ def claim_arms(experiment):
 # ------------------------------------------------------------------ scikit-learn
 
 
-def sklearn_work(data, experiment, tol_kwargs, n_jobs=1, nulls=1):
-    """A closure running permutation_test_score on every claimed arm, `nulls` times (with
-    random_state 0, 1, ...); returns per arm the first call's (score, p-value)."""
+def sklearn_work(data, experiment, tol_kwargs, n_jobs=1, nulls=1, k=K):
+    """A closure running permutation_test_score with `k` permutations on every claimed arm,
+    `nulls` times (with random_state 0, 1, ...); returns per arm the first call's (score,
+    p-value)."""
     names = experiment.get("features") or data.features
     X = data.X[:, [data.features.index(f) for f in names]]
     arms = {arm["name"]: arm for arm in experiment["arms"]}
@@ -172,7 +186,7 @@ def sklearn_work(data, experiment, tol_kwargs, n_jobs=1, nulls=1):
                     [("scale", StandardScaler()), ("model", LogisticRegression(C=c, **tol_kwargs))]
                 )
                 score, _, p_value = permutation_test_score(
-                    pipeline, X, data.y, cv=cv, n_permutations=K, scoring="roc_auc",
+                    pipeline, X, data.y, cv=cv, n_permutations=k, scoring="roc_auc",
                     n_jobs=n_jobs, random_state=state,
                 )
                 out.setdefault(name, (score, p_value))
@@ -194,9 +208,9 @@ def median_time(fn, repeat):
 # -------------------------------------------------------------------- counterlab
 
 
-def verify_json(binary, payload, packs):
+def verify_json(binary, payload, packs, *extra):
     out = subprocess.run(
-        [str(binary), "verify", str(payload), "--json", "--threads", "1", "--packs", str(packs)],
+        [str(binary), "verify", str(payload), "--json", "--threads", "1", "--packs", str(packs), *extra],
         cwd=CRATE, capture_output=True, text=True,
     )
     if out.returncode not in (0, 1, 3):
@@ -263,7 +277,7 @@ def claim_nulls(report):
 def fmt(seconds):
     if seconds is None:
         return "—"
-    return f"{seconds * 1e3:.0f} ms" if seconds < 1.0 else f"{seconds:.2f} s"
+    return f"{seconds * 1e3:.0f} ms" if abs(seconds) < 1.0 else f"{seconds:.2f} s"
 
 
 def ratio(slow, fast):
@@ -298,7 +312,14 @@ def main():
         help="permutation_test_score's n_jobs (default 1, like --threads 1; 2 to set against "
         "counterlab's default threads on 2 cores)",
     )
+    parser.add_argument(
+        "--marginal", action="store_true",
+        help=f"also time both sides at {K2} permutations per null (tol=1e-4): the cost "
+        "of one more label permutation on each side, and their ratio",
+    )
     args = parser.parse_args()
+    if args.marginal and args.tol == "1e-10":
+        parser.error("--marginal needs the tol=1e-4 comparison (--tol default or both)")
     warnings.simplefilter("ignore", ConvergenceWarning)
 
     binary = args.binary or target_dir() / "release" / "counterlab"
@@ -332,6 +353,13 @@ def main():
         if tol == "default":
             header += " sklearn, same label permutations | ratio (threads 1) |"
             rule += "---:|---:|"
+            if args.marginal:
+                header += (
+                    f" `verify --permutations {K2} --threads 1` | sklearn, same label permutations,"
+                    f" K = {K2} | counterlab per permutation | sklearn per permutation"
+                    " | marginal ratio | counterlab fixed |"
+                )
+                rule += "---:|---:|---:|---:|---:|---:|"
     rows, checks = [], []
     data_cache = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -391,6 +419,28 @@ def main():
                             args.repeat,
                         )
                     row += f" {fmt(same)} ({nulls}×{K}) | {ratio(same, t1)} |"
+                    if args.marginal:
+                        # The same checks must run at K2 (no budget cut short), or the
+                        # difference would not be the permutations' cost.
+                        report2 = verify_json(binary, path, packs, "--permutations", str(K2))
+                        statuses = [(c["id"], c["status"]) for c in report["checks"]]
+                        if [(c["id"], c["status"]) for c in report2["checks"]] != statuses:
+                            raise SystemExit(f"{path}: other checks ran or failed at --permutations {K2}")
+                        t2 = process_time(
+                            [str(binary), "verify", str(path), "--threads", "1", "--packs", str(packs),
+                             "--permutations", str(K2)],
+                            args.repeat,
+                        )
+                        same2, _ = median_time(
+                            sklearn_work(data, experiment, TOLERANCES[tol], args.n_jobs, nulls, K2),
+                            args.repeat,
+                        )
+                        extra = (K2 - K) * nulls
+                        ours, theirs = (t2 - t1) / extra, (same2 - same) / extra
+                        row += (
+                            f" {fmt(t2)} | {fmt(same2)} ({nulls}×{K2}) | {ours * 1e3:.2f} ms "
+                            f"| {theirs * 1e3:.2f} ms | {ratio(theirs, ours)} | {fmt(t1 - K * nulls * ours)} |"
+                        )
                 for arm, (score, p) in result.items():
                     ours = report.get("claim") or {}
                     observed = payload["results"][arm]["metrics"].get("roc_auc")
