@@ -264,7 +264,7 @@ fn two_u_by_minority_search(
         }
         let key = sort_key(s);
         let below = sorted.partition_point(|&k| k < key);
-        let tied = sorted[below..].iter().take_while(|&&k| k == key).count();
+        let tied = sorted.partition_point(|&k| k <= key) - below;
         let strictly_won = if minority_is_positive {
             minority - below - tied // minority positives above this negative
         } else {
