@@ -5,10 +5,12 @@
 
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 
-/// An error that stopped the kernel from computing anything.
-#[derive(Debug)]
-pub struct Error(Box<ErrorKind>);
+/// An error that stopped the kernel from computing anything. Cheap to clone (a pack that
+/// failed to load keeps its error for every later look-up).
+#[derive(Debug, Clone)]
+pub struct Error(Arc<ErrorKind>);
 
 /// What went wrong, with where.
 #[derive(Debug)]
@@ -19,7 +21,7 @@ pub enum ErrorKind {
         /// The file or folder.
         path: PathBuf,
         /// The operating system's error.
-        source: std::io::Error,
+        source: Arc<std::io::Error>,
     },
     /// A pack's manifest or layout is invalid.
     Pack {
@@ -52,6 +54,21 @@ pub enum ErrorKind {
         id: String,
         /// The ids that are known.
         known: Vec<String>,
+        /// Pack folders whose `pack.toml` could not be read (one of them may be the one
+        /// asked for).
+        unreadable: Vec<PathBuf>,
+    },
+    /// An input is larger than a budget allows (bytes, columns, rows): nothing past the
+    /// budget was read or allocated.
+    OverBudget {
+        /// The file.
+        path: PathBuf,
+        /// What was counted: `bytes`, `columns` or `rows`.
+        what: &'static str,
+        /// The budget.
+        budget: u64,
+        /// How to raise the budget, if it can be raised (e.g. ` (raise it with --max-bytes)`).
+        hint: String,
     },
     /// Any other invalid input, with its own message.
     Invalid(String),
@@ -66,7 +83,7 @@ impl Error {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         ErrorKind::Io {
             path: path.into(),
-            source,
+            source: Arc::new(source),
         }
         .into()
     }
@@ -102,12 +119,27 @@ impl Error {
         .into()
     }
 
+    pub(crate) fn over_budget(
+        path: impl Into<PathBuf>,
+        what: &'static str,
+        budget: u64,
+        hint: impl Into<String>,
+    ) -> Self {
+        ErrorKind::OverBudget {
+            path: path.into(),
+            what,
+            budget,
+            hint: hint.into(),
+        }
+        .into()
+    }
+
     pub(crate) fn invalid(message: impl Into<String>) -> Self {
         ErrorKind::Invalid(message.into()).into()
     }
 
     /// True for errors about the data or the experiment (exit code 1 in the CLI), false for
-    /// I/O and lookup errors (exit code 2).
+    /// I/O, lookup and budget errors (exit code 2).
     pub fn is_data_error(&self) -> bool {
         matches!(
             *self.0,
@@ -121,7 +153,7 @@ impl Error {
 
 impl From<ErrorKind> for Error {
     fn from(kind: ErrorKind) -> Self {
-        Error(Box::new(kind))
+        Error(Arc::new(kind))
     }
 }
 
@@ -146,9 +178,27 @@ impl fmt::Display for Error {
                 write!(f, ": {message}")
             }
             ErrorKind::Experiment { path, message } => write!(f, "experiment {path}: {message}"),
-            ErrorKind::UnknownPack { id, known } => {
-                write!(f, "unknown pack {id:?} (known: {})", known.join(", "))
+            ErrorKind::UnknownPack {
+                id,
+                known,
+                unreadable,
+            } => {
+                write!(f, "unknown pack {id:?} (known: {})", known.join(", "))?;
+                for dir in unreadable {
+                    write!(f, "; {} cannot be read", dir.join("pack.toml").display())?;
+                }
+                Ok(())
             }
+            ErrorKind::OverBudget {
+                path,
+                what,
+                budget,
+                hint,
+            } => write!(
+                f,
+                "{}: more than {budget} {what}, over the budget{hint}",
+                path.display()
+            ),
             ErrorKind::Invalid(message) => f.write_str(message),
         }
     }
@@ -157,7 +207,7 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &*self.0 {
-            ErrorKind::Io { source, .. } => Some(source),
+            ErrorKind::Io { source, .. } => Some(source.as_ref()),
             _ => None,
         }
     }

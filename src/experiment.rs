@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::pack::Pack;
 
+/// Largest experiment file read, in bytes (an experiment is a few hundred bytes).
+pub const MAX_EXPERIMENT_BYTES: u64 = 1 << 20;
+
 /// The format tag of an experiment.
 pub const EXPERIMENT_FORMAT: &str = "counterlab.experiment/1";
 

@@ -24,6 +24,7 @@ pub mod canon;
 pub mod chart;
 pub mod error;
 pub mod experiment;
+pub mod input;
 pub mod metrics;
 pub mod model;
 pub mod pack;

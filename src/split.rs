@@ -184,7 +184,7 @@ pub fn split(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Resu
             })?;
             let mut is_test = Vec::with_capacity(n);
             for (row, value) in values.iter().enumerate() {
-                let flag = match value.as_deref() {
+                let flag = match value {
                     Some("1" | "true" | "True" | "TRUE") => true,
                     Some("0" | "false" | "False" | "FALSE") => false,
                     other => {

@@ -23,27 +23,98 @@ pub struct Table {
     pub(crate) entity_of_row: Arc<Vec<u32>>,
     pub(crate) label: Vec<bool>,
     /// The label cells as written (kept so a reordered copy canonicalises identically).
-    pub(crate) label_text: Arc<Vec<String>>,
+    pub(crate) label_text: Arc<TextColumn>,
     pub(crate) feature_names: Arc<Vec<String>>,
     /// Column-major: `features[k][row]`.
     pub(crate) features: Arc<Vec<Vec<f64>>>,
     pub(crate) time: Option<Arc<Vec<i64>>>,
-    /// Columns the manifest does not name, as raw text (`None` = empty cell).
-    pub(crate) extra: Arc<BTreeMap<String, Vec<Option<String>>>>,
+    /// Columns the manifest does not name, as raw text (an empty cell is missing).
+    pub(crate) extra: Arc<BTreeMap<String, TextColumn>>,
     /// 1-based data row in the source file, for error messages only (never hashed).
     pub(crate) source_row: Arc<Vec<usize>>,
 }
 
-/// One row as read from a file, before canonical ordering.
-#[derive(Debug, Clone)]
-pub(crate) struct RawRow {
-    pub(crate) entity: String,
-    pub(crate) label_text: String,
-    pub(crate) positive: bool,
-    pub(crate) features: Vec<f64>,
-    pub(crate) time: Option<i64>,
-    pub(crate) extra: Vec<Option<String>>,
-    pub(crate) source_row: usize,
+/// A column of text cells stored in one buffer (4 bytes of overhead a cell, not a
+/// `String` each): what keeps a fixture's memory within a small multiple of its bytes.
+/// An empty cell is *missing*.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TextColumn {
+    text: String,
+    /// Cell `i` is `text[ends[i - 1]..ends[i]]` (from 0 for `i = 0`).
+    ends: Vec<u32>,
+}
+
+impl TextColumn {
+    /// An empty column with room for `rows` cells.
+    pub(crate) fn with_capacity(rows: usize) -> TextColumn {
+        TextColumn {
+            text: String::new(),
+            ends: Vec::with_capacity(rows),
+        }
+    }
+
+    /// Appends a cell. The loader's byte budget (below 4 GiB) keeps offsets in `u32`.
+    pub(crate) fn push(&mut self, cell: &str) {
+        self.text.push_str(cell);
+        self.ends
+            .push(u32::try_from(self.text.len()).expect("a text column holds less than 4 GiB"));
+    }
+
+    /// The number of cells.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether the column has no cells.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Cell `i` as written (`""` for a missing cell); panics if `i >= len()`.
+    pub fn text(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.text[start..self.ends[i] as usize]
+    }
+
+    /// Cell `i`, `None` when it is empty (missing).
+    pub fn get(&self, i: usize) -> Option<&str> {
+        Some(self.text(i)).filter(|t| !t.is_empty())
+    }
+
+    /// Every cell in order (`None` = missing).
+    pub fn iter(&self) -> impl Iterator<Item = Option<&str>> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// The cells at `rows`, in that order.
+    pub(crate) fn gather(&self, rows: &[usize]) -> TextColumn {
+        let mut out = TextColumn::with_capacity(rows.len());
+        for &r in rows {
+            out.push(self.text(r));
+        }
+        out
+    }
+}
+
+/// A fixture's typed columns in file order, before canonical ordering: what the loader
+/// reads and what a row-order mutation presents again in another order.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FileColumns {
+    pub(crate) entity: TextColumn,
+    pub(crate) label_text: TextColumn,
+    pub(crate) positive: Vec<bool>,
+    /// Column-major, in manifest order.
+    pub(crate) features: Vec<Vec<f64>>,
+    pub(crate) time: Option<Vec<i64>>,
+    /// In `extra_names` order (sorted by name).
+    pub(crate) extra: Vec<TextColumn>,
+    pub(crate) source_row: Vec<usize>,
+}
+
+impl FileColumns {
+    fn n_rows(&self) -> usize {
+        self.positive.len()
+    }
 }
 
 /// A table's rows grouped by entity and its entities grouped by row count: the part of an
@@ -65,85 +136,67 @@ impl EntityBlocks {
 }
 
 impl Table {
-    /// Builds the canonical table from rows in file order.
-    pub(crate) fn from_rows(
+    /// Builds the canonical table from columns in file order.
+    pub(crate) fn from_columns(
         feature_names: Vec<String>,
-        has_time: bool,
         extra_names: Vec<String>,
-        rows: Vec<RawRow>,
+        columns: FileColumns,
     ) -> Table {
         // Canonical order: (entity id bytes, time, blake3 of the row's typed values), each
         // sort stable. The rows stay where they are and their indices are sorted: by the
         // entity's rank in byte order (a `BTreeMap` of `&str` orders keys by their bytes, so
         // equal ranks are equal ids and the order is that of comparing the ids) and the
         // time. Only rows that tie on (entity, time) need the hash, so only they get one.
-        let n = rows.len();
-        let entity_rank: Vec<u32> = {
+        let n = columns.n_rows();
+        let time_of = |i: usize| columns.time.as_ref().map(|t| t[i]);
+        let (entity_rank, ids_in_order): (Vec<u32>, Vec<&str>) = {
             let mut first_seen: BTreeMap<&str, u32> = BTreeMap::new();
-            let seen_as: Vec<u32> = rows
-                .iter()
-                .map(|row| {
+            let seen_as: Vec<u32> = (0..n)
+                .map(|i| {
                     let next = first_seen.len() as u32;
-                    *first_seen.entry(row.entity.as_str()).or_insert(next)
+                    *first_seen.entry(columns.entity.text(i)).or_insert(next)
                 })
                 .collect();
             let mut rank_of = vec![0u32; first_seen.len()];
             for (rank, &seen) in first_seen.values().enumerate() {
                 rank_of[seen as usize] = rank as u32;
             }
-            seen_as
+            let ranks = seen_as
                 .into_iter()
                 .map(|seen| rank_of[seen as usize])
-                .collect()
+                .collect();
+            (ranks, first_seen.into_keys().collect())
         };
         let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by_key(|&i| (entity_rank[i], rows[i].time));
+        order.sort_by_key(|&i| (entity_rank[i], time_of(i)));
         for tied in order
-            .chunk_by_mut(|&a, &b| entity_rank[a] == entity_rank[b] && rows[a].time == rows[b].time)
+            .chunk_by_mut(|&a, &b| entity_rank[a] == entity_rank[b] && time_of(a) == time_of(b))
         {
             if tied.len() > 1 {
-                tied.sort_by_cached_key(|&i| *row_hash(&rows[i]).as_bytes());
+                tied.sort_by_cached_key(|&i| *row_hash(&columns, i).as_bytes());
             }
         }
 
-        let mut rows = rows;
-        let mut entity_ids: Vec<String> = Vec::new();
-        let mut entity_of_row = Vec::with_capacity(n);
-        let mut label = Vec::with_capacity(n);
-        let mut label_text = Vec::with_capacity(n);
-        let mut features = vec![Vec::with_capacity(n); feature_names.len()];
-        let mut time = has_time.then(|| Vec::with_capacity(n));
-        let mut extra: Vec<Vec<Option<String>>> = vec![Vec::with_capacity(n); extra_names.len()];
-        let mut source_row = Vec::with_capacity(n);
-        for i in order {
-            let row = &mut rows[i];
-            if entity_ids.last() != Some(&row.entity) {
-                entity_ids.push(std::mem::take(&mut row.entity));
-            }
-            entity_of_row.push((entity_ids.len() - 1) as u32);
-            label.push(row.positive);
-            label_text.push(std::mem::take(&mut row.label_text));
-            for (column, value) in features.iter_mut().zip(&row.features) {
-                column.push(*value);
-            }
-            if let (Some(column), Some(t)) = (time.as_mut(), row.time) {
-                column.push(t);
-            }
-            for (column, value) in extra.iter_mut().zip(&mut row.extra) {
-                column.push(value.take());
-            }
-            source_row.push(row.source_row);
-        }
+        let entity_of_row: Vec<u32> = order.iter().map(|&i| entity_rank[i]).collect();
+        let pick_f64 = |column: &[f64]| -> Vec<f64> { order.iter().map(|&i| column[i]).collect() };
         Table {
-            entity_ids: Arc::new(entity_ids),
+            entity_ids: Arc::new(ids_in_order.into_iter().map(str::to_owned).collect()),
             entity_of_row: Arc::new(entity_of_row),
-            label,
-            label_text: Arc::new(label_text),
+            label: order.iter().map(|&i| columns.positive[i]).collect(),
+            label_text: Arc::new(columns.label_text.gather(&order)),
             feature_names: Arc::new(feature_names),
-            features: Arc::new(features),
-            time: time.map(Arc::new),
-            extra: Arc::new(extra_names.into_iter().zip(extra).collect()),
-            source_row: Arc::new(source_row),
+            features: Arc::new(columns.features.iter().map(|c| pick_f64(c)).collect()),
+            time: columns
+                .time
+                .as_ref()
+                .map(|t| Arc::new(order.iter().map(|&i| t[i]).collect())),
+            extra: Arc::new(
+                extra_names
+                    .into_iter()
+                    .zip(columns.extra.iter().map(|c| c.gather(&order)))
+                    .collect(),
+            ),
+            source_row: Arc::new(order.iter().map(|&i| columns.source_row[i]).collect()),
         }
     }
 
@@ -168,7 +221,7 @@ impl Table {
             entity_ids: Arc::new(entity_ids),
             entity_of_row: Arc::new(entity_of_row),
             label: rows.iter().map(|&r| self.label[r]).collect(),
-            label_text: Arc::new(rows.iter().map(|&r| self.label_text[r].clone()).collect()),
+            label_text: Arc::new(self.label_text.gather(rows)),
             feature_names: Arc::clone(&self.feature_names),
             features: Arc::new(self.features.iter().map(|c| pick(c)).collect()),
             time: self
@@ -178,12 +231,7 @@ impl Table {
             extra: Arc::new(
                 self.extra
                     .iter()
-                    .map(|(name, column)| {
-                        (
-                            name.clone(),
-                            rows.iter().map(|&r| column[r].clone()).collect(),
-                        )
-                    })
+                    .map(|(name, column)| (name.clone(), column.gather(rows)))
                     .collect(),
             ),
             source_row: Arc::new(rows.iter().map(|&r| self.source_row[r]).collect()),
@@ -232,8 +280,8 @@ impl Table {
     }
 
     /// A column the manifest does not name, as raw text.
-    pub fn extra_column(&self, name: &str) -> Option<&[Option<String>]> {
-        self.extra.get(name).map(Vec::as_slice)
+    pub fn extra_column(&self, name: &str) -> Option<&TextColumn> {
+        self.extra.get(name)
     }
 
     /// The file's 1-based data row of each canonical row (for messages only).
@@ -288,28 +336,30 @@ impl Table {
         let n = self.n_rows();
         let mut order: Vec<usize> = (0..n).collect();
         rng::shuffle(&mut order, &mut rng::stream(seed, "rows/reorder"));
-        let extra_names: Vec<String> = self.extra.keys().cloned().collect();
-        let rows = order
-            .into_iter()
-            .map(|i| RawRow {
-                entity: self.entity_ids[self.entity_of_row[i] as usize].clone(),
-                label_text: self.label_text[i].clone(),
-                positive: self.label[i],
-                features: self.features.iter().map(|column| column[i]).collect(),
-                time: self.time.as_ref().map(|t| t[i]),
-                extra: self
-                    .extra
-                    .values()
-                    .map(|column| column[i].clone())
-                    .collect(),
-                source_row: self.source_row[i],
-            })
-            .collect();
-        Table::from_rows(
+        let mut entity = TextColumn::with_capacity(n);
+        for &i in &order {
+            entity.push(&self.entity_ids[self.entity_of_row[i] as usize]);
+        }
+        let columns = FileColumns {
+            entity,
+            label_text: self.label_text.gather(&order),
+            positive: order.iter().map(|&i| self.label[i]).collect(),
+            features: self
+                .features
+                .iter()
+                .map(|column| order.iter().map(|&i| column[i]).collect())
+                .collect(),
+            time: self
+                .time
+                .as_ref()
+                .map(|t| order.iter().map(|&i| t[i]).collect()),
+            extra: self.extra.values().map(|c| c.gather(&order)).collect(),
+            source_row: order.iter().map(|&i| self.source_row[i]).collect(),
+        };
+        Table::from_columns(
             self.feature_names.to_vec(),
-            self.time.is_some(),
-            extra_names,
-            rows,
+            self.extra.keys().cloned().collect(),
+            columns,
         )
     }
 
@@ -428,18 +478,18 @@ fn hash_str(hasher: &mut blake3::Hasher, s: &str) {
 }
 
 /// The hash that breaks ties between rows of the same entity and time: every typed value.
-fn row_hash(row: &RawRow) -> blake3::Hash {
+fn row_hash(columns: &FileColumns, i: usize) -> blake3::Hash {
     let mut hasher = HashKind::Row.hasher();
-    hash_str(&mut hasher, &row.entity);
-    hash_str(&mut hasher, &row.label_text);
-    for value in &row.features {
-        hasher.update(&float_bits(*value).to_le_bytes());
+    hash_str(&mut hasher, columns.entity.text(i));
+    hash_str(&mut hasher, columns.label_text.text(i));
+    for column in &columns.features {
+        hasher.update(&float_bits(column[i]).to_le_bytes());
     }
-    if let Some(t) = row.time {
-        hasher.update(&t.to_le_bytes());
+    if let Some(t) = &columns.time {
+        hasher.update(&t[i].to_le_bytes());
     }
-    for value in &row.extra {
-        match value {
+    for column in &columns.extra {
+        match column.get(i) {
             None => {
                 hasher.update(&[0]);
             }

@@ -199,7 +199,7 @@ fn discover_only_loads_the_named_packs_and_knows_the_others() {
     );
     // A broken fixture in a pack nobody asked for does not stop the others loading…
     std::fs::write(two.join("data.csv"), "entity,label,x1\nA,1,oops\n").unwrap();
-    let packs = Packs::discover_only(root.path(), &["one"]).unwrap();
+    let packs = Packs::discover_only(root.path(), &["one"], &Default::default()).unwrap();
     assert_eq!(packs.iter().map(Pack::id).collect::<Vec<_>>(), ["one"]);
     assert!(packs.get("one").is_ok());
     // …an unknown id lists every known pack, loaded or not, as discover does…
@@ -209,10 +209,33 @@ fn discover_only_loads_the_named_packs_and_knows_the_others() {
     // …a known pack that was not loaded is an error that says so, not a silent miss…
     let error = packs.get("two").unwrap_err();
     assert!(error.to_string().contains("not loaded"), "{error}");
-    // …and asking for the broken pack reports its fixture, as discover does.
-    let error = Packs::discover_only(root.path(), &["two"]).unwrap_err();
+    // …and asking for the broken pack keeps its fixture's error for the look-up (a
+    // verifier reports it), while discover, which loads everything, fails.
+    let packs = Packs::discover_only(root.path(), &["two"], &Default::default()).unwrap();
+    let error = packs.get("two").unwrap_err();
     assert!(error.to_string().contains("blake3"), "{error}");
+    assert!(matches!(
+        packs.lookup("two"),
+        counterlab::pack::Lookup::Failed(_)
+    ));
     assert!(Packs::discover(root.path()).is_err());
+
+    // A sibling whose pack.toml cannot be read never stops the pack asked for, and an
+    // unknown id names the unreadable file (it may be the pack the caller meant).
+    let broken = root.path().join("broken");
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::write(broken.join("pack.toml"), "id = \"broken\"\n[data\n").unwrap();
+    let packs = Packs::discover_only(root.path(), &["one"], &Default::default()).unwrap();
+    assert!(packs.get("one").is_ok());
+    let error = packs.get("nope").unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("broken/pack.toml cannot be read"),
+        "{error}"
+    );
+    assert!(Packs::discover(root.path()).is_err());
+    std::fs::remove_dir_all(&broken).unwrap();
 
     // Ids stay unique across loaded and unloaded packs.
     let copy = root.path().join("one-copy");
@@ -220,8 +243,10 @@ fn discover_only_loads_the_named_packs_and_knows_the_others() {
     for file in ["pack.toml", "data.csv"] {
         std::fs::copy(root.path().join("one").join(file), copy.join(file)).unwrap();
     }
-    let error = Packs::discover_only(root.path(), &[]).unwrap_err();
+    let packs = Packs::discover_only(root.path(), &["one"], &Default::default()).unwrap();
+    let error = packs.get("one").unwrap_err();
     assert!(error.to_string().contains("also used by"), "{error}");
+    assert!(Packs::discover(root.path()).is_err());
 }
 
 #[test]

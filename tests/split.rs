@@ -106,7 +106,7 @@ fn predefined_split_follows_the_column() {
     .unwrap();
     let column = table.extra_column("is_test").unwrap();
     for (row, value) in column.iter().enumerate() {
-        assert_eq!(s.is_test()[row], value.as_deref() == Some("1"));
+        assert_eq!(s.is_test()[row], value == Some("1"));
     }
     assert_eq!(s.test_rows().len(), 10);
 }

@@ -265,7 +265,7 @@ pub(crate) fn fail_usage(message: &str) -> i32 {
 fn load_packs(dir: Option<&Path>, only: Option<&[&str]>) -> Result<Packs, Error> {
     let dir = dir.unwrap_or(Path::new("fixtures/packs"));
     match only {
-        Some(ids) => Packs::discover_only(dir, ids),
+        Some(ids) => Packs::discover_only(dir, ids, &counterlab::pack::LoadLimits::default()),
         None => Packs::discover(dir),
     }
 }

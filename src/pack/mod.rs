@@ -15,8 +15,12 @@ pub use manifest::{
 
 use crate::canon::file_hash;
 use crate::error::{Error, ErrorKind, Result};
+use crate::input::{self, Bounded};
 
-pub use load::parse_finite;
+/// Largest `pack.toml` read, in bytes.
+const MAX_MANIFEST_BYTES: u64 = 1 << 20;
+
+pub use load::{parse_finite, LoadLimits};
 
 /// A loaded pack: manifest, checked fixture hash and the canonical table.
 #[derive(Debug, Clone)]
@@ -24,20 +28,35 @@ pub struct Pack {
     dir: PathBuf,
     manifest: Manifest,
     table: Table,
+    /// The fixture file's size in bytes.
+    fixture_bytes: u64,
 }
 
 impl Pack {
-    /// Loads the pack in `dir`: reads `pack.toml`, checks the fixture's blake3 and parses it.
+    /// Loads the pack in `dir`: reads `pack.toml`, checks the fixture's blake3 and parses it
+    /// (within the default [`LoadLimits`]).
     pub fn open(dir: impl AsRef<Path>) -> Result<Pack> {
+        Pack::open_within(dir, &LoadLimits::default())
+    }
+
+    /// [`Pack::open`] within `limits`: a fixture over a budget is an
+    /// [`ErrorKind::OverBudget`] error, found before its memory is allocated.
+    pub fn open_within(dir: impl AsRef<Path>, limits: &LoadLimits) -> Result<Pack> {
         let dir = dir.as_ref().to_path_buf();
         let manifest = read_manifest(&dir)?;
-        Pack::open_with(dir, manifest)
+        Pack::open_with(dir, manifest, limits)
     }
 
     /// Loads the fixture of a pack whose manifest is already read and checked.
-    fn open_with(dir: PathBuf, manifest: Manifest) -> Result<Pack> {
+    fn open_with(dir: PathBuf, manifest: Manifest, limits: &LoadLimits) -> Result<Pack> {
         let data_path = dir.join(&manifest.data.file);
-        let bytes = std::fs::read(&data_path).map_err(|e| Error::io(&data_path, e))?;
+        let budget = limits.max_bytes.min(LoadLimits::MAX_BYTES_LIMIT);
+        let bytes = match input::read_bounded(&data_path, budget)? {
+            Bounded::Whole(bytes) => bytes,
+            Bounded::OverBudget { budget, .. } => {
+                return Err(Error::over_budget(&data_path, "bytes", budget, ""))
+            }
+        };
         let actual = file_hash(&bytes);
         if actual != manifest.data.blake3 {
             return Err(Error::data(
@@ -50,11 +69,12 @@ impl Pack {
                 ),
             ));
         }
-        let table = load::parse_fixture(&data_path, &bytes, &manifest.data)?;
+        let table = load::parse_fixture(&data_path, &bytes, &manifest.data, limits)?;
         Ok(Pack {
             dir,
             manifest,
             table,
+            fixture_bytes: bytes.len() as u64,
         })
     }
 
@@ -71,6 +91,11 @@ impl Pack {
     /// The fixture's blake3 (checked against the file at load time).
     pub fn fixture_hash(&self) -> &str {
         &self.manifest.data.blake3
+    }
+
+    /// The fixture file's size in bytes.
+    pub fn fixture_bytes(&self) -> u64 {
+        self.fixture_bytes
     }
 
     /// The canonical table.
@@ -97,7 +122,7 @@ impl Pack {
             ));
         }
         let path = self.dir.join("experiments").join(format!("{name}.json"));
-        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        let bytes = input::read_within(&path, crate::experiment::MAX_EXPERIMENT_BYTES, "")?;
         let experiment =
             crate::Experiment::from_json(&bytes).map_err(|e| Error::pack(&path, e.to_string()))?;
         if experiment.pack != self.id() {
@@ -128,7 +153,9 @@ impl Pack {
 /// Reads and checks `dir/pack.toml`.
 fn read_manifest(dir: &Path) -> Result<Manifest> {
     let manifest_path = dir.join("pack.toml");
-    let text = std::fs::read_to_string(&manifest_path).map_err(|e| Error::io(&manifest_path, e))?;
+    let bytes = input::read_within(&manifest_path, MAX_MANIFEST_BYTES, "")?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Error::pack(&manifest_path, "not UTF-8 text: save the file as UTF-8"))?;
     let manifest: Manifest = toml::from_str(&text)
         .map_err(|e| Error::pack(&manifest_path, e.to_string().trim_end().to_owned()))?;
     manifest
@@ -144,24 +171,59 @@ pub struct Packs {
     /// Packs whose manifest was read but whose fixture was not loaded
     /// ([`Packs::discover_only`]): known by id, not available.
     unloaded: BTreeMap<String, PathBuf>,
+    /// Packs asked for that could not be loaded, with the error (kept so that a verifier
+    /// can report it instead of failing).
+    failed: BTreeMap<String, (PathBuf, Error)>,
+    /// Folders whose `pack.toml` could not be read: their id is unknown.
+    unreadable: Vec<(PathBuf, Error)>,
+}
+
+/// What [`Packs::lookup`] found for an id.
+#[derive(Debug)]
+pub enum Lookup<'p> {
+    /// The pack, loaded.
+    Loaded(&'p Pack),
+    /// A pack with this id exists but could not be loaded (fixture over a budget, a bad
+    /// cell, a hash mismatch, …), or two folders claim the id.
+    Failed(&'p Error),
+    /// No pack with this id (or it was discovered but not loaded: a caller's mistake).
+    Unknown(Error),
 }
 
 impl Packs {
-    /// Loads every pack folder directly under `dir` (a folder of pack folders).
+    /// Loads every pack folder directly under `dir` (a folder of pack folders), within the
+    /// default [`LoadLimits`]; any pack that cannot be read or loaded is an error.
     pub fn discover(dir: impl AsRef<Path>) -> Result<Packs> {
-        Packs::discover_where(dir.as_ref(), |_| true)
+        let packs = Packs::discover_where(dir.as_ref(), |_| true, &LoadLimits::default())?;
+        if let Some((_, error)) = packs.unreadable.first() {
+            return Err(error.clone());
+        }
+        if let Some((_, error)) = packs.failed.values().next() {
+            return Err(error.clone());
+        }
+        Ok(packs)
     }
 
     /// Like [`Packs::discover`], but loads the fixture (CSV parse, blake3, canonical
-    /// order) only of the packs whose id is in `ids`; every other pack's `pack.toml` is
-    /// still read and checked, so ids stay unique and an unknown id is reported with the
-    /// same list of known packs. A command that works on one pack (`verify` of a payload
-    /// naming it, `boundary PACK`) pays for that pack only.
-    pub fn discover_only(dir: impl AsRef<Path>, ids: &[&str]) -> Result<Packs> {
-        Packs::discover_where(dir.as_ref(), |id| ids.contains(&id))
+    /// order) only of the packs whose id is in `ids`, within `limits`; every other pack's
+    /// `pack.toml` is still read, so ids stay unique and an unknown id is reported with the
+    /// list of known packs. A command that works on one pack (`verify` of a payload naming
+    /// it, `boundary PACK`) pays for that pack only, and a broken sibling pack (an
+    /// unreadable `pack.toml`, a bad fixture) never stops it: a pack that fails to load is
+    /// kept with its error ([`Packs::lookup`]).
+    pub fn discover_only(
+        dir: impl AsRef<Path>,
+        ids: &[&str],
+        limits: &LoadLimits,
+    ) -> Result<Packs> {
+        Packs::discover_where(dir.as_ref(), |id| ids.contains(&id), limits)
     }
 
-    fn discover_where(dir: &Path, load: impl Fn(&str) -> bool) -> Result<Packs> {
+    fn discover_where(
+        dir: &Path,
+        load: impl Fn(&str) -> bool,
+        limits: &LoadLimits,
+    ) -> Result<Packs> {
         let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
         let mut folders = Vec::new();
         for entry in entries {
@@ -174,64 +236,104 @@ impl Packs {
         folders.sort();
         let mut packs = Packs::default();
         for folder in folders {
-            let manifest = read_manifest(&folder)?;
-            packs.check_unique(&manifest.id, &folder)?;
-            if load(&manifest.id) {
-                packs
-                    .packs
-                    .insert(manifest.id.clone(), Pack::open_with(folder, manifest)?);
+            let manifest = match read_manifest(&folder) {
+                Ok(m) => m,
+                Err(e) => {
+                    packs.unreadable.push((folder, e));
+                    continue;
+                }
+            };
+            let id = manifest.id.clone();
+            if let Some(existing) = packs.dir_of(&id) {
+                let error = Error::pack(
+                    &folder,
+                    format!("pack id {id:?} is also used by {}", existing.display()),
+                );
+                packs.packs.remove(&id);
+                packs.unloaded.remove(&id);
+                packs.failed.insert(id, (folder, error));
+                continue;
+            }
+            if load(&id) {
+                match Pack::open_with(folder.clone(), manifest, limits) {
+                    Ok(pack) => {
+                        packs.packs.insert(id, pack);
+                    }
+                    Err(e) => {
+                        packs.failed.insert(id, (folder, e));
+                    }
+                }
             } else {
-                packs.unloaded.insert(manifest.id, folder);
+                packs.unloaded.insert(id, folder);
             }
         }
         Ok(packs)
     }
 
-    fn check_unique(&self, id: &str, dir: &Path) -> Result<()> {
-        let existing = self
-            .packs
+    /// The folder of the pack with this id seen so far, loaded or not.
+    fn dir_of(&self, id: &str) -> Option<PathBuf> {
+        self.packs
             .get(id)
-            .map(Pack::dir)
-            .or_else(|| self.unloaded.get(id).map(PathBuf::as_path));
-        match existing {
-            Some(existing) => Err(Error::pack(
-                dir,
-                format!("pack id {id:?} is also used by {}", existing.display()),
-            )),
-            None => Ok(()),
-        }
+            .map(|p| p.dir().to_path_buf())
+            .or_else(|| self.unloaded.get(id).cloned())
+            .or_else(|| self.failed.get(id).map(|(dir, _)| dir.clone()))
     }
 
     /// Adds a loaded pack; two packs with one id are an error.
     pub fn insert(&mut self, pack: Pack) -> Result<()> {
-        self.check_unique(pack.id(), pack.dir())?;
+        if let Some(existing) = self.dir_of(pack.id()) {
+            return Err(Error::pack(
+                pack.dir(),
+                format!(
+                    "pack id {:?} is also used by {}",
+                    pack.id(),
+                    existing.display()
+                ),
+            ));
+        }
         self.packs.insert(pack.id().to_owned(), pack);
         Ok(())
     }
 
-    /// The pack with this id.
-    pub fn get(&self, id: &str) -> Result<&Pack> {
+    /// The pack with this id, why it could not be loaded, or that there is none.
+    pub fn lookup(&self, id: &str) -> Lookup<'_> {
         if let Some(pack) = self.packs.get(id) {
-            return Ok(pack);
+            return Lookup::Loaded(pack);
+        }
+        if let Some((_, error)) = self.failed.get(id) {
+            return Lookup::Failed(error);
         }
         if let Some(dir) = self.unloaded.get(id) {
             // A caller of discover_only asked for a pack it did not name: a bug, not data.
-            return Err(Error::invalid(format!(
+            return Lookup::Unknown(Error::invalid(format!(
                 "pack {id:?} ({}) was discovered but not loaded",
                 dir.display()
             )));
         }
         let mut known: Vec<String> = self.packs.keys().cloned().collect();
         known.extend(self.unloaded.keys().cloned());
+        known.extend(self.failed.keys().cloned());
         known.sort();
-        Err(ErrorKind::UnknownPack {
-            id: id.to_owned(),
-            known,
-        }
-        .into())
+        Lookup::Unknown(
+            ErrorKind::UnknownPack {
+                id: id.to_owned(),
+                known,
+                unreadable: self.unreadable.iter().map(|(dir, _)| dir.clone()).collect(),
+            }
+            .into(),
+        )
     }
 
-    /// All packs, by id.
+    /// The pack with this id (its load error, or an unknown-pack error naming the known ids).
+    pub fn get(&self, id: &str) -> Result<&Pack> {
+        match self.lookup(id) {
+            Lookup::Loaded(pack) => Ok(pack),
+            Lookup::Failed(error) => Err(error.clone()),
+            Lookup::Unknown(error) => Err(error),
+        }
+    }
+
+    /// All loaded packs, by id.
     pub fn iter(&self) -> impl Iterator<Item = &Pack> {
         self.packs.values()
     }
