@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::canon::{self, HashKind};
 use crate::chart;
 use crate::error::{Error, Result};
-use crate::experiment::{Claim, Experiment, MetricName, ModelSpec, SplitSpec};
+use crate::experiment::{Claim, Experiment, MetricName, ModelSpec, SplitSpec, C_RANGE};
 use crate::pack::{BoundarySpec, Knob, Pack};
 use crate::rng;
 use crate::run::{self, ArmResult, KernelInfo, PackRef, RunOptions};
@@ -176,9 +176,10 @@ pub fn check_spec(spec: &BoundarySpec, experiment: &Experiment) -> std::result::
             spec.axes.len()
         ));
     }
-    if !(spec.alpha > 0.0 && spec.alpha < 1.0) {
+    let (alpha_low, alpha_high) = crate::verify::ALPHA_RANGE;
+    if !(spec.alpha > alpha_low && spec.alpha <= alpha_high) {
         return Err(format!(
-            "boundary.alpha must lie strictly between 0 and 1, found {}",
+            "boundary.alpha must lie in ({alpha_low}, {alpha_high}], found {}",
             spec.alpha
         ));
     }
@@ -207,7 +208,7 @@ pub fn check_spec(spec: &BoundarySpec, experiment: &Experiment) -> std::result::
         }
         for (j, &v) in axis.values.iter().enumerate() {
             let ok = match axis.knob {
-                Knob::C => v.is_finite() && v > 0.0,
+                Knob::C => (C_RANGE.0..=C_RANGE.1).contains(&v),
                 Knob::TestEntityOverlap => v.is_finite() && (0.0..=1.0).contains(&v),
                 Knob::Prevalence => v.is_finite() && v > 0.0 && v < 1.0,
             };

@@ -57,6 +57,9 @@ pub enum HashKind {
     BoundaryMap,
     /// A transfer evaluation's evidence (without its own `result_hash`).
     Transfer,
+    /// The meaning of a pack manifest: the parts of `[data]` that decide what the
+    /// fixture's cells are.
+    Manifest,
 }
 
 impl HashKind {
@@ -75,6 +78,7 @@ impl HashKind {
             HashKind::BoundaryCell => "counterlab 2026-11 boundary cell v1",
             HashKind::BoundaryMap => "counterlab 2026-11 boundary map v1",
             HashKind::Transfer => "counterlab 2026-11 transfer v1",
+            HashKind::Manifest => "counterlab 2026-12 manifest v1",
         }
     }
 

@@ -96,7 +96,8 @@ impl Error {
         .into()
     }
 
-    pub(crate) fn data(
+    /// A data error: a cell, row or column of a CSV file that cannot be used.
+    pub fn data(
         path: impl Into<PathBuf>,
         row: Option<usize>,
         column: Option<&str>,

@@ -11,6 +11,17 @@ use crate::pack::Pack;
 /// Largest experiment file read, in bytes (an experiment is a few hundred bytes).
 pub const MAX_EXPERIMENT_BYTES: u64 = 1 << 20;
 
+/// The range of the logistic model's C ([`ModelSpec::Logistic`]), both ends included. The
+/// solver stops on a gradient test scaled by 1/(C·n) (scikit-learn's): far outside this
+/// range the scale rounds to 0 or the sums overflow, and the test stops meaning anything.
+pub const C_RANGE: (f64, f64) = (1e-6, 1e6);
+
+/// The most arms an experiment may have (docs/payload.schema.json).
+pub const MAX_ARMS: usize = 16;
+
+/// The most ablations an experiment may have (docs/payload.schema.json).
+pub const MAX_ABLATIONS: usize = 32;
+
 /// The format tag of an experiment.
 pub const EXPERIMENT_FORMAT: &str = "counterlab.experiment/1";
 
@@ -212,14 +223,27 @@ impl Claim {
 }
 
 impl Experiment {
-    /// Parses JSON bytes, refusing unknown keys; errors carry the JSON path.
+    /// Parses JSON bytes: one JSON document without duplicate keys, matching the
+    /// experiment definition of docs/payload.schema.json exactly (unknown keys, a `null`
+    /// for an omitted key, an array for an object are all refused); errors carry the JSON
+    /// path.
     pub fn from_json(bytes: &[u8]) -> Result<Experiment> {
-        let mut de = serde_json::Deserializer::from_slice(bytes);
-        let experiment: Experiment = serde_path_to_error::deserialize(&mut de)
-            .map_err(|e| Error::experiment(json_path(e.path()), e.inner().to_string()))?;
-        de.end()
-            .map_err(|e| Error::experiment("$", e.to_string()))?;
-        Ok(experiment)
+        let value = crate::verify::parse::parse_strict(bytes)
+            .map_err(|e| Error::experiment(e.path, e.message))?;
+        Experiment::from_value(&value)
+    }
+
+    /// [`Experiment::from_json`] on a parsed JSON value.
+    pub fn from_value(value: &serde_json::Value) -> Result<Experiment> {
+        if let Some(v) = crate::schema::Schema::payload()
+            .violations_of("experiment", value)
+            .into_iter()
+            .next()
+        {
+            return Err(Error::experiment(v.path, v.message));
+        }
+        serde_path_to_error::deserialize(value)
+            .map_err(|e| Error::experiment(json_path(e.path()), e.inner().to_string()))
     }
 
     /// The features the model uses: the experiment's list, or the pack's.
@@ -289,10 +313,25 @@ impl Experiment {
             ));
         }
         let ModelSpec::Logistic { c } = self.model;
-        if !(c.is_finite() && c > 0.0) {
+        if !(C_RANGE.0..=C_RANGE.1).contains(&c) {
             return Err(Error::experiment(
                 "$.model.c",
-                format!("must be a finite number > 0, found {c}"),
+                format!("must lie in [{:e}, {:e}], found {c}", C_RANGE.0, C_RANGE.1),
+            ));
+        }
+        if self.arms.len() > MAX_ARMS {
+            return Err(Error::experiment(
+                "$.arms",
+                format!("{} arms, more than {MAX_ARMS}", self.arms.len()),
+            ));
+        }
+        if self.ablation_list().len() > MAX_ABLATIONS {
+            return Err(Error::experiment(
+                "$.ablations",
+                format!(
+                    "{} ablations, more than {MAX_ABLATIONS}",
+                    self.ablation_list().len()
+                ),
             ));
         }
         if let Some(features) = &self.features {

@@ -109,6 +109,16 @@ pub fn read_within(path: &Path, budget: u64, flag: &str) -> Result<Vec<u8>> {
     }
 }
 
+/// The plain blake3 of a regular file's bytes (what `pack.toml` records), streamed in
+/// fixed-size blocks: memory stays bounded whatever the file's size.
+pub fn hash_file(path: &Path) -> Result<String> {
+    check_regular_file(path)?;
+    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut hasher = blake3::Hasher::new();
+    std::io::copy(&mut file, &mut hasher).map_err(|e| Error::io(path, e))?;
+    Ok(hasher.finalize().to_hex().to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,6 +22,7 @@
 pub mod boundary;
 pub mod canon;
 pub mod chart;
+pub mod csv_input;
 pub mod error;
 pub mod experiment;
 pub mod input;
@@ -30,6 +31,7 @@ pub mod model;
 pub mod pack;
 pub mod rng;
 pub mod run;
+pub mod schema;
 pub mod split;
 pub mod table;
 pub mod transfer;

@@ -191,8 +191,45 @@ pub struct FittedLogistic {
     pub coefficients: Vec<f64>,
     /// Newton iterations taken.
     pub iterations: usize,
-    /// Whether the gradient test of [`LogisticRegression::tol`] was met.
+    /// Whether the gradient test of [`LogisticRegression::tol`] was met: the same as
+    /// `stop == FitStop::Converged`.
     pub converged: bool,
+    /// Why the solver stopped.
+    pub stop: FitStop,
+}
+
+/// Why Newton's method stopped. Only [`FitStop::Converged`] means the weights are the
+/// optimum to the solver's tolerance; every other reason leaves the last iterate, which
+/// is no fitted model and must not be scored as one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FitStop {
+    /// The gradient test of [`LogisticRegression::tol`] was met.
+    Converged,
+    /// `max_iter` Newton iterations were taken without meeting the test.
+    IterationLimit,
+    /// The line search halved the step to nothing without the objective decreasing.
+    LineSearchStalled,
+    /// The Newton direction is not a descent direction (rounding has the last word).
+    NoDescent,
+    /// The Hessian could not be factorised (not positive definite in floating point).
+    SingularHessian,
+    /// A margin, gradient or step stopped being a finite number (overflow), or the
+    /// gradient test's scale 1/(C·n) is not a positive finite number.
+    NonFinite,
+}
+
+impl FitStop {
+    /// Why the fit is not a model, in words (None when it converged).
+    pub fn failure(self) -> Option<&'static str> {
+        match self {
+            FitStop::Converged => None,
+            FitStop::IterationLimit => Some("the solver reached its iteration limit"),
+            FitStop::LineSearchStalled => Some("the line search stalled"),
+            FitStop::NoDescent => Some("the Newton step is no descent direction"),
+            FitStop::SingularHessian => Some("the Hessian is singular"),
+            FitStop::NonFinite => Some("a number overflowed"),
+        }
+    }
 }
 
 /// Armijo sufficient-decrease constant of the backtracking line search.
@@ -285,7 +322,8 @@ impl LogisticRegression {
             intercept: solution.theta[0],
             coefficients: solution.theta[1..].to_vec(),
             iterations: solution.iterations,
-            converged: solution.converged,
+            converged: solution.stop == FitStop::Converged,
+            stop: solution.stop,
         }
     }
 }
@@ -649,7 +687,7 @@ struct Scratch {
 struct Solution {
     theta: Vec<f64>,
     iterations: usize,
-    converged: bool,
+    stop: FitStop,
 }
 
 impl Problem<'_> {
@@ -1131,6 +1169,17 @@ impl Problem<'_> {
         theta[0] = libm::log(n_pos as f64 / (n - n_pos) as f64);
         let scale = 1.0 / (self.c * n as f64);
         let mut z = vec![0.0; n];
+        let stop = |theta: Vec<f64>, iterations, stop| Solution {
+            theta,
+            iterations,
+            stop,
+        };
+        if !(scale > 0.0 && scale.is_finite()) {
+            // 1/(C·n) rounds to 0 (C ≈ 1e305) or overflows: the gradient test would pass
+            // at the start (0 < tol) without a single step. Experiments keep C in
+            // `experiment::C_RANGE`, where this never happens.
+            return stop(theta, 0, FitStop::NonFinite);
+        }
         let mut e = vec![0.0; n];
         let mut residual = vec![0.0; n];
         let mut weights = vec![0.0; n];
@@ -1144,11 +1193,6 @@ impl Problem<'_> {
             hi: vec![0.0; padded],
         };
         let mut iterations = 0;
-        let stop = |theta: Vec<f64>, iterations, converged| Solution {
-            theta,
-            iterations,
-            converged,
-        };
         loop {
             if iterations == 0 {
                 // θ = (b, 0, …, 0): every margin is exactly b (`margins` adds 0 + b·1, then
@@ -1162,10 +1206,13 @@ impl Problem<'_> {
             let gradient = self.gradient(&theta, &z, &e, &mut residual, &mut weights);
             let gmax = gradient.iter().fold(0.0_f64, |acc, v| acc.max(v.abs()));
             if gmax * scale < tol {
-                return stop(theta, iterations, true);
+                return stop(theta, iterations, FitStop::Converged);
+            }
+            if !gmax.is_finite() {
+                return stop(theta, iterations, FitStop::NonFinite);
             }
             if iterations == max_iter {
-                return stop(theta, iterations, false);
+                return stop(theta, iterations, FitStop::IterationLimit);
             }
             let neg_grad: Vec<f64> = gradient.iter().map(|v| -v).collect();
             let hessian = if iterations == 0 {
@@ -1174,7 +1221,7 @@ impl Problem<'_> {
                 self.hessian(&weights)
             };
             let Some(step) = solve_spd(&hessian, m, &neg_grad) else {
-                return stop(theta, iterations, false);
+                return stop(theta, iterations, FitStop::SingularHessian);
             };
             // gᵀΔ = −λ², λ the Newton decrement; negative for a positive definite system.
             let mut slope = 0.0;
@@ -1183,7 +1230,7 @@ impl Problem<'_> {
             }
             if slope >= 0.0 || slope.is_nan() {
                 // Rounding has the last word: there is no descent direction left to follow.
-                return stop(theta, iterations, false);
+                return stop(theta, iterations, FitStop::NoDescent);
             }
             // The step is decided exactly as by comparing computed objective values, but
             // those values are computed only when nothing cheaper decides. First, a full
@@ -1252,12 +1299,19 @@ impl Problem<'_> {
                     if accepted {
                         break;
                     } else if halvings == MAX_HALVINGS {
-                        return stop(theta, iterations, false);
+                        return stop(theta, iterations, FitStop::LineSearchStalled);
                     } else {
                         t *= 0.5;
                         halvings += 1;
                     }
                 }
+            }
+            if theta
+                .iter()
+                .zip(&step)
+                .any(|(&th, &sj)| !(th + t * sj).is_finite())
+            {
+                return stop(theta, iterations, FitStop::NonFinite);
             }
             for (th, &sj) in theta.iter_mut().zip(&step) {
                 *th += t * sj;
@@ -1766,6 +1820,12 @@ mod tests {
                 coefficients: solution.theta[1..].to_vec(),
                 iterations: solution.iterations,
                 converged: solution.converged,
+                // The reference keeps a bool only; the comparisons read `converged`.
+                stop: if solution.converged {
+                    super::super::FitStop::Converged
+                } else {
+                    super::super::FitStop::IterationLimit
+                },
             }
         }
 
@@ -2315,15 +2375,11 @@ mod tests {
             let dispatched = design.clone().problem(&y, c).solve(tol, max_iter, n_pos);
             let theta_bits = |s: &Solution| s.theta.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
             assert_eq!(
-                (
-                    theta_bits(&portable),
-                    portable.iterations,
-                    portable.converged
-                ),
+                (theta_bits(&portable), portable.iterations, portable.stop),
                 (
                     theta_bits(&dispatched),
                     dispatched.iterations,
-                    dispatched.converged
+                    dispatched.stop
                 ),
                 "round {round}: n {n}, p {p}, C {c}"
             );

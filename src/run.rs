@@ -24,6 +24,11 @@ pub const PAYLOAD_FORMAT: &str = "counterlab.payload/1";
 /// The kernel's name in payloads.
 pub const KERNEL_NAME: &str = "counterlab";
 
+/// The kernel's version in payloads: it changes whenever a result's bits may change, and
+/// `verify` answers a payload of another version INCONCLUSIVE (docs/DETERMINISM.md lists
+/// what each version computes).
+pub const KERNEL_VERSION: &str = "2";
+
 /// How to run (never changes a result).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunOptions {
@@ -65,16 +70,16 @@ pub struct Payload {
 pub struct KernelInfo {
     /// `counterlab`.
     pub name: String,
-    /// The crate version.
+    /// [`KERNEL_VERSION`] of the kernel that computed the results.
     pub version: String,
 }
 
 impl KernelInfo {
-    /// This kernel: `counterlab` at the crate's version.
+    /// This kernel: `counterlab` at [`KERNEL_VERSION`].
     pub fn this() -> KernelInfo {
         KernelInfo {
             name: KERNEL_NAME.to_owned(),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
+            version: KERNEL_VERSION.to_owned(),
         }
     }
 }
@@ -87,14 +92,20 @@ pub struct PackRef {
     pub id: String,
     /// blake3 of the fixture file.
     pub fixture_blake3: String,
+    /// Canonical hash of the manifest's meaning ([`Manifest::meaning_hash`]): the same
+    /// bytes read with another label, positive class or feature list are another pack.
+    ///
+    /// [`Manifest::meaning_hash`]: crate::pack::Manifest::meaning_hash
+    pub manifest_hash: String,
 }
 
 impl PackRef {
-    /// The pack's id and (checked) fixture hash.
+    /// The pack's id, (checked) fixture hash and manifest hash.
     pub fn of(pack: &Pack) -> PackRef {
         PackRef {
             id: pack.id().to_owned(),
             fixture_blake3: pack.fixture_hash().to_owned(),
+            manifest_hash: pack.manifest().meaning_hash(),
         }
     }
 }
@@ -228,13 +239,19 @@ pub fn compute_results(
     Ok(results)
 }
 
-/// Applies `f` to every item on up to `threads` scoped threads; outputs keep input order.
+/// The most worker threads any computation uses; a larger request is capped here.
+pub const MAX_THREADS: usize = 64;
+
+/// Applies `f` to every item on up to `threads` scoped threads (at most [`MAX_THREADS`]);
+/// outputs keep input order. A thread the system refuses to spawn (a thread or memory
+/// limit) is no error: its share of the items runs on the calling thread, so the outputs
+/// are the same whatever could be spawned.
 pub fn parallel_map<T: Sync, U: Send>(
     items: &[T],
     threads: usize,
     f: impl Fn(&T) -> U + Sync,
 ) -> Vec<U> {
-    let threads = threads.max(1).min(items.len().max(1));
+    let threads = threads.clamp(1, MAX_THREADS).min(items.len().max(1));
     if threads == 1 {
         return items.iter().map(f).collect();
     }
@@ -243,13 +260,20 @@ pub fn parallel_map<T: Sync, U: Send>(
     std::thread::scope(|scope| {
         for (item_chunk, slot_chunk) in items.chunks(chunk).zip(slots.chunks_mut(chunk)) {
             let f = &f;
-            scope.spawn(move || {
+            // A refused spawn drops the closure unrun: its slots stay empty (below).
+            let _ = std::thread::Builder::new().spawn_scoped(scope, move || {
                 for (item, slot) in item_chunk.iter().zip(slot_chunk) {
                     *slot = Some(f(item));
                 }
             });
         }
     });
+    // The items of a thread that could not be spawned: computed here, in order.
+    for (item, slot) in items.iter().zip(slots.iter_mut()) {
+        if slot.is_none() {
+            *slot = Some(f(item));
+        }
+    }
     slots
         .into_iter()
         .map(|slot| slot.expect("every slot is filled"))
@@ -275,6 +299,28 @@ pub struct ArmPredictions {
     pub test_labels: Vec<bool>,
     /// Predicted probability of each test row.
     pub test_scores: Vec<f64>,
+    /// Why the scores are no model's ([`fit_failure`]); `None` for a fitted model.
+    pub fit_failure: Option<String>,
+}
+
+/// Why a fit's test scores must not be read as a model's, or `None` when they may: the
+/// solver stopped without meeting its tolerance (iteration limit, stalled line search,
+/// overflow, …), or the model gives every test row the same score, a degenerate solution
+/// whose AUC of 0.5 and zero-width DeLong interval would be facts about the solver, not
+/// about the data.
+pub fn fit_failure(fitted: &FittedLogistic, test_probability: &[f64]) -> Option<String> {
+    if let Some(why) = fitted.stop.failure() {
+        return Some(format!(
+            "the model did not fit: {why} after {} iterations",
+            fitted.iterations
+        ));
+    }
+    let constant = test_probability
+        .windows(2)
+        .all(|w| w[0].to_bits() == w[1].to_bits());
+    (test_probability.len() >= 2 && constant).then(|| {
+        "the fitted model gives every test row the same score (a constant predictor)".to_owned()
+    })
 }
 
 /// Splits, fits and scores one arm (no ablations, no summaries): what label permutations
@@ -292,6 +338,7 @@ pub fn arm_predictions(
         train_labels: labels.train,
         test_rows: prepared.test_rows,
         test_labels: labels.test,
+        fit_failure: fit_failure(&scored.fitted, &scored.test_probability),
         test_scores: scored.test_probability,
     })
 }
@@ -427,6 +474,7 @@ impl PreparedArm {
             &labels.train,
             &labels.test,
             &scored.test_probability,
+            fit_failure(&scored.fitted, &scored.test_probability).as_deref(),
         ))
     }
 
@@ -451,15 +499,21 @@ impl PreparedArm {
             .overlap
             .clone()
             .expect("a full result needs an arm prepared with ablations");
+        let failure = fit_failure(&scored.fitted, &scored.test_probability);
         let metric_values = compute_metrics(
             &experiment.metrics,
             &train_labels,
             &test_labels,
             &scored.test_probability,
+            failure.as_deref(),
         );
 
         let roc_auc_delong = experiment.metrics.contains(&MetricName::RocAuc).then(|| {
-            match metrics::delong(&test_labels, &scored.test_probability) {
+            let delong = match &failure {
+                Some(reason) => Err(reason.clone()),
+                None => metrics::delong(&test_labels, &scored.test_probability),
+            };
+            match delong {
                 Ok(d) => DeLongSummary::Value {
                     se: d.se,
                     ci: [d.ci.0, d.ci.1],
@@ -476,6 +530,7 @@ impl PreparedArm {
                 &train_labels,
                 &test_labels,
                 &ablated.test_probability,
+                fit_failure(&ablated.fitted, &ablated.test_probability).as_deref(),
             );
             let roc_auc_delta = match (metric_values.get("roc_auc"), ablated_metrics.get("roc_auc"))
             {
@@ -608,12 +663,15 @@ fn fit_and_score(
     })
 }
 
-/// The experiment's metrics on test rows, keyed by name.
+/// The experiment's metrics on test rows, keyed by name. With a `fit_failure` (see
+/// [`fit_failure`]) every metric that reads the model's scores is undefined with that
+/// reason; the majority baseline, which reads labels only, keeps its value.
 pub fn compute_metrics(
     names: &[MetricName],
     train_labels: &[bool],
     test_labels: &[bool],
     test_probability: &[f64],
+    fit_failure: Option<&str>,
 ) -> BTreeMap<String, MetricValue> {
     let predicted: Vec<bool> = test_probability.iter().map(|&p| p >= 0.5).collect();
     let accuracy = metrics::accuracy(test_labels, &predicted);
@@ -621,6 +679,9 @@ pub fn compute_metrics(
     names
         .iter()
         .map(|&name| {
+            if let (Some(reason), true) = (fit_failure, name.depends_on_model()) {
+                return (name.as_str().to_owned(), MetricValue::undefined(reason));
+            }
             let value = match name {
                 MetricName::RocAuc => metrics::roc_auc(test_labels, test_probability),
                 MetricName::Accuracy => accuracy.clone(),

@@ -243,6 +243,12 @@ impl Table {
         self.label.len()
     }
 
+    /// Number of columns of the file it was read from: entity, label, features, time and
+    /// every other column.
+    pub fn n_columns(&self) -> usize {
+        2 + self.feature_names.len() + usize::from(self.time.is_some()) + self.extra.len()
+    }
+
     /// Number of distinct entities.
     pub fn n_entities(&self) -> usize {
         self.entity_ids.len()

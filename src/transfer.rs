@@ -265,6 +265,7 @@ fn separation(
                 &p.train_labels,
                 &p.test_labels,
                 &p.test_scores,
+                p.fit_failure.as_deref(),
             );
             let value = m
                 .get(MetricName::MajorityBaselineAccuracy.as_str())

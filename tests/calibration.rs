@@ -280,8 +280,13 @@ fn arm_metrics(pack: &Pack, table: &counterlab::pack::Table, e: &Experiment) -> 
     let mut out = ArmMetrics::new();
     for (i, arm) in e.arms.iter().enumerate() {
         let p = run::arm_predictions(pack, table, e, i).unwrap();
-        let metrics =
-            run::compute_metrics(&e.metrics, &p.train_labels, &p.test_labels, &p.test_scores);
+        let metrics = run::compute_metrics(
+            &e.metrics,
+            &p.train_labels,
+            &p.test_labels,
+            &p.test_scores,
+            p.fit_failure.as_deref(),
+        );
         out.insert(
             arm.name.clone(),
             metrics

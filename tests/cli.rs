@@ -86,7 +86,7 @@ fn metrics_bad_score_is_a_data_error_naming_the_row() {
     let o = counterlab(&["metrics", &file, "--label", "y", "--score", "score"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("column \"score\" not found"),
+        stderr(&o).contains("column \"score\": column not found in the header"),
         "{}",
         stderr(&o)
     );
@@ -150,7 +150,7 @@ fn run_with_packs_dir_and_invalid_experiment() {
     let bad = write(
         dir.path(),
         "e.json",
-        r#"{"format":"counterlab.experiment/1","pack":"entity-leakage","seed":1,"model":{"kind":"logistic","c":-1},"arms":[],"metrics":["roc_auc"]}"#,
+        r#"{"format":"counterlab.experiment/1","pack":"entity-leakage","seed":1,"model":{"kind":"logistic","c":-1},"arms":[{"name":"a","split":{"kind":"random_rows","test_fraction":0.25}}],"metrics":["roc_auc"]}"#,
     );
     let o = counterlab(&["run", &bad, "--packs", "fixtures/packs"]);
     assert_eq!(o.status.code(), Some(1));
@@ -158,7 +158,7 @@ fn run_with_packs_dir_and_invalid_experiment() {
     let unknown = write(
         dir.path(),
         "u.json",
-        r#"{"format":"counterlab.experiment/1","pack":"no-such-pack","seed":1,"model":{"kind":"logistic","c":1},"arms":[],"metrics":["roc_auc"]}"#,
+        r#"{"format":"counterlab.experiment/1","pack":"no-such-pack","seed":1,"model":{"kind":"logistic","c":1},"arms":[{"name":"a","split":{"kind":"random_rows","test_fraction":0.25}}],"metrics":["roc_auc"]}"#,
     );
     let o = counterlab(&["run", &unknown]);
     assert_eq!(o.status.code(), Some(2));

@@ -122,7 +122,7 @@ impl CaseOptions {
             o.max_payload_bytes = v;
         }
         if let Some(v) = self.max_rows {
-            o.max_rows = v;
+            o.fixture.max_rows = v;
         }
         if let Some(v) = self.max_work {
             o.max_work = v;

@@ -385,9 +385,6 @@ fn apply(fixture: &Fixture, path: &[Seg], edit: &Edit, pretty: bool) -> Vec<u8> 
 ///    and an explicit `"features": null` is an absent `features`.
 fn normal_form(value: &Value) -> Value {
     let mut value = value.clone();
-    if let Some(kernel) = value.get_mut("kernel").and_then(Value::as_object_mut) {
-        kernel.insert("version".into(), Value::Null);
-    }
     if let Ok(experiment) = serde_json::from_value::<Experiment>(value["experiment"].clone()) {
         value["experiment"] = serde_json::to_value(&experiment).unwrap();
     }
@@ -665,9 +662,8 @@ fn a_nan_literal_is_rejected_at_parse_with_its_path() {
 }
 
 /// The edits `normal_form` and `is_equivalent_experiment` forgive, pinned: each still
-/// verifies as SUPPORTS although the payload's text changed (and, for the version and the
-/// explicit null, its canonical hash; whether `1` and `1.0` hash alike is up to `canon`'s
-/// number encoding). When a rule starts refusing one of them, this test fails: drop it
+/// verifies as SUPPORTS although the payload's text changed (whether `1` and `1.0` hash
+/// alike is up to `canon`'s number encoding). When a rule starts refusing one of them, this test fails: drop it
 /// here and in `normal_form` (and in fuzz/src/lib.rs).
 #[test]
 fn known_semantic_noops_still_verify() {
@@ -685,17 +681,9 @@ fn known_semantic_noops_still_verify() {
         })
         .expect("a bundled payload verifies as SUPPORTS at K = 19");
     type NamedEdit = (&'static str, fn(&mut Value));
-    let edits: [NamedEdit; 3] = [
-        ("kernel.version", |v| {
-            v["kernel"]["version"] = Value::from("0.0.0-not-this-one")
-        }),
-        ("c as an integer", |v| {
-            v["experiment"]["model"]["c"] = Value::from(1)
-        }),
-        ("explicit null features", |v| {
-            v["experiment"]["features"] = Value::Null
-        }),
-    ];
+    let edits: [NamedEdit; 1] = [("c as an integer", |v| {
+        v["experiment"]["model"]["c"] = Value::from(1)
+    })];
     assert_eq!(fixture.value["experiment"]["model"]["c"], Value::from(1.0));
     assert!(fixture.value["experiment"].get("features").is_none());
     for (name, edit) in edits {
@@ -713,6 +701,28 @@ fn known_semantic_noops_still_verify() {
             hash_value(HashKind::Payload, &normal_form(&fixture.value)),
             "{name}"
         );
+    }
+    // Forgiven once, refused since verifier/3: another kernel version is an unsupported
+    // case, an explicit null where the schema wants a list is malformed.
+    type RefusedEdit = (&'static str, fn(&mut Value), &'static str);
+    let refused: [RefusedEdit; 2] = [
+        (
+            "kernel.version",
+            |v| v["kernel"]["version"] = Value::from("0.0.0-not-this-one"),
+            "INCONCLUSIVE",
+        ),
+        (
+            "explicit null features",
+            |v| v["experiment"]["features"] = Value::Null,
+            "REJECTED",
+        ),
+    ];
+    for (name, edit, verdict) in refused {
+        let mut value = fixture.value.clone();
+        edit(&mut value);
+        let report =
+            counterlab::verify(&serde_json::to_vec(&value).unwrap(), &world.packs, &options);
+        assert_eq!(report.verdict().as_str(), verdict, "{name}");
     }
     // An equivalent experiment (finding 5): the first arm's `test_fraction` one ulp lower
     // selects the same rows, so the recorded results are that experiment's too. A
@@ -747,12 +757,32 @@ fn known_semantic_noops_still_verify() {
 /// fuzz/regressions/unbounded-recompute-over-fuzz-budget.json: 40 arms × 101 identity
 /// ablations, far over a budget of 2·10⁶ work units. Before 477479c `budget.work` said so,
 /// but `recompute.equal` and `determinism.rerun` still fitted 2 × 4,040 models (~100 s).
+/// Since verifier/3 the schema refuses more than 16 arms (and 32 ablations) outright; cut
+/// to those limits, the payload is still far over this budget, and nothing is fitted.
 #[test]
 fn an_over_budget_payload_is_not_recomputed() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fuzz/regressions/unbounded-recompute-over-fuzz-budget.json");
-    // Re-hash the recorded results, so that only the budget can stand in the way.
     let mut value: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let report = counterlab::verify(
+        &serde_json::to_vec(&value).unwrap(),
+        &world().packs,
+        &fast(),
+    );
+    assert_eq!(status(&report, "payload.schema"), Status::Fail);
+    assert_eq!(
+        report.check("payload.schema").unwrap().counterexamples[0].witness["path"],
+        "$.experiment.ablations"
+    );
+    value["experiment"]["arms"]
+        .as_array_mut()
+        .unwrap()
+        .truncate(16);
+    value["experiment"]["ablations"]
+        .as_array_mut()
+        .unwrap()
+        .truncate(32);
+    // Re-hash the recorded results, so that only the budget can stand in the way.
     value["result_hash"] = Value::from(hash_value(HashKind::Result, &value["results"]));
     let options = VerifyOptions {
         max_work: 2_000_000,
@@ -775,7 +805,7 @@ fn an_over_budget_payload_is_not_recomputed() {
 
 /// fuzz/regressions/boundary-cell-axes-key-renamed.json (found by `verify_bytes`): a
 /// recorded cell whose `axes` names `pervalence` instead of `prevalence`, with two hashes
-/// broken, so the map is rejected before recomputation and the chart is derived from the
+/// broken (one no longer 64 hex digits), so the map is rejected before recomputation and the chart is derived from the
 /// recorded cells. That indexed the cell's axes by the sweep's knob and panicked; now
 /// `chart.provenance` fails with the cell as witness.
 #[test]
@@ -783,7 +813,15 @@ fn a_recorded_cell_without_the_sweeps_knob_is_rejected_not_a_panic() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fuzz/regressions/boundary-cell-axes-key-renamed.json");
     let bytes = std::fs::read(path).unwrap();
+    // As found, one broken hash is not even 64 hex digits: since verifier/3 the schema
+    // refuses it first.
     let report = counterlab::verify(&bytes, &world().packs, &fast());
+    assert_eq!(status(&report, "payload.schema"), Status::Fail);
+    // With that hash well-formed (and still wrong), the map reaches the chart check.
+    let text = String::from_utf8(bytes)
+        .unwrap()
+        .replace("3078[747db853", "3078747db853");
+    let report = counterlab::verify(text.as_bytes(), &world().packs, &fast());
     assert_well_formed(&report, "renamed knob");
     assert_eq!(status(&report, "recompute.equal"), Status::Skipped);
     assert_eq!(status(&report, "chart.provenance"), Status::Fail);

@@ -122,7 +122,7 @@ fn invalid_experiments_name_the_json_path() {
     let cases = [
         (
             base.replace("\"seed\":7", "\"seed\":7,\"colour\":1"),
-            "unknown field `colour`",
+            "$.colour: unknown key \"colour\"",
         ),
         (
             base.replace("counterlab.experiment/1", "counterlab.experiment/2"),
@@ -140,7 +140,7 @@ fn invalid_experiments_name_the_json_path() {
         ),
         (
             base.replacen("\"test_fraction\":0.25", "\"column\":\"is_test\"", 1),
-            "unknown field `column`",
+            "$.arms[0].split: missing required key \"test_fraction\"",
         ),
         (
             base.replace("\"at_least\":0.0", "\"at_least\":0.0,\"arm\":\"x\""),

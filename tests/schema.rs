@@ -2,17 +2,9 @@
 //! must match `docs/payload.schema.json`, every report `docs/report.schema.json`, and the
 //! checker must refuse what the schemas forbid (so these tests can fail).
 //!
-//! The checker is a small, self-contained validator for the subset of JSON Schema
-//! (draft 2020-12) the two schemas use: `type`, `enum`, `const`, `properties`, `required`,
-//! `additionalProperties`, `minProperties`, `items`, `minItems`, `maxItems`, `uniqueItems`,
-//! `minLength`, `maxLength`, `pattern` (anchored, character classes and quantifiers only),
-//! `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `oneOf` and `$ref` to
-//! `#/$defs/…`. A schema that uses any other keyword makes the tests panic, so the schemas
-//! cannot silently rely on something this checker ignores.
-//!
-//! One deliberate strictness: `"integer"` means a JSON number serde_json reads as an
-//! integer (no fraction, no exponent). The canonical encoding tells `1` and `1.0` apart,
-//! so a count written as `3.0` would hash differently and is refused here too.
+//! The checker is the library's own validator (`counterlab::schema`, the one `verify`
+//! enforces), run on the files in `docs/`; it refuses a schema that uses a keyword it
+//! does not enforce, so the schemas cannot silently rely on something it ignores.
 
 use std::path::{Path, PathBuf};
 
@@ -29,148 +21,40 @@ use crate::canon::registered_experiments;
 use crate::common::{write_pack, TempDir};
 
 // ---------------------------------------------------------------------------------------
-// The checker.
+// The checker: the library's own validator (src/schema.rs), loaded from the files in
+// docs/ as a reader sees them (the verifier embeds the same files at build time).
 
-/// Keywords that only annotate (never constrain).
-const ANNOTATIONS: &[&str] = &[
-    "$schema",
-    "$id",
-    "$comment",
-    "title",
-    "description",
-    "$defs",
-];
-
-/// Keywords the checker enforces.
-const ASSERTIONS: &[&str] = &[
-    "$ref",
-    "type",
-    "enum",
-    "const",
-    "properties",
-    "required",
-    "additionalProperties",
-    "minProperties",
-    "items",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "oneOf",
-];
-
-/// A loaded schema document.
+/// A schema file of `docs/`.
 pub struct Schema {
+    inner: counterlab::schema::Schema,
     root: Value,
     name: String,
 }
 
 impl Schema {
-    /// Loads `docs/<name>` and checks that it uses only keywords this checker enforces.
+    /// Loads and audits `docs/<name>`.
     pub fn load(name: &str) -> Schema {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("docs")
             .join(name);
         let text =
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let root: Value =
-            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let schema = Schema {
-            root,
+        let inner = counterlab::schema::Schema::from_json(name, &text)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        Schema {
+            root: inner.root().clone(),
+            inner,
             name: name.to_owned(),
-        };
-        schema.audit(&schema.root, "#");
-        if let Some(defs) = schema.root.get("$defs") {
-            for (key, def) in defs.as_object().expect("$defs is an object") {
-                schema.audit(def, &format!("#/$defs/{key}"));
-            }
         }
-        schema
-    }
-
-    /// Panics on any keyword outside the supported subset, anywhere in the schema.
-    fn audit(&self, schema: &Value, at: &str) {
-        let map = match schema {
-            Value::Bool(_) => return,
-            Value::Object(map) => map,
-            other => panic!(
-                "{}: {at}: a schema must be an object or a boolean, found {other}",
-                self.name
-            ),
-        };
-        for (key, value) in map {
-            assert!(
-                ANNOTATIONS.contains(&key.as_str()) || ASSERTIONS.contains(&key.as_str()),
-                "{}: {at}: keyword {key:?} is not supported by tests/schema.rs",
-                self.name
-            );
-            match key.as_str() {
-                "properties" => {
-                    for (name, sub) in value.as_object().expect("properties is an object") {
-                        self.audit(sub, &format!("{at}/properties/{name}"));
-                    }
-                }
-                "additionalProperties" | "items" => self.audit(value, &format!("{at}/{key}")),
-                "oneOf" => {
-                    for (i, sub) in value
-                        .as_array()
-                        .expect("oneOf is an array")
-                        .iter()
-                        .enumerate()
-                    {
-                        self.audit(sub, &format!("{at}/oneOf/{i}"));
-                    }
-                }
-                "$ref" => {
-                    self.resolve(value.as_str().expect("$ref is a string"));
-                }
-                "pattern" => {
-                    Pattern::parse(value.as_str().expect("pattern is a string"));
-                }
-                "type" => {
-                    let names: Vec<&Value> = match value {
-                        Value::Array(items) => items.iter().collect(),
-                        one => vec![one],
-                    };
-                    for name in names {
-                        let name = name.as_str().expect("type names are strings");
-                        assert!(
-                            ["null", "boolean", "object", "array", "number", "integer", "string"]
-                                .contains(&name),
-                            "{}: {at}: unknown type {name:?}",
-                            self.name
-                        );
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-
-    fn resolve(&self, reference: &str) -> &Value {
-        let name = reference.strip_prefix("#/$defs/").unwrap_or_else(|| {
-            panic!(
-                "{}: only #/$defs/… references are supported: {reference}",
-                self.name
-            )
-        });
-        self.root
-            .get("$defs")
-            .and_then(|defs| defs.get(name))
-            .unwrap_or_else(|| panic!("{}: dangling $ref {reference}", self.name))
     }
 
     /// Every violation of the schema by `instance`, each with its JSON path.
     pub fn errors(&self, instance: &Value) -> Vec<String> {
-        let mut out = Vec::new();
-        self.check(&self.root, instance, "$", &mut out);
-        out
+        self.inner
+            .violations(instance)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
     }
 
     /// Panics with every violation when `instance` does not match.
@@ -182,333 +66,6 @@ impl Schema {
             self.name,
             errors.join("\n  ")
         );
-    }
-
-    fn check(&self, schema: &Value, v: &Value, path: &str, out: &mut Vec<String>) {
-        let map = match schema {
-            Value::Bool(true) => return,
-            Value::Bool(false) => {
-                out.push(format!("{path}: no value is allowed here"));
-                return;
-            }
-            Value::Object(map) => map,
-            _ => unreachable!("audited"),
-        };
-        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
-            self.check(self.resolve(reference), v, path, out);
-        }
-        if let Some(types) = map.get("type") {
-            let names: Vec<&str> = match types {
-                Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
-                one => vec![one.as_str().expect("audited")],
-            };
-            if !names.iter().any(|t| type_matches(t, v)) {
-                out.push(format!(
-                    "{path}: expected type {}, found {}",
-                    names.join(" or "),
-                    short(v)
-                ));
-                return;
-            }
-        }
-        if let Some(options) = map.get("enum").and_then(Value::as_array) {
-            if !options.contains(v) {
-                out.push(format!(
-                    "{path}: {} is not one of {}",
-                    short(v),
-                    Value::Array(options.clone())
-                ));
-            }
-        }
-        if let Some(expected) = map.get("const") {
-            if v != expected {
-                out.push(format!("{path}: expected {expected}, found {}", short(v)));
-            }
-        }
-        if let Some(options) = map.get("oneOf").and_then(Value::as_array) {
-            let mut branch_errors = Vec::new();
-            let mut matching = 0;
-            for (i, option) in options.iter().enumerate() {
-                let mut errs = Vec::new();
-                self.check(option, v, path, &mut errs);
-                if errs.is_empty() {
-                    matching += 1;
-                } else {
-                    branch_errors.push(format!("[branch {i}: {}]", errs.join("; ")));
-                }
-            }
-            if matching != 1 {
-                out.push(format!(
-                    "{path}: matches {matching} of {} oneOf branches (exactly one required) {}",
-                    options.len(),
-                    branch_errors.join(" ")
-                ));
-            }
-        }
-        match v {
-            Value::Object(object) => self.check_object(map, object, path, out),
-            Value::Array(items) => self.check_array(map, items, path, out),
-            Value::String(s) => {
-                let len = s.chars().count() as u64;
-                if let Some(min) = map.get("minLength").and_then(Value::as_u64) {
-                    if len < min {
-                        out.push(format!("{path}: shorter than {min} characters"));
-                    }
-                }
-                if let Some(max) = map.get("maxLength").and_then(Value::as_u64) {
-                    if len > max {
-                        out.push(format!("{path}: longer than {max} characters"));
-                    }
-                }
-                if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
-                    if !Pattern::parse(pattern).matches(s) {
-                        out.push(format!("{path}: {s:?} does not match {pattern}"));
-                    }
-                }
-            }
-            Value::Number(n) => {
-                let x = n.as_f64().expect("a JSON number");
-                let bound = |key: &str| map.get(key).and_then(Value::as_f64);
-                if let Some(min) = bound("minimum") {
-                    if x < min {
-                        out.push(format!("{path}: {x} < minimum {min}"));
-                    }
-                }
-                if let Some(max) = bound("maximum") {
-                    if x > max {
-                        out.push(format!("{path}: {x} > maximum {max}"));
-                    }
-                }
-                if let Some(min) = bound("exclusiveMinimum") {
-                    if x <= min {
-                        out.push(format!("{path}: {x} <= exclusiveMinimum {min}"));
-                    }
-                }
-                if let Some(max) = bound("exclusiveMaximum") {
-                    if x >= max {
-                        out.push(format!("{path}: {x} >= exclusiveMaximum {max}"));
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn check_object(
-        &self,
-        map: &serde_json::Map<String, Value>,
-        object: &serde_json::Map<String, Value>,
-        path: &str,
-        out: &mut Vec<String>,
-    ) {
-        if let Some(required) = map.get("required").and_then(Value::as_array) {
-            for key in required.iter().filter_map(Value::as_str) {
-                if !object.contains_key(key) {
-                    out.push(format!("{path}: missing required key {key:?}"));
-                }
-            }
-        }
-        if let Some(min) = map.get("minProperties").and_then(Value::as_u64) {
-            if (object.len() as u64) < min {
-                out.push(format!("{path}: fewer than {min} keys"));
-            }
-        }
-        let properties = map.get("properties").and_then(Value::as_object);
-        for (key, value) in object {
-            let child = format!("{path}.{key}");
-            match properties.and_then(|p| p.get(key)) {
-                Some(sub) => self.check(sub, value, &child, out),
-                None => match map.get("additionalProperties") {
-                    Some(Value::Bool(false)) => out.push(format!("{path}: unknown key {key:?}")),
-                    Some(sub) => self.check(sub, value, &child, out),
-                    None => {}
-                },
-            }
-        }
-    }
-
-    fn check_array(
-        &self,
-        map: &serde_json::Map<String, Value>,
-        items: &[Value],
-        path: &str,
-        out: &mut Vec<String>,
-    ) {
-        let len = items.len() as u64;
-        if let Some(min) = map.get("minItems").and_then(Value::as_u64) {
-            if len < min {
-                out.push(format!("{path}: {len} items, fewer than {min}"));
-            }
-        }
-        if let Some(max) = map.get("maxItems").and_then(Value::as_u64) {
-            if len > max {
-                out.push(format!("{path}: {len} items, more than {max}"));
-            }
-        }
-        if map.get("uniqueItems") == Some(&Value::Bool(true)) {
-            for (i, a) in items.iter().enumerate() {
-                if items[..i].contains(a) {
-                    out.push(format!("{path}[{i}]: duplicate item {}", short(a)));
-                }
-            }
-        }
-        if let Some(sub) = map.get("items") {
-            for (i, item) in items.iter().enumerate() {
-                self.check(sub, item, &format!("{path}[{i}]"), out);
-            }
-        }
-    }
-}
-
-fn type_matches(name: &str, v: &Value) -> bool {
-    match name {
-        "null" => v.is_null(),
-        "boolean" => v.is_boolean(),
-        "object" => v.is_object(),
-        "array" => v.is_array(),
-        "string" => v.is_string(),
-        "number" => v.is_number(),
-        "integer" => v.is_i64() || v.is_u64(),
-        other => unreachable!("audited type {other}"),
-    }
-}
-
-fn short(v: &Value) -> String {
-    let text = v.to_string();
-    if text.chars().count() > 60 {
-        format!("{}…", text.chars().take(60).collect::<String>())
-    } else {
-        text
-    }
-}
-
-/// An anchored regular expression of the simplest kind: `^`, then literals (`\`-escapes
-/// allowed) and character classes (`[a-z0-9-]`, no negation), each optionally followed by
-/// `{n}`, `{n,m}`, `+`, `*` or `?`, then `$`. Anything else panics.
-struct Pattern {
-    atoms: Vec<Atom>,
-}
-
-/// One position of a [`Pattern`]: a set of character ranges, repeated `min..=max` times.
-struct Atom {
-    ranges: Vec<(char, char)>,
-    min: usize,
-    max: usize,
-}
-
-impl Pattern {
-    fn parse(pattern: &str) -> Pattern {
-        let body = pattern
-            .strip_prefix('^')
-            .and_then(|p| p.strip_suffix('$'))
-            .unwrap_or_else(|| panic!("pattern {pattern:?} must be anchored with ^…$"));
-        let chars: Vec<char> = body.chars().collect();
-        let mut atoms = Vec::new();
-        let mut i = 0;
-        while i < chars.len() {
-            let class = match chars[i] {
-                '[' => {
-                    let end = chars[i..]
-                        .iter()
-                        .position(|&c| c == ']')
-                        .map(|p| p + i)
-                        .unwrap_or_else(|| panic!("pattern {pattern:?}: unclosed ["));
-                    let inner = &chars[i + 1..end];
-                    assert!(
-                        inner.first() != Some(&'^'),
-                        "pattern {pattern:?}: negated classes are not supported"
-                    );
-                    let mut ranges = Vec::new();
-                    let mut k = 0;
-                    while k < inner.len() {
-                        if k + 2 < inner.len() && inner[k + 1] == '-' {
-                            ranges.push((inner[k], inner[k + 2]));
-                            k += 3;
-                        } else {
-                            ranges.push((inner[k], inner[k]));
-                            k += 1;
-                        }
-                    }
-                    i = end + 1;
-                    ranges
-                }
-                '\\' => {
-                    let c = *chars
-                        .get(i + 1)
-                        .unwrap_or_else(|| panic!("pattern {pattern:?}: trailing \\"));
-                    assert!(
-                        !c.is_ascii_alphanumeric(),
-                        "pattern {pattern:?}: \\{c} classes are not supported"
-                    );
-                    i += 2;
-                    vec![(c, c)]
-                }
-                c if "().|*+?{}$^".contains(c) => {
-                    panic!("pattern {pattern:?}: {c:?} is not supported here")
-                }
-                c => {
-                    i += 1;
-                    vec![(c, c)]
-                }
-            };
-            let (min, max) = match chars.get(i) {
-                Some('+') => {
-                    i += 1;
-                    (1, usize::MAX)
-                }
-                Some('*') => {
-                    i += 1;
-                    (0, usize::MAX)
-                }
-                Some('?') => {
-                    i += 1;
-                    (0, 1)
-                }
-                Some('{') => {
-                    let end = chars[i..]
-                        .iter()
-                        .position(|&c| c == '}')
-                        .map(|p| p + i)
-                        .unwrap_or_else(|| panic!("pattern {pattern:?}: unclosed {{"));
-                    let text: String = chars[i + 1..end].iter().collect();
-                    i = end + 1;
-                    let number = |t: &str| {
-                        t.trim().parse::<usize>().unwrap_or_else(|_| {
-                            panic!("pattern {pattern:?}: bad quantifier {{{text}}}")
-                        })
-                    };
-                    match text.split_once(',') {
-                        None => (number(&text), number(&text)),
-                        Some((a, b)) => (number(a), number(b)),
-                    }
-                }
-                _ => (1, 1),
-            };
-            atoms.push(Atom {
-                ranges: class,
-                min,
-                max,
-            });
-        }
-        Pattern { atoms }
-    }
-
-    fn matches(&self, text: &str) -> bool {
-        let chars: Vec<char> = text.chars().collect();
-        self.match_from(0, &chars)
-    }
-
-    /// Backtracking match of atoms[k..] against the whole of `rest`.
-    fn match_from(&self, k: usize, rest: &[char]) -> bool {
-        let Some(atom) = self.atoms.get(k) else {
-            return rest.is_empty();
-        };
-        let in_class = |c: char| atom.ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi);
-        let run = rest.iter().take_while(|&&c| in_class(c)).count();
-        let most = run.min(atom.max);
-        (atom.min..=most)
-            .rev()
-            .any(|n| self.match_from(k + 1, &rest[n..]))
     }
 }
 
@@ -914,21 +471,4 @@ fn the_checker_refuses_what_the_schemas_forbid() {
     refused(&s, &good, "another format", |p| {
         p["format"] = json!("counterlab.payload/2")
     });
-}
-
-#[test]
-fn the_pattern_subset_behaves() {
-    let hash = Pattern::parse("^[0-9a-f]{64}$");
-    assert!(hash.matches(&"0a".repeat(32)));
-    assert!(!hash.matches(&"0A".repeat(32)));
-    assert!(!hash.matches(&"0a".repeat(31)));
-    let id = Pattern::parse("^[a-z0-9-]+$");
-    assert!(id.matches("entity-leakage") && !id.matches("") && !id.matches("Entity"));
-    let mixed = Pattern::parse("^v[0-9]+\\.[0-9]{1,2}x?$");
-    assert!(
-        mixed.matches("v1.2")
-            && mixed.matches("v10.23x")
-            && !mixed.matches("v1.234")
-            && !mixed.matches("v1x2")
-    );
 }

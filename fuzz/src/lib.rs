@@ -698,9 +698,6 @@ pub fn normal_form(value: &Value) -> Value {
     if std::env::var_os("COUNTERLAB_FUZZ_STRICT").is_some() {
         return value;
     }
-    if let Some(kernel) = value.get_mut("kernel").and_then(Value::as_object_mut) {
-        kernel.insert("version".into(), Value::Null);
-    }
     if let Ok(experiment) = serde_json::from_value::<Experiment>(value["experiment"].clone()) {
         value["experiment"] = serde_json::to_value(&experiment).expect("an experiment encodes");
     }

@@ -4,7 +4,6 @@
 use std::path::Path;
 
 use counterlab::boundary::{self, BoundaryMap};
-use counterlab::RunOptions;
 
 use super::{fail, fail_usage, load_packs, style, EXIT_OK};
 
@@ -20,10 +19,9 @@ pub(crate) struct BoundaryArgs<'a> {
 }
 
 pub(crate) fn command(args: &BoundaryArgs<'_>) -> i32 {
-    let threads = match args.threads {
-        Some(0) => return fail_usage("--threads must be at least 1"),
-        Some(t) => t,
-        None => RunOptions::default().threads,
+    let threads = match super::threads_option(args.threads) {
+        Ok(t) => t,
+        Err(code) => return code,
     };
     let packs = match load_packs(args.packs, Some(&[args.pack])) {
         Ok(p) => p,
@@ -69,15 +67,16 @@ pub(crate) fn command(args: &BoundaryArgs<'_>) -> i32 {
 }
 
 fn print_human(map: &BoundaryMap) {
-    outln!("{}", style::bold(&map.boundary.title));
+    outln!("{}", style::bold(&style::safe(&map.boundary.title)));
     let statistic = &map.chart.statistic;
     let direction = match map.experiment.claim {
         Some(counterlab::experiment::Claim::MetricAtMost { .. }) => "≤",
         _ => "≥",
     };
     outln!(
-        "pack {}  ·  claim per cell: {statistic} {direction} {}  ·  K = {} permutations per cell, alpha {}",
+        "pack {}  ·  claim per cell: {} {direction} {}  ·  K = {} permutations per cell, alpha {}",
         map.pack.id,
+        style::safe(statistic),
         map.chart.threshold,
         map.boundary.permutations,
         map.boundary.alpha

@@ -4,33 +4,51 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use counterlab::csv_input::StrictCsv;
 use counterlab::metrics::{self, MetricValue};
 use counterlab::pack::parse_finite;
 
-use super::{fail_usage, EXIT_DATA, EXIT_OK};
+use super::style::safe;
+use super::{fail, fail_usage, read_input, EXIT_OK};
+
+/// The default of `--max-bytes`: 64 MiB, a few million predictions.
+pub(crate) const DEFAULT_MAX_BYTES: u64 = 64 << 20;
+
+/// The largest `--max-bytes` accepted.
+const MAX_BYTES_LIMIT: u64 = u32::MAX as u64;
+
+/// `metrics` as given on the command line.
+pub(crate) struct MetricsArgs<'a> {
+    pub(crate) path: &'a Path,
+    pub(crate) label: &'a str,
+    pub(crate) score: &'a str,
+    pub(crate) positive: &'a str,
+    pub(crate) threshold: f64,
+    pub(crate) max_bytes: u64,
+    pub(crate) json: bool,
+}
 
 /// Reads labels and scores, then prints the metrics (table or JSON, keys as FORMATS).
-pub(crate) fn command(
-    path: &Path,
-    label: &str,
-    score: &str,
-    positive: &str,
-    threshold: f64,
-    json: bool,
-) -> i32 {
-    if !threshold.is_finite() {
+pub(crate) fn command(args: &MetricsArgs<'_>) -> i32 {
+    if !args.threshold.is_finite() {
         return fail_usage("--threshold must be a finite number");
     }
-    let (labels, scores) = match read_predictions(path, label, score, positive) {
-        Ok(v) => v,
-        Err(Failure::Usage(m)) => return fail_usage(&m),
-        Err(Failure::Data(m)) => {
-            eprintln!("{} {m}", super::style::error_tag());
-            return EXIT_DATA;
-        }
+    if !(1..=MAX_BYTES_LIMIT).contains(&args.max_bytes) {
+        return fail_usage(&format!(
+            "--max-bytes must lie in 1..={MAX_BYTES_LIMIT}, found {}",
+            args.max_bytes
+        ));
+    }
+    let bytes = match read_input(args.path, args.max_bytes, "--max-bytes") {
+        Ok(b) => b,
+        Err(code) => return code,
     };
-    let report = metrics_json(&labels, &scores, threshold);
-    if json {
+    let (labels, scores) = match read_predictions(args, &bytes) {
+        Ok(v) => v,
+        Err(e) => return fail(&e),
+    };
+    let report = metrics_json(&labels, &scores, args.threshold);
+    if args.json {
         outln!(
             "{}",
             serde_json::to_string_pretty(&report).expect("a JSON value encodes")
@@ -41,61 +59,43 @@ pub(crate) fn command(
     EXIT_OK
 }
 
-enum Failure {
-    Usage(String),
-    Data(String),
-}
-
+/// Labels (`== positive`) and scores of every row, read strictly (duplicate header names,
+/// ragged rows, non-UTF-8 cells and bare CR line ends refused with their row).
 fn read_predictions(
-    path: &Path,
-    label: &str,
-    score: &str,
-    positive: &str,
-) -> Result<(Vec<bool>, Vec<f64>), Failure> {
-    let file = std::fs::File::open(path)
-        .map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))?;
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_reader(file);
-    let headers = reader
-        .headers()
-        .map_err(|e| Failure::Data(format!("{}: {e}", path.display())))?
-        .clone();
-    let column = |name: &str| {
-        headers.iter().position(|h| h == name).ok_or_else(|| {
-            Failure::Data(format!(
-                "{}: column {name:?} not found in the header",
-                path.display()
-            ))
-        })
-    };
-    let (label_at, score_at) = (column(label)?, column(score)?);
+    args: &MetricsArgs<'_>,
+    bytes: &[u8],
+) -> Result<(Vec<bool>, Vec<f64>), counterlab::Error> {
+    // Every row takes at least 2 bytes, so the byte budget bounds the rows.
+    let mut csv = StrictCsv::new(args.path, bytes, 1 << 16, bytes.len())?;
+    let (label_at, score_at) = (csv.column(args.label)?, csv.column(args.score)?);
     let mut labels = Vec::new();
     let mut scores = Vec::new();
-    for (i, record) in reader.records().enumerate() {
-        let row = i + 1;
-        let record =
-            record.map_err(|e| Failure::Data(format!("{}: row {row}: {e}", path.display())))?;
-        let cell = |at: usize, name: &str| -> Result<String, Failure> {
-            match record.get(at) {
-                Some(text) if !text.is_empty() => Ok(text.to_owned()),
-                _ => Err(Failure::Data(format!(
-                    "{}: row {row}, column {name:?}: missing value",
-                    path.display()
-                ))),
+    let mut record = csv::ByteRecord::new();
+    while let Some(row) = csv.next_row(&mut record)? {
+        let cell = |at: usize| -> Result<&str, counterlab::Error> {
+            match csv.cell(&record, row, at)? {
+                "" => Err(counterlab::Error::data(
+                    args.path,
+                    Some(row),
+                    Some(&csv.header()[at]),
+                    "missing value",
+                )),
+                text => Ok(text),
             }
         };
-        labels.push(cell(label_at, label)? == positive);
-        let text = cell(score_at, score)?;
-        scores.push(parse_finite(&text).map_err(|m| {
-            Failure::Data(format!(
-                "{}: row {row}, column {score:?}: {m}",
-                path.display()
-            ))
+        labels.push(cell(label_at)? == args.positive);
+        let text = cell(score_at)?;
+        scores.push(parse_finite(text).map_err(|message| {
+            counterlab::Error::data(args.path, Some(row), Some(args.score), message)
         })?);
     }
     if labels.is_empty() {
-        return Err(Failure::Data(format!("{}: no data rows", path.display())));
+        return Err(counterlab::Error::data(
+            args.path,
+            None,
+            None,
+            "no data rows",
+        ));
     }
     Ok((labels, scores))
 }
@@ -182,6 +182,6 @@ fn print_table(report: &Value) {
         outln!("{key:<28} {}", show(key));
     }
     if let Some(reason) = report.get("undefined").and_then(Value::as_str) {
-        outln!("{:<28} {reason}", "undefined");
+        outln!("{:<28} {}", "undefined", safe(reason));
     }
 }

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 
+use counterlab::pack::LoadLimits;
 use counterlab::{Error, Experiment, Packs, RunOptions};
 
 /// Exit code: success.
@@ -52,7 +53,8 @@ enum Command {
         /// A folder of pack folders (default: fixtures/packs of the working directory).
         #[arg(long)]
         packs: Option<PathBuf>,
-        /// Worker threads (results are identical for any number).
+        /// Worker threads, at least 1 (results are identical for any number; more than 64
+        /// are used as 64).
         #[arg(long)]
         threads: Option<usize>,
     },
@@ -72,19 +74,23 @@ enum Command {
         /// Same report, but exit 0 whatever the verdict.
         #[arg(long)]
         observe: bool,
-        /// Label permutations K for the claim's p-value (default 199).
+        /// Label permutations K for the claim's p-value, 0 to 100000 (default 199).
         #[arg(long)]
         permutations: Option<usize>,
-        /// Seed of every mutation (default 0).
+        /// Seed of every mutation, any u64 (default 0).
         #[arg(long)]
         seed: Option<u64>,
-        /// Significance level (default 0.05).
+        /// Significance level, 0 < alpha <= 0.1 (default 0.05).
         #[arg(long)]
         alpha: Option<f64>,
-        /// Largest payload accepted, in bytes (default 1048576).
+        /// Largest payload accepted, in bytes, 1 to 268435456 (default 1048576).
         #[arg(long)]
         max_payload_bytes: Option<usize>,
-        /// Worker threads (the report is identical for any number).
+        /// Largest work in fit units (rows x (features + 1)^2 per fit), any u64 (default 2e10).
+        #[arg(long)]
+        max_work: Option<u64>,
+        /// Worker threads, at least 1 (the report is identical for any number; more than 64
+        /// are used as 64).
         #[arg(long)]
         threads: Option<usize>,
         /// Write the claim's permutation null (histogram, observed statistic marked) as SVG.
@@ -113,7 +119,8 @@ enum Command {
         /// Write the chart as a Vega-Lite JSON spec to this file.
         #[arg(long)]
         vega: Option<PathBuf>,
-        /// Worker threads (cells are computed in parallel; the map is identical for any number).
+        /// Worker threads, at least 1 (cells are computed in parallel; the map is identical
+        /// for any number; more than 64 are used as 64).
         #[arg(long)]
         threads: Option<usize>,
     },
@@ -146,9 +153,12 @@ enum Command {
         /// The label text of the positive class.
         #[arg(long, default_value = "1")]
         positive: String,
-        /// Predicted positive ⇔ score ≥ threshold.
+        /// Predicted positive ⇔ score ≥ threshold (any finite number).
         #[arg(long, default_value_t = 0.5)]
         threshold: f64,
+        /// Largest predictions file read, in bytes, 1 to 4294967295 (default 67108864).
+        #[arg(long, default_value_t = metrics::DEFAULT_MAX_BYTES)]
+        max_bytes: u64,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -191,6 +201,7 @@ pub(crate) fn main() -> i32 {
             seed,
             alpha,
             max_payload_bytes,
+            max_work,
             threads,
             svg,
             vega,
@@ -203,6 +214,7 @@ pub(crate) fn main() -> i32 {
             seed,
             alpha,
             max_payload_bytes,
+            max_work,
             threads,
             svg: svg.as_deref(),
             vega: vega.as_deref(),
@@ -213,8 +225,17 @@ pub(crate) fn main() -> i32 {
             score,
             positive,
             threshold,
+            max_bytes,
             json,
-        } => metrics::command(&predictions, &label, &score, &positive, threshold, json),
+        } => metrics::command(&metrics::MetricsArgs {
+            path: &predictions,
+            label: &label,
+            score: &score,
+            positive: &positive,
+            threshold,
+            max_bytes,
+            json,
+        }),
         Command::Boundary {
             pack,
             packs,
@@ -243,9 +264,24 @@ pub(crate) fn main() -> i32 {
     }
 }
 
-/// Prints an error and returns its exit code.
+/// Prints an error (terminal-safe: it may quote a file's cells) and returns its exit code.
 pub(crate) fn fail(error: &Error) -> i32 {
-    eprintln!("{} {error}", style::error_tag());
+    eprintln!("{} {}", style::error_tag(), style::safe(&error.to_string()));
+    if error.is_data_error() {
+        EXIT_DATA
+    } else {
+        EXIT_USAGE
+    }
+}
+
+/// [`fail`] with the file the error is about named first.
+pub(crate) fn fail_at(path: &Path, error: &Error) -> i32 {
+    eprintln!(
+        "{} {}: {}",
+        style::error_tag(),
+        style::safe(&path.display().to_string()),
+        style::safe(&error.to_string())
+    );
     if error.is_data_error() {
         EXIT_DATA
     } else {
@@ -255,23 +291,44 @@ pub(crate) fn fail(error: &Error) -> i32 {
 
 /// Prints a usage/I-O problem that is not a library error.
 pub(crate) fn fail_usage(message: &str) -> i32 {
-    eprintln!("{} {message}", style::error_tag());
+    eprintln!("{} {}", style::error_tag(), style::safe(message));
     EXIT_USAGE
 }
 
-/// Discovers the packs under `dir` (default `fixtures/packs`). With `only`, the fixtures
-/// of those packs alone are loaded (every `pack.toml` is still read): a command about one
-/// pack does not pay for parsing the others.
+/// The `--threads` option: at least 1 (the library uses at most
+/// `counterlab::run::MAX_THREADS`), or every core when absent.
+pub(crate) fn threads_option(threads: Option<usize>) -> Result<usize, i32> {
+    match threads {
+        Some(0) => Err(fail_usage("--threads must be at least 1")),
+        Some(t) => Ok(t),
+        None => Ok(RunOptions::default().threads),
+    }
+}
+
+/// Discovers the packs under `dir` (default `fixtures/packs`) and loads the fixtures of
+/// the packs in `only` (every `pack.toml` is still read, and a broken sibling pack never
+/// stops the command), or of every pack when `only` is `None`.
 fn load_packs(dir: Option<&Path>, only: Option<&[&str]>) -> Result<Packs, Error> {
+    load_packs_within(dir, only, &LoadLimits::default())
+}
+
+/// [`load_packs`] with fixture budgets.
+fn load_packs_within(
+    dir: Option<&Path>,
+    only: Option<&[&str]>,
+    limits: &LoadLimits,
+) -> Result<Packs, Error> {
     let dir = dir.unwrap_or(Path::new("fixtures/packs"));
     match only {
-        Some(ids) => Packs::discover_only(dir, ids, &counterlab::pack::LoadLimits::default()),
+        Some(ids) => Packs::discover_only(dir, ids, limits),
         None => Packs::discover(dir),
     }
 }
 
-fn read_file(path: &Path) -> Result<Vec<u8>, i32> {
-    std::fs::read(path).map_err(|e| fail_usage(&format!("{}: {e}", path.display())))
+/// Reads an input file within `budget` bytes (regular files only: a FIFO, a device or a
+/// folder is refused before anything is read).
+fn read_input(path: &Path, budget: u64, flag: &str) -> Result<Vec<u8>, i32> {
+    counterlab::input::read_within(path, budget, flag).map_err(|e| fail(&e))
 }
 
 fn run(
@@ -280,16 +337,17 @@ fn run(
     packs_dir: Option<&Path>,
     threads: Option<usize>,
 ) -> i32 {
-    let bytes = match read_file(experiment_path) {
+    let bytes = match read_input(
+        experiment_path,
+        counterlab::experiment::MAX_EXPERIMENT_BYTES,
+        "",
+    ) {
         Ok(bytes) => bytes,
         Err(code) => return code,
     };
     let experiment = match Experiment::from_json(&bytes) {
         Ok(e) => e,
-        Err(e) => {
-            eprintln!("{} {}: {e}", style::error_tag(), experiment_path.display());
-            return EXIT_DATA;
-        }
+        Err(e) => return fail_at(experiment_path, &e),
     };
     let packs = match load_packs(packs_dir, Some(&[experiment.pack.as_str()])) {
         Ok(p) => p,
@@ -299,23 +357,13 @@ fn run(
         Ok(p) => p,
         Err(e) => return fail(&e),
     };
-    let mut options = RunOptions::default();
-    if let Some(threads) = threads {
-        if threads == 0 {
-            return fail_usage("--threads must be at least 1");
-        }
-        options.threads = threads;
-    }
+    let options = match threads_option(threads) {
+        Ok(threads) => RunOptions { threads },
+        Err(code) => return code,
+    };
     let payload = match counterlab::run_with(pack, &experiment, &options) {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("{} {}: {e}", style::error_tag(), experiment_path.display());
-            return if e.is_data_error() {
-                EXIT_DATA
-            } else {
-                EXIT_USAGE
-            };
-        }
+        Err(e) => return fail_at(experiment_path, &e),
     };
     let text = match payload.to_json_pretty() {
         Ok(t) => t,
@@ -354,6 +402,7 @@ fn print_run_summary(payload: &counterlab::Payload) {
         "{:<18} {:<15} {:>7} {:>7} {:>9}",
         "arm", "split", "train", "test", "overlap"
     );
+    // Arm names come from the experiment: escaped before they reach the terminal.
     for name in &metric_names {
         header.push_str(&format!(" {:>w$}", name, w = name.len().max(9)));
     }
@@ -362,7 +411,7 @@ fn print_run_summary(payload: &counterlab::Payload) {
         let result = &payload.results[&arm.name];
         let mut line = format!(
             "{:<18} {:<15} {:>7} {:>7} {:>9}",
-            arm.name,
+            style::safe(&arm.name),
             result.split.kind,
             result.split.train_rows,
             result.split.test_rows,
@@ -395,11 +444,11 @@ fn list_packs(dir: Option<&Path>) -> i32 {
         outln!(
             "{:<18} {:<18} {:>7} {:>9}  {:<64}  {}",
             pack.id(),
-            pack.manifest().concept,
+            style::safe(&pack.manifest().concept),
             pack.table().n_rows(),
             pack.table().n_entities(),
             pack.fixture_hash(),
-            pack.manifest().title
+            style::safe(&pack.manifest().title)
         );
     }
     EXIT_OK

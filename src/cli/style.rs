@@ -28,3 +28,43 @@ pub(crate) fn paint_stdout(code: &str, text: &str) -> String {
 pub(crate) fn bold(text: &str) -> String {
     paint("1", text, std::io::stdout().is_terminal())
 }
+
+/// `text` made safe for a terminal: every control character (C0, DEL, C1: what starts an
+/// ANSI escape sequence, moves the cursor or rings the bell) and every invisible format
+/// character that reorders or hides text (bidirectional overrides and isolates, zero-width
+/// characters, the byte-order mark) is shown escaped as `\u{…}`. Text from payloads, packs and CSV files
+/// goes through here before it reaches a terminal, so no input can paint over a verdict;
+/// JSON output (`--json`) is printed as serde_json writes it.
+pub(crate) fn safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let needs_escape = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+    };
+    if !text.chars().any(needs_escape) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if needs_escape(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::safe;
+
+    #[test]
+    fn control_and_bidi_characters_are_escaped() {
+        assert_eq!(safe("random_rows"), "random_rows");
+        assert_eq!(safe("a\u{1b}[32mSUPPORTS"), "a\\u{1b}[32mSUPPORTS");
+        assert_eq!(safe("nul\0"), "nul\\u{0}");
+        assert_eq!(safe("csi\u{9b}"), "csi\\u{9b}");
+        assert_eq!(safe("rtl\u{202e}"), "rtl\\u{202e}");
+        assert_eq!(safe("line\nbreak"), "line\\u{a}break");
+    }
+}

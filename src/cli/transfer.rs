@@ -37,7 +37,7 @@ pub(crate) fn command(pack: &str, choice: &str, packs: Option<&Path>, json: bool
             serde_json::to_string_pretty(&evaluation).expect("an evaluation encodes")
         );
     } else {
-        outln!("{}", style::bold(&evaluation.question));
+        outln!("{}", style::bold(&style::safe(&evaluation.question)));
         outln!("rule: {}", evaluation.rule);
         for c in &evaluation.choices {
             let mark = if c.id == choice { "→" } else { " " };
@@ -46,8 +46,12 @@ pub(crate) fn command(pack: &str, choice: &str, packs: Option<&Path>, json: bool
             } else {
                 style::paint_stdout("31", "invalid")
             };
-            outln!("{mark} {:<18} {validity}  {}", c.id, c.text);
-            outln!("    {}", c.why);
+            outln!(
+                "{mark} {:<18} {validity}  {}",
+                style::safe(&c.id),
+                style::safe(&c.text)
+            );
+            outln!("    {}", style::safe(&c.why));
         }
         let verdict = if correct {
             style::paint_stdout("1;32", "correct")
@@ -55,8 +59,9 @@ pub(crate) fn command(pack: &str, choice: &str, packs: Option<&Path>, json: bool
             style::paint_stdout("1;31", "incorrect")
         };
         outln!(
-            "your choice {choice:?}: {verdict} (valid: {})",
-            evaluation.valid_choices.join(", ")
+            "your choice {}: {verdict} (valid: {})",
+            style::safe(&format!("{choice:?}")),
+            style::safe(&evaluation.valid_choices.join(", "))
         );
         outln!("result_hash {}", evaluation.result_hash);
     }

@@ -4,10 +4,14 @@ use std::io::IsTerminal;
 use std::path::Path;
 
 use counterlab::chart::HistogramChart;
-use counterlab::verify::{Mode, Status, VerifyOptions};
+use counterlab::input::Bounded;
+use counterlab::verify::{
+    Mode, Status, VerifyOptions, ALPHA_RANGE, MAX_PAYLOAD_BYTES_LIMIT, MAX_PERMUTATIONS,
+};
 use counterlab::Verdict;
 
-use super::{fail, load_packs, read_file, style};
+use super::style::safe;
+use super::{fail, fail_usage, load_packs_within, style, threads_option};
 
 /// Options of `verify` as given on the command line.
 pub(crate) struct VerifyArgs<'a> {
@@ -19,55 +23,82 @@ pub(crate) struct VerifyArgs<'a> {
     pub(crate) seed: Option<u64>,
     pub(crate) alpha: Option<f64>,
     pub(crate) max_payload_bytes: Option<usize>,
+    pub(crate) max_work: Option<u64>,
     pub(crate) threads: Option<usize>,
     pub(crate) svg: Option<&'a Path>,
     pub(crate) vega: Option<&'a Path>,
 }
 
-pub(crate) fn command(args: &VerifyArgs<'_>) -> i32 {
+/// The options of `args` checked against their documented ranges (docs/VERDICTS.md):
+/// a value outside one is a usage error, never a panic or a silent clamp (except
+/// `--threads`, whose excess only costs threads that are never started).
+fn options(args: &VerifyArgs<'_>) -> Result<VerifyOptions, i32> {
     let mut options = VerifyOptions::default();
     if args.observe {
         options.mode = Mode::Observe;
     }
     if let Some(k) = args.permutations {
+        if k > MAX_PERMUTATIONS {
+            return Err(fail_usage(&format!(
+                "--permutations must lie in 0..={MAX_PERMUTATIONS}, found {k}"
+            )));
+        }
         options.permutations = k;
     }
     if let Some(seed) = args.seed {
         options.seed = seed;
     }
     if let Some(alpha) = args.alpha {
-        if !(alpha > 0.0 && alpha < 1.0) {
-            return super::fail_usage("--alpha must lie strictly between 0 and 1");
+        let (low, high) = ALPHA_RANGE;
+        if !(alpha > low && alpha <= high) {
+            return Err(fail_usage(&format!(
+                "--alpha must lie in ({low}, {high}], found {alpha}"
+            )));
         }
         options.alpha = alpha;
     }
     if let Some(bytes) = args.max_payload_bytes {
+        if !(1..=MAX_PAYLOAD_BYTES_LIMIT).contains(&bytes) {
+            return Err(fail_usage(&format!(
+                "--max-payload-bytes must lie in 1..={MAX_PAYLOAD_BYTES_LIMIT}, found {bytes}"
+            )));
+        }
         options.max_payload_bytes = bytes;
     }
-    if let Some(threads) = args.threads {
-        if threads == 0 {
-            return super::fail_usage("--threads must be at least 1");
-        }
-        options.threads = threads;
+    if let Some(work) = args.max_work {
+        options.max_work = work;
     }
-    let bytes = match read_file(args.payload) {
-        Ok(b) => b,
+    options.threads = threads_option(args.threads)?;
+    Ok(options)
+}
+
+pub(crate) fn command(args: &VerifyArgs<'_>) -> i32 {
+    let options = match options(args) {
+        Ok(o) => o,
         Err(code) => return code,
     };
-    // Load only the pack(s) the payload names (when it names any): the verifier looks no
-    // further, and parsing every other fixture would dominate a fast verification.
+    // At most the budget + 1 bytes are read: a larger payload gets its report
+    // (budget.payload_bytes unverifiable) from the bytes read.
+    let bytes =
+        match counterlab::input::read_bounded(args.payload, options.max_payload_bytes as u64) {
+            Ok(Bounded::Whole(bytes)) => bytes,
+            Ok(Bounded::OverBudget { prefix, .. }) => prefix,
+            Err(e) => return fail(&e),
+        };
+    // Load only the pack(s) the payload names: the verifier looks no further, parsing
+    // every other fixture would dominate a fast verification, and a broken sibling pack
+    // must not stop the report. A payload that names none gets its report (REJECTED or
+    // INCONCLUSIVE) without any fixture loaded.
     let named = named_packs(&bytes, options.max_payload_bytes);
-    let only: Option<Vec<&str>> = named
-        .as_ref()
-        .map(|ids| ids.iter().map(String::as_str).collect());
-    let packs = match load_packs(args.packs, only.as_deref()) {
+    let only: Vec<&str> = named.iter().map(String::as_str).collect();
+    let packs = match load_packs_within(args.packs, Some(&only), &options.fixture) {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };
     if std::io::stderr().is_terminal() && !args.json {
         eprint!(
             "verifying {} ({} label permutations)…\r",
-            args.payload.display(),
+            safe(&args.payload.display().to_string()),
             options.permutations
         );
     }
@@ -108,19 +139,21 @@ pub(crate) fn command(args: &VerifyArgs<'_>) -> i32 {
 }
 
 /// The pack ids a payload or boundary map names (`pack.id`, `experiment.pack`), read
-/// leniently; `None` when the bytes are over the size budget, not JSON or name no pack, so
-/// that every pack is loaded and the verifier reports the problem as usual.
-fn named_packs(bytes: &[u8], max_payload_bytes: usize) -> Option<Vec<String>> {
+/// leniently; none when the bytes are over the size budget or not JSON (the verifier then
+/// reports the problem without needing a pack).
+fn named_packs(bytes: &[u8], max_payload_bytes: usize) -> Vec<String> {
     if bytes.len() > max_payload_bytes {
-        return None;
+        return Vec::new();
     }
-    let value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+        return Vec::new();
+    };
     let mut ids: Vec<String> = [&value["pack"]["id"], &value["experiment"]["pack"]]
         .into_iter()
         .filter_map(|v| v.as_str().map(str::to_owned))
         .collect();
     ids.dedup();
-    (!ids.is_empty()).then_some(ids)
+    ids
 }
 
 /// The claim's permutation null as a histogram with the observed statistic marked.
@@ -172,15 +205,15 @@ fn print_human(report: &counterlab::Report) {
         });
         outln!(
             "claim   {} = {observed}, threshold {}, 95% CI {ci} ({})",
-            claim.statistic,
+            safe(&claim.statistic),
             claim.threshold,
-            claim.interval
+            safe(&claim.interval)
         );
         outln!("        p = {p}, alpha {}: {}", claim.alpha, claim.outcome);
     }
     if let Verdict::Inconclusive { reasons } = report.verdict() {
         for reason in reasons {
-            outln!("reason  {reason}");
+            outln!("reason  {}", safe(reason));
         }
     }
     outln!();
@@ -195,7 +228,7 @@ fn print_human(report: &counterlab::Report) {
         let reason = check
             .reason
             .as_deref()
-            .map(|r| format!("  {r}"))
+            .map(|r| format!("  {}", safe(r)))
             .unwrap_or_default();
         outln!("  {:<26} {status}{}{reason}", check.id, " ".repeat(pad));
     }
@@ -210,9 +243,9 @@ fn print_human(report: &counterlab::Report) {
             outln!(
                 "  {}  observed {}  expected {}  witness {}",
                 ce.invariant,
-                ce.observed,
-                ce.expected,
-                ce.witness
+                safe(&ce.observed.to_string()),
+                safe(&ce.expected.to_string()),
+                safe(&ce.witness.to_string())
             );
         }
     }

@@ -170,6 +170,28 @@ pub struct DataSpec {
 }
 
 impl Manifest {
+    /// The canonical hash (context `counterlab 2026-12 manifest v1`) of what gives the
+    /// fixture its meaning: the file's blake3 and the roles of its columns (entity, label,
+    /// positive class, features in order, time). Payloads and reports carry it, so a
+    /// payload computed against the same bytes read another way (another positive class,
+    /// another label column) is not taken for one computed on this pack. The id, title,
+    /// concept and the `[boundary]` / `[transfer]` sections are not part of it: they name
+    /// or use the pack, they do not change what its cells are.
+    pub fn meaning_hash(&self) -> String {
+        let d = &self.data;
+        crate::canon::hash_value(
+            crate::canon::HashKind::Manifest,
+            &serde_json::json!({
+                "fixture_blake3": d.blake3,
+                "entity": d.entity,
+                "label": d.label,
+                "positive": d.positive,
+                "features": d.features,
+                "time": d.time,
+            }),
+        )
+    }
+
     /// Checks what serde cannot: id syntax, hash syntax, distinct column roles.
     pub(crate) fn check(&self) -> Result<(), String> {
         if self.id.is_empty()

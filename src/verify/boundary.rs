@@ -10,18 +10,19 @@ use super::{diff_values, to_counterexamples, Counterexample, Verification};
 use crate::boundary::{self, BoundaryMap, BOUNDARY_FORMAT};
 use crate::canon::{self, HashKind};
 use crate::pack::Packs;
-use crate::run;
 
 /// The checks of a boundary-map verification, in report order.
-pub const BOUNDARY_CHECK_IDS: [&str; 12] = [
+pub const BOUNDARY_CHECK_IDS: [&str; 14] = [
     "budget.payload_bytes",
     "payload.parse",
+    "kernel.version",
     "payload.schema",
     "pack.supported",
-    "budget.rows",
+    "budget.fixture",
     "budget.work",
     "boundary.spec",
     "fixture.hash",
+    "pack.manifest",
     "boundary.cell_hash",
     "boundary.map_hash",
     "recompute.equal",
@@ -29,9 +30,12 @@ pub const BOUNDARY_CHECK_IDS: [&str; 12] = [
 ];
 
 impl Verification<'_> {
-    /// Runs every boundary check after `payload.parse` passed.
+    /// Runs every boundary check after `payload.parse` and `kernel.version` passed.
     pub(super) fn run_boundary(&mut self, value: &Value, packs: &Packs) {
         let o = self.options;
+        if !self.matches_schema(value, crate::schema::Schema::boundary()) {
+            return;
+        }
         let map: BoundaryMap = match serde_path_to_error::deserialize(value) {
             Ok(m) => m,
             Err(e) => {
@@ -53,22 +57,8 @@ impl Verification<'_> {
         }
         self.pass("payload.schema");
 
-        let pack = match packs.get(&map.pack.id) {
-            Ok(pack) if map.kernel.name == run::KERNEL_NAME => pack,
-            Ok(_) => {
-                self.unverifiable(
-                    "pack.supported",
-                    format!(
-                        "unsupported case: kernel {:?} is not counterlab",
-                        map.kernel.name
-                    ),
-                );
-                return;
-            }
-            Err(_) => {
-                self.unknown_pack(&map.pack.id);
-                return;
-            }
+        let Some(pack) = self.supported_pack(packs, &map.pack.id) else {
+            return;
         };
         let Some(spec) = pack.manifest().boundary.clone() else {
             self.unverifiable(
@@ -91,13 +81,15 @@ impl Verification<'_> {
             }
         };
         self.pass("pack.supported");
-
         let table = pack.table();
-        if !self.rows_in_budget(table) {
+        if !self.fixture_in_budget(pack) {
             return;
         }
         // The pack's spec decides the work (the recorded one may be anything).
-        let in_budget = self.work_in_budget(boundary::work_units(&spec, &experiment, table));
+        let in_budget = self.work_in_budget(
+            boundary::work_units(&spec, &experiment, table),
+            crate::verify::design_bytes(&experiment, table),
+        );
 
         // The recorded spec and experiment must be the pack's own.
         let mut spec_differences = Vec::new();
@@ -136,6 +128,7 @@ impl Verification<'_> {
         }
 
         self.check_fixture_hash(&map.pack.fixture_blake3, pack, "map");
+        self.check_manifest_hash(&map.pack.manifest_hash, pack, "map");
 
         // Hashes of what is recorded (raw JSON, like result.hash).
         let recorded_cells = value["cells"].as_array().cloned().unwrap_or_default();

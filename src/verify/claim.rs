@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::evidence::{self, Estimate};
 use super::mutation_seed;
 use super::report::ClaimReport;
-use crate::experiment::{Claim, Experiment};
+use crate::experiment::{Claim, Experiment, MetricName};
 use crate::metrics::MetricValue;
 use crate::pack::Pack;
 use crate::run::{self, ArmResult};
@@ -153,6 +153,7 @@ pub(crate) fn permutation_runs(
                         &p.train_labels,
                         &p.test_labels,
                         &p.test_scores,
+                        p.fit_failure.as_deref(),
                     )
                 }),
             };
@@ -236,6 +237,22 @@ pub(crate) fn evaluate(
             estimate_arm(arm),
         ),
     };
+    if let Some(range) = vacuous_range(claim) {
+        let [low, high] = range;
+        let reason = format!(
+            "vacuous claim: {statistic} lies in [{low}, {high}] whatever the data, so the claim that it is {} {threshold} cannot be wrong",
+            if higher_is_claimed { "at least" } else { "at most" }
+        );
+        let mut report = ClaimReport::undefined(&statistic, threshold, settings.alpha, &reason);
+        report.observed = claim_statistic(claim, recomputed);
+        report.interval = "none".into();
+        report.outcome = "vacuous".into();
+        return Evaluation {
+            report: Some(report),
+            standing: Standing::Inconclusive(reason),
+            null_statistics: Vec::new(),
+        };
+    }
     let estimate = match estimate {
         Ok(e) => e,
         Err(reason) => {
@@ -346,6 +363,32 @@ pub(crate) fn evaluate(
         }),
         standing,
         null_statistics,
+    }
+}
+
+/// The range of values a metric can take: `[0, 1]` for every metric but the accuracy
+/// lift (accuracy − baseline), which lies in `[−1, 1]`.
+fn metric_range(metric: MetricName) -> [f64; 2] {
+    match metric {
+        MetricName::AccuracyLift => [-1.0, 1.0],
+        MetricName::RocAuc
+        | MetricName::Accuracy
+        | MetricName::BalancedAccuracy
+        | MetricName::MajorityBaselineAccuracy => [0.0, 1.0],
+    }
+}
+
+/// The range of the claim's statistic when the claim holds for every value in it (a
+/// vacuous claim: "ROC AUC ≤ 1", "a gap ≥ −1"), else `None`.
+pub(crate) fn vacuous_range(claim: &Claim) -> Option<[f64; 2]> {
+    let [low, high] = metric_range(claim.metric());
+    match *claim {
+        Claim::MetricGap { at_least, .. } => {
+            let range = [low - high, high - low];
+            (at_least <= range[0]).then_some(range)
+        }
+        Claim::MetricAtLeast { value, .. } => (value <= low).then_some([low, high]),
+        Claim::MetricAtMost { value, .. } => (value >= high).then_some([low, high]),
     }
 }
 

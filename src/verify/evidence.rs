@@ -57,12 +57,16 @@ impl TestRows<'_> {
 }
 
 /// [`estimate`] on one arm's test rows, with their entities from `table` (the table the
-/// predictions were made on).
+/// predictions were made on). An arm whose fit failed ([`ArmPredictions::fit_failure`])
+/// has no estimate of a metric that reads its scores.
 pub fn estimate_arm(
     metric: MetricName,
     predictions: &ArmPredictions,
     table: &Table,
 ) -> Result<Estimate, String> {
+    if let (Some(reason), true) = (&predictions.fit_failure, metric.depends_on_model()) {
+        return Err(reason.clone());
+    }
     let entities: Vec<u32> = predictions
         .test_rows
         .iter()

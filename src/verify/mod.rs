@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 use crate::canon::{self, HashKind};
 use crate::experiment::{Experiment, MetricName};
 use crate::metrics::MetricValue;
-use crate::pack::{Pack, Packs};
+use crate::pack::{LoadLimits, Lookup, Pack, Packs};
 use crate::rng;
 use crate::run::{self, ArmResult, Payload, RunOptions, PAYLOAD_FORMAT};
 use crate::table::Table;
@@ -33,18 +33,30 @@ pub use report::{
 };
 
 /// The verifier's version (changes whenever a rule changes; the rules hash pins them).
-pub const VERIFIER_VERSION: &str = "counterlab-verifier/2";
+pub const VERIFIER_VERSION: &str = "counterlab-verifier/3";
+
+/// The significance levels the verifier accepts: `low < α ≤ high`. Above 0.10 a
+/// "significant" permutation p-value is no evidence a reader would accept.
+pub const ALPHA_RANGE: (f64, f64) = (0.0, 0.10);
+
+/// The most label permutations K a verification runs per null.
+pub const MAX_PERMUTATIONS: usize = 100_000;
+
+/// The largest payload byte budget (`--max-payload-bytes`) accepted.
+pub const MAX_PAYLOAD_BYTES_LIMIT: usize = 256 << 20;
 
 /// Every check, in the order they run and appear in reports.
-pub const CHECK_IDS: [&str; 18] = [
+pub const CHECK_IDS: [&str; 20] = [
     "budget.payload_bytes",
     "payload.parse",
+    "kernel.version",
     "payload.schema",
     "pack.supported",
-    "budget.rows",
+    "budget.fixture",
     "budget.work",
     "experiment.valid",
     "fixture.hash",
+    "pack.manifest",
     "result.hash",
     "recompute.equal",
     "split.zero_group_overlap",
@@ -100,16 +112,21 @@ pub struct VerifyOptions {
     pub seed: u64,
     /// Significance level α.
     pub alpha: f64,
-    /// Largest payload accepted, in bytes.
+    /// Largest payload accepted, in bytes (at most [`MAX_PAYLOAD_BYTES_LIMIT`]).
     pub max_payload_bytes: usize,
-    /// Largest fixture accepted, in rows.
-    pub max_rows: usize,
+    /// Largest fixture accepted: bytes, header columns and rows. A pack loaded with these
+    /// limits refuses an oversized fixture while reading it; `budget.fixture` checks them
+    /// again on the pack it is given.
+    pub fixture: LoadLimits,
     /// Largest amount of work, in units of rows × (features + 1)² per model fit (what one
     /// Newton iteration's Hessian costs); see [`work_units`]. A deterministic count, not a
-    /// time: the bundled payloads need 0.3–1.3·10⁹ units at the default K and verify in
-    /// 1–3 s on this project's 2-core machines, so the default 2·10¹⁰ allows roughly 20×.
+    /// time (docs/VERDICTS.md, "Budgets").
     pub max_work: u64,
-    /// Worker threads (never changes the report).
+    /// Largest memory for the prepared designs a verification holds at once, in bytes;
+    /// see [`design_bytes`].
+    pub max_design_bytes: u64,
+    /// Worker threads (never changes the report; at most [`crate::run::MAX_THREADS`] are
+    /// used).
     pub threads: usize,
 }
 
@@ -122,8 +139,9 @@ impl Default for VerifyOptions {
             seed: 0,
             alpha: 0.05,
             max_payload_bytes: 1 << 20,
-            max_rows: 1_000_000,
+            fixture: LoadLimits::default(),
             max_work: 20_000_000_000,
+            max_design_bytes: 1 << 30,
             threads: RunOptions::default().threads,
         }
     }
@@ -177,6 +195,14 @@ pub fn rules() -> Value {
         "active_permutations": ACTIVE_PERMUTATIONS,
         "chance_margin": CHANCE_MARGIN,
         "work_unit": "rows x (features + 1)^2 per model fit",
+        "design_bytes": "16 x rows x (features + 1) per prepared feature set, every arm and ablation at once",
+        "kernel_version": run::KERNEL_VERSION,
+        "other_kernel_version": "unverifiable (unsupported case), never a failure",
+        "alpha_range": "0 < alpha <= 0.1",
+        "max_permutations": MAX_PERMUTATIONS,
+        "model_fit": "a fit that did not meet its tolerance, or scores every test row alike, makes every metric that reads its scores undefined",
+        "vacuous_claim": "a claim that holds for every possible value of its statistic is unverifiable",
+        "manifest": "pack.manifest_hash must equal the verifier's pack manifest meaning hash",
         "chance_sd_multiplier": 4,
         "z": Z95,
         "p_value": "(b+1)/(K+1), b = non-vacuous permutations with statistic >= observed",
@@ -209,6 +235,8 @@ struct Verification<'o> {
     ids: &'static [&'static str],
     checks: BTreeMap<&'static str, Check>,
     payload_hash: Option<String>,
+    /// The verifier's own pack that the payload was checked against, once found.
+    pack: Option<run::PackRef>,
     claim: Option<ClaimReport>,
     null_distribution: Option<NullDistribution>,
     inconclusive_reasons: Vec<String>,
@@ -221,6 +249,7 @@ impl<'o> Verification<'o> {
             ids: &CHECK_IDS,
             checks: BTreeMap::new(),
             payload_hash: None,
+            pack: None,
             claim: None,
             null_distribution: None,
             inconclusive_reasons: Vec::new(),
@@ -300,35 +329,166 @@ impl<'o> Verification<'o> {
         );
     }
 
-    /// `budget.rows`; false (unverifiable) when the fixture is over the row budget.
-    fn rows_in_budget(&mut self, table: &Table) -> bool {
-        let max_rows = self.options.max_rows;
-        if table.n_rows() > max_rows {
+    /// `kernel.version`; false (unverifiable, an unsupported case) when the payload
+    /// names another kernel or another kernel version. Read before the schema: another
+    /// version's payload may have another shape, and it is no forgery. A `kernel` that is
+    /// not an object of two strings is left to `payload.schema` (skipped here).
+    fn kernel_supported(&mut self, value: &Value) -> bool {
+        let kernel = &value["kernel"];
+        let (Some(name), Some(version)) = (kernel["name"].as_str(), kernel["version"].as_str())
+        else {
+            self.skip(
+                "kernel.version",
+                "the payload names no kernel as {name, version} strings (see payload.schema)",
+            );
+            return true;
+        };
+        if name != run::KERNEL_NAME {
             self.unverifiable(
-                "budget.rows",
+                "kernel.version",
+                format!("unsupported case: kernel {name:?} is not counterlab"),
+            );
+            return false;
+        }
+        if version != run::KERNEL_VERSION {
+            self.unverifiable(
+                "kernel.version",
                 format!(
-                    "fixture has {} rows, over the budget of {max_rows}",
-                    table.n_rows()
+                    "unsupported case: recorded by kernel {version:?}, this verifier computes kernel {:?}",
+                    run::KERNEL_VERSION
                 ),
             );
             return false;
         }
-        self.pass("budget.rows");
+        self.pass("kernel.version");
         true
     }
 
-    /// `budget.work`; false (unverifiable) when `work` units are over the work budget.
-    fn work_in_budget(&mut self, work: u64) -> bool {
-        let max_work = self.options.max_work;
-        if work <= max_work {
-            self.pass("budget.work");
-            true
+    /// `payload.schema` against the published schema (`schema`): the first violation, in
+    /// document order, with its JSON path.
+    fn matches_schema(&mut self, value: &Value, schema: &crate::schema::Schema) -> bool {
+        match schema.violations(value).into_iter().next() {
+            Some(v) => {
+                self.schema_failure(value, v.path, v.message);
+                false
+            }
+            None => true,
+        }
+    }
+
+    /// The pack the payload names, loaded (the caller passes `pack.supported` once its
+    /// own conditions hold). A pack that exists but could not be loaded because its
+    /// fixture is over a budget passes `pack.supported` and leaves `budget.fixture`
+    /// unverifiable; any other load failure (the verifier's own pack is broken) is an
+    /// unsupported case.
+    fn supported_pack<'p>(&mut self, packs: &'p Packs, id: &str) -> Option<&'p Pack> {
+        match packs.lookup(id) {
+            Lookup::Loaded(pack) => {
+                self.pack = Some(run::PackRef::of(pack));
+                Some(pack)
+            }
+            Lookup::Failed(error) => {
+                if let crate::ErrorKind::OverBudget { .. } = error.kind() {
+                    self.pass("pack.supported");
+                    self.unverifiable("budget.fixture", error.to_string());
+                } else {
+                    self.unverifiable(
+                        "pack.supported",
+                        format!("unsupported case: the verifier's pack {id:?} cannot be loaded: {error}"),
+                    );
+                }
+                None
+            }
+            Lookup::Unknown(_) => {
+                self.unknown_pack(id);
+                None
+            }
+        }
+    }
+
+    /// `budget.fixture`; false (unverifiable) when the pack's fixture is over the byte,
+    /// column or row budget.
+    fn fixture_in_budget(&mut self, pack: &Pack) -> bool {
+        let limits = self.options.fixture;
+        let table = pack.table();
+        let over = if pack.fixture_bytes() > limits.max_bytes {
+            Some(format!(
+                "the fixture has {} bytes, over the budget of {}",
+                pack.fixture_bytes(),
+                limits.max_bytes
+            ))
+        } else if table.n_columns() > limits.max_columns {
+            Some(format!(
+                "the fixture has {} columns, over the budget of {}",
+                table.n_columns(),
+                limits.max_columns
+            ))
+        } else if table.n_rows() > limits.max_rows {
+            Some(format!(
+                "the fixture has {} rows, over the budget of {}",
+                table.n_rows(),
+                limits.max_rows
+            ))
         } else {
+            None
+        };
+        match over {
+            Some(reason) => {
+                self.unverifiable("budget.fixture", reason);
+                false
+            }
+            None => {
+                self.pass("budget.fixture");
+                true
+            }
+        }
+    }
+
+    /// `budget.work`: the model fits' work ([`work_units`]) and the prepared designs'
+    /// memory ([`design_bytes`]) within their budgets; false (unverifiable) otherwise.
+    fn work_in_budget(&mut self, work: u64, design: u64) -> bool {
+        let o = self.options;
+        if work > o.max_work {
             self.unverifiable(
                 "budget.work",
-                format!("{work} work units needed, over the budget of {max_work}"),
+                format!(
+                    "{work} work units needed, over the budget of {} (--max-work)",
+                    o.max_work
+                ),
             );
             false
+        } else if design > o.max_design_bytes {
+            self.unverifiable(
+                "budget.work",
+                format!(
+                    "{design} bytes of prepared designs needed, over the budget of {}",
+                    o.max_design_bytes
+                ),
+            );
+            false
+        } else {
+            self.pass("budget.work");
+            true
+        }
+    }
+
+    /// `pack.manifest`: the recorded manifest hash is the verifier's pack's.
+    fn check_manifest_hash(&mut self, recorded: &str, pack: &Pack, what: &str) {
+        let ours = pack.manifest().meaning_hash();
+        if recorded == ours {
+            self.pass("pack.manifest");
+        } else {
+            let ce = Counterexample::new(
+                "pack.manifest",
+                json!(recorded),
+                json!(ours),
+                json!({ "path": "$.pack.manifest_hash" }),
+            );
+            self.fail(
+                "pack.manifest",
+                format!("the {what} was computed on a pack whose pack.toml gives the fixture another meaning (label, positive class, entity, features or time)"),
+                vec![ce],
+            );
         }
     }
 
@@ -412,7 +572,14 @@ impl<'o> Verification<'o> {
         self.pass("payload.parse");
         if value.get("format") == Some(&json!(crate::boundary::BOUNDARY_FORMAT)) {
             self.ids = &BOUNDARY_CHECK_IDS;
-            self.run_boundary(&value, packs);
+            if self.kernel_supported(&value) {
+                self.run_boundary(&value, packs);
+            }
+            return;
+        }
+        if !self.kernel_supported(&value)
+            || !self.matches_schema(&value, crate::schema::Schema::payload())
+        {
             return;
         }
         let payload = match parse_payload(&value) {
@@ -425,31 +592,19 @@ impl<'o> Verification<'o> {
         self.pass("payload.schema");
 
         // 3. Supported case.
-        let pack = match packs.get(&payload.pack.id) {
-            Ok(pack) => pack,
-            Err(_) => {
-                self.unknown_pack(&payload.pack.id);
-                return;
-            }
+        let Some(pack) = self.supported_pack(packs, &payload.pack.id) else {
+            return;
         };
-        if payload.kernel.name != run::KERNEL_NAME {
-            self.unverifiable(
-                "pack.supported",
-                format!(
-                    "unsupported case: kernel {:?} is not counterlab",
-                    payload.kernel.name
-                ),
-            );
-            return;
-        }
         self.pass("pack.supported");
-
-        let table = pack.table();
-        if !self.rows_in_budget(table) {
+        if !self.fixture_in_budget(pack) {
             return;
         }
+        let table = pack.table();
         let experiment = &payload.experiment;
-        let mutations_in_budget = self.work_in_budget(work_units(experiment, table, o));
+        let mutations_in_budget = self.work_in_budget(
+            work_units(experiment, table, o),
+            design_bytes(experiment, table),
+        );
 
         // 4. Integrity.
         if let Err(e) = experiment.check(pack) {
@@ -466,6 +621,7 @@ impl<'o> Verification<'o> {
         self.pass("experiment.valid");
 
         self.check_fixture_hash(&payload.pack.fixture_blake3, pack, "payload");
+        self.check_manifest_hash(&payload.pack.manifest_hash, pack, "payload");
 
         self.check_recorded_hash(
             "result.hash",
@@ -944,8 +1100,15 @@ impl<'o> Verification<'o> {
             }
         };
         let payload_hash = me.payload_hash.unwrap_or_else(|| canon::file_hash(bytes));
-        Report::new(verdict, me.options.mode, payload_hash, checks, me.claim)
-            .with_null_distribution(me.null_distribution)
+        Report::new(
+            verdict,
+            me.options.mode,
+            payload_hash,
+            me.pack,
+            checks,
+            me.claim,
+        )
+        .with_null_distribution(me.null_distribution)
     }
 }
 
@@ -985,16 +1148,38 @@ fn metric_bits_equal(a: &MetricValue, b: Option<&MetricValue>) -> bool {
 /// entity-aware claim null, which refits only the claimed arms (the formula is a verdict
 /// rule, docs/VERDICTS.md, and is kept as it was when that null refitted every arm).
 pub fn work_units(experiment: &Experiment, table: &Table, o: &VerifyOptions) -> u64 {
+    // Every product and sum saturates: a hostile K or shuffle count gives u64::MAX, which
+    // is over any budget, never a wrapped small number.
     let per_fit = work_per_fit(experiment, table);
     let arms = experiment.arms.len() as u64;
     let fits_per_run = arms.saturating_mul(1 + experiment.ablation_list().len() as u64);
-    let full_runs = 2 + o.row_order_shuffles as u64 + ACTIVE_PERMUTATIONS as u64;
-    let permutation_fits = (2 * o.permutations as u64 + 2).saturating_mul(arms);
+    let full_runs = (o.row_order_shuffles as u64).saturating_add(2 + ACTIVE_PERMUTATIONS as u64);
+    let permutation_fits = (o.permutations as u64)
+        .saturating_mul(2)
+        .saturating_add(2)
+        .saturating_mul(arms);
     per_fit.saturating_mul(
         fits_per_run
             .saturating_mul(full_runs)
             .saturating_add(permutation_fits),
     )
+}
+
+/// The memory of the designs a verification prepares and holds at once, in bytes: every
+/// arm's and every ablation's standardised training rows (twice: row- and column-major)
+/// and test rows, bounded by 16 × rows × (features + 1) each (a verdict rule,
+/// docs/VERDICTS.md).
+pub fn design_bytes(experiment: &Experiment, table: &Table) -> u64 {
+    let rows = table.n_rows() as u64;
+    let features = experiment
+        .features
+        .as_ref()
+        .map_or(table.feature_names().len(), Vec::len) as u64;
+    let sets =
+        (experiment.arms.len() as u64).saturating_mul(1 + experiment.ablation_list().len() as u64);
+    rows.saturating_mul(features + 1)
+        .saturating_mul(16)
+        .saturating_mul(sets)
 }
 
 /// An experiment error as (JSON path under `$.experiment`, message).
@@ -1014,7 +1199,7 @@ pub(crate) fn work_per_fit(experiment: &Experiment, table: &Table) -> u64 {
         .features
         .as_ref()
         .map_or(table.feature_names().len(), Vec::len) as u64;
-    rows.saturating_mul((features + 1) * (features + 1))
+    rows.saturating_mul((features + 1).saturating_mul(features + 1))
 }
 
 /// Deserialises the payload with JSON paths in errors, then checks what types cannot.

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use super::{rules_hash, Mode, Verdict, VERIFIER_VERSION};
 use crate::canon::{self, HashKind};
+use crate::run::PackRef;
 
 /// The format tag of a report.
 pub const REPORT_FORMAT: &str = "counterlab.report/1";
@@ -186,6 +187,7 @@ pub struct Report {
     verdict: Verdict,
     mode: Mode,
     payload_hash: String,
+    pack: Option<PackRef>,
     checks: Vec<Check>,
     counters: Counters,
     claim: Option<ClaimReport>,
@@ -198,6 +200,7 @@ impl Report {
         verdict: Verdict,
         mode: Mode,
         payload_hash: String,
+        pack: Option<PackRef>,
         checks: Vec<Check>,
         claim: Option<ClaimReport>,
     ) -> Report {
@@ -213,6 +216,7 @@ impl Report {
             verdict,
             mode,
             payload_hash,
+            pack,
             checks,
             counters,
             claim,
@@ -269,6 +273,12 @@ impl Report {
         self.claim.as_ref()
     }
 
+    /// The verifier's own pack the payload was checked against (id, fixture hash and
+    /// manifest hash), when it has one.
+    pub fn pack(&self) -> Option<&PackRef> {
+        self.pack.as_ref()
+    }
+
     /// Canonical hash of the parsed payload (blake3 of the raw bytes when they do not parse).
     pub fn payload_hash(&self) -> &str {
         &self.payload_hash
@@ -302,6 +312,7 @@ impl Report {
             "mode": self.mode.as_str(),
             "verifier": { "version": VERIFIER_VERSION, "rules_hash": rules_hash() },
             "payload_hash": self.payload_hash,
+            "pack": self.pack,
             "checks": self.checks,
             "counters": self.counters,
             "claim": self.claim,

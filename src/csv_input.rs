@@ -1,0 +1,200 @@
+//! Strict CSV reading for fixtures and predictions files: one record at a time into a
+//! reused buffer, every problem named with its file and row.
+//!
+//! Refused, with the row: a header that names a column twice, a row with another number
+//! of fields than the header, a cell that is not UTF-8, and a bare carriage return as a
+//! line end (classic Mac files; a file's meaning must not depend on which line ends a
+//! reader happens to accept). The column budget is checked on the header before any row
+//! is read and the row budget while rows are read. Rows are numbered from 1 (the header
+//! is row 0); blank lines are skipped and not counted.
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// At most this many characters of a cell appear in a message.
+const EXCERPT_CHARS: usize = 40;
+
+/// A cell's text for a message: at most 40 characters, quoted and escaped (`{:?}`), with
+/// how much was left out.
+pub fn excerpt(text: &str) -> String {
+    let count = text.chars().count();
+    if count <= EXCERPT_CHARS {
+        format!("{text:?}")
+    } else {
+        let head: String = text.chars().take(EXCERPT_CHARS).collect();
+        format!("{head:?}… ({} more characters)", count - EXCERPT_CHARS)
+    }
+}
+
+/// A CSV file's records, read strictly (see the module docs).
+pub struct StrictCsv<'b> {
+    path: &'b Path,
+    bytes: &'b [u8],
+    reader: csv::Reader<&'b [u8]>,
+    header: Vec<String>,
+    row: usize,
+    max_rows: usize,
+}
+
+impl<'b> StrictCsv<'b> {
+    /// Reads the header of `bytes` (the file at `path`, for messages); a UTF-8 byte-order
+    /// mark is skipped.
+    pub fn new(
+        path: &'b Path,
+        bytes: &'b [u8],
+        max_columns: usize,
+        max_rows: usize,
+    ) -> Result<StrictCsv<'b>> {
+        let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(bytes);
+        let mut record = csv::ByteRecord::new();
+        let more = reader
+            .read_byte_record(&mut record)
+            .map_err(|e| Error::data(path, Some(0), None, csv_message(&e)))?;
+        if !more {
+            return Err(Error::data(
+                path,
+                None,
+                None,
+                "the file is empty: no header row",
+            ));
+        }
+        if record.len() > max_columns {
+            return Err(Error::over_budget(path, "columns", max_columns as u64, ""));
+        }
+        let mut header = Vec::with_capacity(record.len());
+        for (i, field) in record.iter().enumerate() {
+            let name = std::str::from_utf8(field).map_err(|_| {
+                Error::data(
+                    path,
+                    Some(0),
+                    None,
+                    format!(
+                        "header column {}: not UTF-8 text: save the file as UTF-8",
+                        i + 1
+                    ),
+                )
+            })?;
+            header.push(name.to_owned());
+        }
+        let mut sorted: Vec<(&str, usize)> = header.iter().map(String::as_str).zip(1..).collect();
+        sorted.sort();
+        if let Some(pair) = sorted.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(Error::data(
+                path,
+                Some(0),
+                Some(pair[0].0),
+                format!(
+                    "the header names this column twice (columns {} and {}): rename one",
+                    pair[0].1, pair[1].1
+                ),
+            ));
+        }
+        Ok(StrictCsv {
+            path,
+            bytes,
+            reader,
+            header,
+            row: 0,
+            max_rows,
+        })
+    }
+
+    /// The file, as named in messages.
+    pub fn path(&self) -> &Path {
+        self.path
+    }
+
+    /// The header's column names, in file order.
+    pub fn header(&self) -> &[String] {
+        &self.header
+    }
+
+    /// The position of a named column, or an error naming it.
+    pub fn column(&self, name: &str) -> Result<usize> {
+        self.header.iter().position(|h| h == name).ok_or_else(|| {
+            Error::data(
+                self.path,
+                None,
+                Some(name),
+                "column not found in the header",
+            )
+        })
+    }
+
+    /// Reads the next row into `record`; its row number, or `None` at the end.
+    pub fn next_row(&mut self, record: &mut csv::ByteRecord) -> Result<Option<usize>> {
+        let more = self
+            .reader
+            .read_byte_record(record)
+            .map_err(|e| Error::data(self.path, Some(self.row + 1), None, csv_message(&e)))?;
+        if !more {
+            if self.bytes.ends_with(b"\r") {
+                self.check_line_end(self.bytes.len(), self.row)?;
+            }
+            return Ok(None);
+        }
+        self.row += 1;
+        let start = record.position().map_or(0, |p| p.byte() as usize);
+        self.check_line_end(start, self.row - 1)?;
+        if self.row > self.max_rows {
+            return Err(Error::over_budget(
+                self.path,
+                "rows",
+                self.max_rows as u64,
+                "",
+            ));
+        }
+        if record.len() != self.header.len() {
+            return Err(Error::data(
+                self.path,
+                Some(self.row),
+                None,
+                format!(
+                    "{} fields, but the header has {}: every row needs one field per column (check for an unquoted comma or a missing field)",
+                    record.len(),
+                    self.header.len()
+                ),
+            ));
+        }
+        Ok(Some(self.row))
+    }
+
+    /// Cell `at` of a row read by [`StrictCsv::next_row`], as UTF-8 text.
+    pub fn cell<'r>(&self, record: &'r csv::ByteRecord, row: usize, at: usize) -> Result<&'r str> {
+        std::str::from_utf8(&record[at]).map_err(|_| {
+            Error::data(
+                self.path,
+                Some(row),
+                Some(&self.header[at]),
+                "not UTF-8 text: save the file as UTF-8",
+            )
+        })
+    }
+
+    /// The record that starts at byte `start` ended the one before it (`row`, 0 = the
+    /// header) with a bare carriage return: refused.
+    fn check_line_end(&self, start: usize, row: usize) -> Result<()> {
+        if start > 0 && self.bytes.get(start - 1) == Some(&b'\r') {
+            return Err(Error::data(
+                self.path,
+                Some(row),
+                None,
+                "the line ends with a bare carriage return (classic Mac line ends): save the file with LF or CRLF line ends",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The csv crate's message without its own position (the caller names the row).
+fn csv_message(e: &csv::Error) -> String {
+    match e.kind() {
+        csv::ErrorKind::Io(io) => format!("cannot read the CSV: {io}"),
+        _ => format!("cannot parse the CSV: {e}"),
+    }
+}
