@@ -176,10 +176,14 @@ impl<'b> StrictCsv<'b> {
         })
     }
 
-    /// The record that starts at byte `start` ended the one before it (`row`, 0 = the
-    /// header) with a bare carriage return: refused.
+    /// Whether the record before the one at byte `start` (`row`, 0 = the header) ended
+    /// with a bare carriage return: a CR not followed by LF. (After a CRLF the csv crate
+    /// starts the next record at the LF, which it then skips as an empty line.)
     fn check_line_end(&self, start: usize, row: usize) -> Result<()> {
-        if start > 0 && self.bytes.get(start - 1) == Some(&b'\r') {
+        if start > 0
+            && self.bytes.get(start - 1) == Some(&b'\r')
+            && self.bytes.get(start) != Some(&b'\n')
+        {
             return Err(Error::data(
                 self.path,
                 Some(row),

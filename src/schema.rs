@@ -314,7 +314,7 @@ impl Schema {
             Value::Object(object) => self.check_object(map, object, path, out),
             Value::Array(items) => self.check_array(map, items, path, out),
             Value::String(s) => self.check_string(map, s, path, out),
-            Value::Number(n) => check_number(map, n.as_f64().unwrap_or(f64::NAN), path, out),
+            Value::Number(n) => check_number(map, n, path, out),
             _ => {}
         }
     }
@@ -518,32 +518,42 @@ impl Schema {
     }
 }
 
-fn check_number(map: &Map<String, Value>, x: f64, path: &str, out: &mut Vec<Violation>) {
-    let bound = |key: &str| map.get(key).and_then(Value::as_f64);
+fn check_number(
+    map: &Map<String, Value>,
+    n: &serde_json::Number,
+    path: &str,
+    out: &mut Vec<Violation>,
+) {
+    // Numbers are compared as f64 and shown as written (`2e305`, not 306 digits).
+    let x = n.as_f64().unwrap_or(f64::NAN);
+    let bound = |key: &str| {
+        map.get(key)
+            .and_then(|b| Some((b.as_f64()?, b.to_string())))
+    };
     let mut fail = |message: String| {
         out.push(Violation {
             path: path.to_owned(),
             message,
         })
     };
-    if let Some(min) = bound("minimum") {
+    if let Some((min, text)) = bound("minimum") {
         if x < min {
-            fail(format!("{x} is below the minimum {min}"));
+            fail(format!("{n} is below the minimum {text}"));
         }
     }
-    if let Some(max) = bound("maximum") {
+    if let Some((max, text)) = bound("maximum") {
         if x > max {
-            fail(format!("{x} is above the maximum {max}"));
+            fail(format!("{n} is above the maximum {text}"));
         }
     }
-    if let Some(min) = bound("exclusiveMinimum") {
+    if let Some((min, text)) = bound("exclusiveMinimum") {
         if x <= min {
-            fail(format!("{x} is not above {min}"));
+            fail(format!("{n} is not above {text}"));
         }
     }
-    if let Some(max) = bound("exclusiveMaximum") {
+    if let Some((max, text)) = bound("exclusiveMaximum") {
         if x >= max {
-            fail(format!("{x} is not below {max}"));
+            fail(format!("{n} is not below {text}"));
         }
     }
 }

@@ -11,6 +11,7 @@ mod cli;
 mod common;
 mod determinism;
 mod guide;
+mod hardening;
 mod metrics;
 mod model;
 mod mutations;

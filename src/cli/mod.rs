@@ -86,7 +86,7 @@ enum Command {
         /// Largest payload accepted, in bytes, 1 to 268435456 (default 1048576).
         #[arg(long)]
         max_payload_bytes: Option<usize>,
-        /// Largest work in fit units (rows x (features + 1)^2 per fit), any u64 (default 2e10).
+        /// Largest work in fit units (rows x (features + 1)^2 per fit), any u64 (default 1e10).
         #[arg(long)]
         max_work: Option<u64>,
         /// Worker threads, at least 1 (the report is identical for any number; more than 64

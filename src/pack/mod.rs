@@ -51,6 +51,12 @@ impl Pack {
     fn open_with(dir: PathBuf, manifest: Manifest, limits: &LoadLimits) -> Result<Pack> {
         let data_path = dir.join(&manifest.data.file);
         let budget = limits.max_bytes.min(LoadLimits::MAX_BYTES_LIMIT);
+        // A file the file system says is too large is refused unread; one that grows while
+        // it is read is stopped by the bounded read.
+        let size = std::fs::metadata(&data_path).map_or(0, |m| m.len());
+        if size > budget {
+            return Err(Error::over_budget(&data_path, "bytes", budget, ""));
+        }
         let bytes = match input::read_bounded(&data_path, budget)? {
             Bounded::Whole(bytes) => bytes,
             Bounded::OverBudget { budget, .. } => {

@@ -86,9 +86,16 @@ impl Verification<'_> {
             return;
         }
         // The pack's spec decides the work (the recorded one may be anything).
+        // Cells may run side by side, each with its own designs: bounded by every cell's,
+        // a count that does not depend on the thread count (so neither does the verdict).
+        let cells = spec
+            .axes
+            .iter()
+            .map(|a| a.values.len() as u64)
+            .product::<u64>();
         let in_budget = self.work_in_budget(
             boundary::work_units(&spec, &experiment, table),
-            crate::verify::design_bytes(&experiment, table),
+            crate::verify::design_bytes(&experiment, table).saturating_mul(cells),
         );
 
         // The recorded spec and experiment must be the pack's own.

@@ -140,8 +140,8 @@ impl Default for VerifyOptions {
             alpha: 0.05,
             max_payload_bytes: 1 << 20,
             fixture: LoadLimits::default(),
-            max_work: 20_000_000_000,
-            max_design_bytes: 1 << 30,
+            max_work: 10_000_000_000,
+            max_design_bytes: 512 << 20,
             threads: RunOptions::default().threads,
         }
     }
@@ -541,9 +541,9 @@ impl<'o> Verification<'o> {
             self.unverifiable(
                 "budget.payload_bytes",
                 format!(
-                    "payload is {} bytes, over the budget of {} (--max-payload-bytes)",
-                    bytes.len(),
-                    o.max_payload_bytes
+                    "payload is over the budget of {} bytes (--max-payload-bytes); {} bytes were read",
+                    o.max_payload_bytes,
+                    bytes.len()
                 ),
             );
             return;
@@ -570,12 +570,32 @@ impl<'o> Verification<'o> {
         };
         self.payload_hash = Some(canon::hash_value(HashKind::Payload, &value));
         self.pass("payload.parse");
-        if value.get("format") == Some(&json!(crate::boundary::BOUNDARY_FORMAT)) {
-            self.ids = &BOUNDARY_CHECK_IDS;
-            if self.kernel_supported(&value) {
-                self.run_boundary(&value, packs);
+        // The format says which schema (and which check list) applies.
+        match value.get("format").and_then(Value::as_str) {
+            Some(crate::boundary::BOUNDARY_FORMAT) => {
+                self.ids = &BOUNDARY_CHECK_IDS;
+                if self.kernel_supported(&value) {
+                    self.run_boundary(&value, packs);
+                }
+                return;
             }
-            return;
+            Some(PAYLOAD_FORMAT) => {}
+            _ if !value.is_object() => {
+                let message = "expected an object (counterlab.payload/1 or counterlab.boundary/1)";
+                self.schema_failure(&value, "$".into(), message.into());
+                return;
+            }
+            _ => {
+                let found = value
+                    .get("format")
+                    .map_or("nothing".to_owned(), Value::to_string);
+                let message = format!(
+                    "expected {PAYLOAD_FORMAT:?} or {:?}, found {found}",
+                    crate::boundary::BOUNDARY_FORMAT
+                );
+                self.schema_failure(&value, "$.format".into(), message);
+                return;
+            }
         }
         if !self.kernel_supported(&value)
             || !self.matches_schema(&value, crate::schema::Schema::payload())
