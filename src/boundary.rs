@@ -501,7 +501,7 @@ pub fn chart_data(
     })
 }
 
-/// Work of computing a map, in the verifier's units (rows × (features + 1)² per fit): per
+/// Work of computing a map, in the verifier's units (rows × ((features + 1)² + 32) per fit): per
 /// cell, every arm's fit for the results (with ablations), its claim estimates and K
 /// permutations of every arm (an upper bound: a claim's null refits only the arms the
 /// claim names). Counted on the full fixture (subsampled cells cost less).

@@ -53,6 +53,9 @@ const ASSERTIONS: &[&str] = &[
     "oneOf",
 ];
 
+/// At most this many violations are collected for one document.
+pub const MAX_VIOLATIONS: usize = 16;
+
 /// Where an instance breaks its schema, and how.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
@@ -231,8 +234,8 @@ impl Schema {
         self.root.get("$defs")?.get(def)
     }
 
-    /// Every violation of the whole schema by `instance`, in document order (object keys
-    /// in sorted order), each with its JSON path.
+    /// The violations of the whole schema by `instance` (at most [`MAX_VIOLATIONS`]), in
+    /// document order (object keys in sorted order), each with its JSON path.
     pub fn violations(&self, instance: &Value) -> Vec<Violation> {
         let mut out = Vec::new();
         self.check(&self.root, instance, "$", &mut out);
@@ -254,6 +257,10 @@ impl Schema {
     }
 
     fn check(&self, schema: &Value, v: &Value, path: &str, out: &mut Vec<Violation>) {
+        if out.len() >= MAX_VIOLATIONS {
+            // Enough to report: a hostile document of 10⁵ unknown keys costs no more.
+            return;
+        }
         let mut fail = |message: String| {
             out.push(Violation {
                 path: path.to_owned(),

@@ -177,26 +177,36 @@ impl Table {
             }
         }
 
+        let entity_ids: Vec<String> = ids_in_order.into_iter().map(str::to_owned).collect();
         let entity_of_row: Vec<u32> = order.iter().map(|&i| entity_rank[i]).collect();
-        let pick_f64 = |column: &[f64]| -> Vec<f64> { order.iter().map(|&i| column[i]).collect() };
+        // Each column is gathered into canonical order and its file-order copy dropped at
+        // once: building a table costs one copy of its cells plus one column, not two.
+        let FileColumns {
+            entity,
+            label_text,
+            positive,
+            features,
+            time,
+            extra,
+            source_row,
+        } = columns;
+        drop(entity);
+        let pick = |column: Vec<f64>| -> Vec<f64> { order.iter().map(|&i| column[i]).collect() };
         Table {
-            entity_ids: Arc::new(ids_in_order.into_iter().map(str::to_owned).collect()),
+            entity_ids: Arc::new(entity_ids),
             entity_of_row: Arc::new(entity_of_row),
-            label: order.iter().map(|&i| columns.positive[i]).collect(),
-            label_text: Arc::new(columns.label_text.gather(&order)),
+            label: order.iter().map(|&i| positive[i]).collect(),
+            label_text: Arc::new(label_text.gather(&order)),
             feature_names: Arc::new(feature_names),
-            features: Arc::new(columns.features.iter().map(|c| pick_f64(c)).collect()),
-            time: columns
-                .time
-                .as_ref()
-                .map(|t| Arc::new(order.iter().map(|&i| t[i]).collect())),
+            features: Arc::new(features.into_iter().map(pick).collect()),
+            time: time.map(|t| Arc::new(order.iter().map(|&i| t[i]).collect())),
             extra: Arc::new(
                 extra_names
                     .into_iter()
-                    .zip(columns.extra.iter().map(|c| c.gather(&order)))
+                    .zip(extra.into_iter().map(|c| c.gather(&order)))
                     .collect(),
             ),
-            source_row: Arc::new(order.iter().map(|&i| columns.source_row[i]).collect()),
+            source_row: Arc::new(order.iter().map(|&i| source_row[i]).collect()),
         }
     }
 

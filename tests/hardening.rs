@@ -267,7 +267,7 @@ fn extreme_numeric_options_never_panic() {
     for seed in ["0", huge.as_str(), big.as_str(), "-1"] {
         cases.push(s(&["verify", payload, "--seed", seed, "--max-work", "1"]));
     }
-    for bytes in ["0", "1", "268435456", "268435457", huge.as_str()] {
+    for bytes in ["0", "1", "16777216", "16777217", huge.as_str()] {
         cases.push(s(&["verify", payload, "--max-payload-bytes", bytes]));
     }
     for work in ["0", huge.as_str(), big.as_str()] {
@@ -602,6 +602,172 @@ fn the_heaviest_payloads_the_budgets_allow_stay_bounded() {
             "{n_arms} x {n_ablations}: {report}"
         );
         assert!(seconds < 30.0, "{n_arms} x {n_ablations}: {seconds} s");
+        if verdict == "SUPPORTS" {
+            // The designs term of the memory bound at its largest.
+            let packs = crate::common::bundled_packs();
+            let pack = packs.get("rare-defects").unwrap();
+            let design = counterlab::verify::design_bytes(
+                &Experiment::from_value(&experiment).unwrap(),
+                pack.table(),
+            );
+            assert!(design > 400 << 20, "{design} bytes of designs");
+            let (o, rss) = peak_rss(&["verify", path.to_str().unwrap(), "--threads", "2"]);
+            assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+            let bound = memory_bound(
+                payload.to_string().len() as u64,
+                pack.fixture_bytes(),
+                pack.table().n_rows() as u64,
+                design,
+                2,
+            );
+            assert!(rss <= bound, "{rss} > {bound}");
+        }
+    }
+}
+
+/// Runs the binary under GNU time (`/usr/bin/time`, Debian package `time`, which
+/// `.ci/run` installs) and returns its output and peak resident memory in bytes.
+fn peak_rss(args: &[&str]) -> (Output, u64) {
+    let time = Path::new("/usr/bin/time");
+    if !time.exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs /usr/bin/time (apt-get install time) to measure peak memory"
+        );
+        panic!("/usr/bin/time is missing: apt-get install time");
+    }
+    let dir = TempDir::new("rss");
+    let report = dir.path().join("rss");
+    let output = Command::new(time)
+        .arg("-f")
+        .arg("%M")
+        .arg("-o")
+        .arg(&report)
+        .arg(env!("CARGO_BIN_EXE_counterlab"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let text = std::fs::read_to_string(&report).unwrap();
+    let kib: u64 = text.lines().last().unwrap().trim().parse().unwrap();
+    (output, kib * 1024)
+}
+
+/// The peak-memory bound of docs/VERDICTS.md ("Budgets"), in bytes: 64 MiB + 80 × payload
+/// bytes + (1 + s) × (4.2 × fixture bytes + 64 × rows) + design bytes + t × 96 × rows,
+/// with s = min(threads, row-order shuffles) table copies made side by side and t =
+/// min(threads, 64) fits in flight.
+fn memory_bound(payload: u64, fixture: u64, rows: u64, design: u64, threads: u64) -> u64 {
+    let s = threads.min(3);
+    let t = threads.min(64);
+    (64 << 20) + 80 * payload + (1 + s) * (fixture * 42 / 10 + 64 * rows) + design + t * 96 * rows
+}
+
+/// The documented bound holds on the worst cases for each of its terms: a payload of
+/// nested arrays at the byte budget, a fixture at the byte budget made of empty text
+/// cells (4 bytes of overhead each for 1 byte of file), a table of many short rows, and
+/// the most prepared designs the budget allows.
+#[test]
+fn the_documented_memory_bound_holds_on_the_worst_cases() {
+    let dir = TempDir::new("memory");
+    let packs = dir.path().join("packs");
+    std::fs::create_dir_all(&packs).unwrap();
+    let packs_arg = packs.to_str().unwrap().to_owned();
+    let threads = 3u64;
+    let threads_arg = threads.to_string();
+
+    // A payload of nested arrays, at the default 1 MiB.
+    let mut nested = String::from(r#"{"format":"counterlab.payload/1","x":["#);
+    while nested.len() < (1 << 20) - 16 {
+        nested.push_str("[[[[]]]],");
+    }
+    nested.push_str("[]]}");
+    let path = dir.path().join("nested.json");
+    std::fs::write(&path, &nested).unwrap();
+    let (o, rss) = peak_rss(&["verify", path.to_str().unwrap(), "--threads", &threads_arg]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let bound = memory_bound(nested.len() as u64, 0, 0, 0, threads);
+    assert!(rss <= bound, "nested payload: {rss} > {bound}");
+
+    // Fixtures: empty text cells up to the 32 MiB byte budget, and 200,000 short rows.
+    let mut wide = String::from("e,y,x");
+    for i in 0..1020 {
+        wide.push_str(&format!(",c{i}"));
+    }
+    wide.push('\n');
+    let mut i = 0;
+    while wide.len() < (32 << 20) - 2048 {
+        wide.push_str(&format!(
+            "{},{},{}{}\n",
+            i % 997,
+            (i * 7) % 2,
+            i % 10,
+            ",".repeat(1020)
+        ));
+        i += 1;
+    }
+    let mut narrow = String::from("e,y,x\n");
+    for i in 0..200_000 {
+        narrow.push_str(&format!("{},{},{}\n", i % 50_000, (i * 7) % 2, i % 10));
+    }
+    for (id, csv) in [("wide", &wide), ("narrow", &narrow)] {
+        write_fixture(&packs, id, csv.as_bytes());
+        let experiment = json!({
+            "format": "counterlab.experiment/1", "pack": id, "seed": 1,
+            "model": {"kind": "logistic", "c": 1.0},
+            "arms": [{"name": "r", "split": {"kind": "random_rows", "test_fraction": 0.25}},
+                     {"name": "g", "split": {"kind": "entity_grouped", "test_fraction": 0.25}}],
+            "ablations": [{"name": "identity", "drop": []}],
+            "metrics": ["roc_auc"],
+            "claim": {"kind": "metric_gap", "metric": "roc_auc", "higher": "r", "lower": "g", "at_least": 0.0}
+        });
+        let e = dir.path().join(format!("{id}.json"));
+        std::fs::write(&e, experiment.to_string()).unwrap();
+        let p = dir.path().join(format!("{id}-payload.json"));
+        let o = counterlab(&[
+            "run",
+            e.to_str().unwrap(),
+            "--packs",
+            &packs_arg,
+            "--out",
+            p.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{id}: {}", stderr(&o));
+        let pack = Pack::open(packs.join(id)).unwrap();
+        let design = counterlab::verify::design_bytes(
+            &Experiment::from_value(&experiment).unwrap(),
+            pack.table(),
+        );
+        let (o, rss) = peak_rss(&[
+            "verify",
+            p.to_str().unwrap(),
+            "--packs",
+            &packs_arg,
+            "--threads",
+            &threads_arg,
+            "--json",
+        ]);
+        let report: Value =
+            serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{id}: {}", stderr(&o)));
+        let row_order = report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == "mutation.row_order")
+            .unwrap();
+        assert_eq!(
+            row_order["status"], "pass",
+            "{id}: the row-order copies were made: {report}"
+        );
+        let payload_bytes = std::fs::metadata(&p).unwrap().len();
+        let bound = memory_bound(
+            payload_bytes,
+            csv.len() as u64,
+            pack.table().n_rows() as u64,
+            design,
+            threads,
+        );
+        assert!(rss <= bound, "{id}: {rss} > {bound}");
     }
 }
 

@@ -83,10 +83,10 @@ enum Command {
         /// Significance level, 0 < alpha <= 0.1 (default 0.05).
         #[arg(long)]
         alpha: Option<f64>,
-        /// Largest payload accepted, in bytes, 1 to 268435456 (default 1048576).
+        /// Largest payload accepted, in bytes, 1 to 16777216 (default 1048576).
         #[arg(long)]
         max_payload_bytes: Option<usize>,
-        /// Largest work in fit units (rows x (features + 1)^2 per fit), any u64 (default 1e10).
+        /// Largest work in fit units (rows x ((features + 1)^2 + 32) per fit), any u64 (default 1e10).
         #[arg(long)]
         max_work: Option<u64>,
         /// Worker threads, at least 1 (the report is identical for any number; more than 64

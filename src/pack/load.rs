@@ -38,7 +38,7 @@ impl LoadLimits {
 impl Default for LoadLimits {
     fn default() -> Self {
         LoadLimits {
-            max_bytes: 64 << 20,
+            max_bytes: 32 << 20,
             max_columns: 1024,
             max_rows: 1_000_000,
         }
