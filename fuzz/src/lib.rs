@@ -759,3 +759,70 @@ pub fn check_only_noop_supports(world: &World, edited: &Edited, report: &Report)
         canon::hash_value(HashKind::Payload, &value)
     );
 }
+
+/// A pack made of fuzzer bytes: a manifest (a fixed valid one, or the fuzzer's text) and
+/// a fixture; with `pin_hash`, the manifest's `blake3 = …` line is set to the fixture's
+/// real hash, so that the CSV reader is reached.
+#[derive(Debug, Arbitrary)]
+pub struct PackInput {
+    /// Use the fuzzer's text as pack.toml instead of the fixed manifest.
+    pub own_manifest: bool,
+    /// Set `blake3` to the fixture's hash.
+    pub pin_hash: bool,
+    /// The fixed manifest names a time column.
+    pub with_time: bool,
+    /// The manifest text, when `own_manifest`.
+    pub manifest: String,
+    /// The fixture's bytes.
+    pub fixture: Vec<u8>,
+}
+
+/// The load limits of the `load_pack` target: small, so that every budget is reached.
+pub const FUZZ_LOAD_LIMITS: counterlab::pack::LoadLimits = counterlab::pack::LoadLimits {
+    max_bytes: 1 << 16,
+    max_columns: 64,
+    max_rows: 512,
+};
+
+/// Loads a [`PackInput`]; panics on anything the loader must never do.
+pub fn check_pack_load(input: &PackInput) {
+    let hash = counterlab::canon::file_hash(&input.fixture);
+    let manifest = if input.own_manifest {
+        input.manifest.clone()
+    } else {
+        format!(
+            "id = \"fuzz\"\ntitle = \"t\"\nconcept = \"c\"\n[data]\nfile = \"data.csv\"\nblake3 = \"{}\"\nentity = \"e\"\nlabel = \"y\"\npositive = \"1\"\nfeatures = [\"x1\", \"x2\"]\n{}",
+            "0".repeat(64),
+            if input.with_time { "time = \"t\"\n" } else { "" }
+        )
+    };
+    let manifest = if input.pin_hash {
+        manifest
+            .lines()
+            .map(|line| {
+                if line.trim_start().starts_with("blake3") {
+                    format!("blake3 = \"{hash}\"")
+                } else {
+                    line.to_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    } else {
+        manifest
+    };
+    let limits = FUZZ_LOAD_LIMITS;
+    let Ok(pack) = counterlab::Pack::from_parts("fuzz-pack", &manifest, &input.fixture, &limits)
+    else {
+        return;
+    };
+    let table = pack.table();
+    assert!(table.n_rows() >= 1 && table.n_rows() <= limits.max_rows);
+    assert!(table.n_columns() <= limits.max_columns);
+    assert!(pack.fixture_bytes() <= limits.max_bytes);
+    assert_eq!(
+        &table.reloaded_in_shuffled_order(7),
+        table,
+        "a reordered table is not canonical"
+    );
+}

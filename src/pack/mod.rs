@@ -63,7 +63,41 @@ impl Pack {
                 return Err(Error::over_budget(&data_path, "bytes", budget, ""))
             }
         };
-        let actual = file_hash(&bytes);
+        Pack::from_fixture(dir, manifest, &bytes, limits)
+    }
+
+    /// A pack from its manifest's text and its fixture's bytes, as read from `dir` (named
+    /// in messages; nothing is read from it): what [`Pack::open_within`] does after
+    /// reading the two files, for callers that hold them already (and the pack-loading
+    /// fuzz target).
+    pub fn from_parts(
+        dir: impl AsRef<Path>,
+        manifest_toml: &str,
+        fixture: &[u8],
+        limits: &LoadLimits,
+    ) -> Result<Pack> {
+        let dir = dir.as_ref().to_path_buf();
+        let manifest = parse_manifest(&dir.join("pack.toml"), manifest_toml)?;
+        if fixture.len() as u64 > limits.max_bytes.min(LoadLimits::MAX_BYTES_LIMIT) {
+            return Err(Error::over_budget(
+                dir.join(&manifest.data.file),
+                "bytes",
+                limits.max_bytes,
+                "",
+            ));
+        }
+        Pack::from_fixture(dir, manifest, fixture, limits)
+    }
+
+    /// Checks the fixture's hash against the manifest and parses it.
+    fn from_fixture(
+        dir: PathBuf,
+        manifest: Manifest,
+        bytes: &[u8],
+        limits: &LoadLimits,
+    ) -> Result<Pack> {
+        let data_path = dir.join(&manifest.data.file);
+        let actual = file_hash(bytes);
         if actual != manifest.data.blake3 {
             return Err(Error::data(
                 &data_path,
@@ -75,7 +109,7 @@ impl Pack {
                 ),
             ));
         }
-        let table = load::parse_fixture(&data_path, &bytes, &manifest.data, limits)?;
+        let table = load::parse_fixture(&data_path, bytes, &manifest.data, limits)?;
         Ok(Pack {
             dir,
             manifest,
@@ -162,11 +196,14 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
     let bytes = input::read_within(&manifest_path, MAX_MANIFEST_BYTES, "")?;
     let text = String::from_utf8(bytes)
         .map_err(|_| Error::pack(&manifest_path, "not UTF-8 text: save the file as UTF-8"))?;
-    let manifest: Manifest = toml::from_str(&text)
-        .map_err(|e| Error::pack(&manifest_path, e.to_string().trim_end().to_owned()))?;
-    manifest
-        .check()
-        .map_err(|m| Error::pack(&manifest_path, m))?;
+    parse_manifest(&manifest_path, &text)
+}
+
+/// Parses and checks a manifest's text (`path` is named in messages).
+fn parse_manifest(path: &Path, text: &str) -> Result<Manifest> {
+    let manifest: Manifest =
+        toml::from_str(text).map_err(|e| Error::pack(path, e.to_string().trim_end().to_owned()))?;
+    manifest.check().map_err(|m| Error::pack(path, m))?;
     Ok(manifest)
 }
 
