@@ -349,6 +349,16 @@ impl Schema {
             let by_kind: Vec<usize> = (0..options.len())
                 .filter(|&i| self.kind_selects(&options[i], v))
                 .collect();
+            // A tagged union whose `kind` names no branch: the kind is the problem.
+            if let (true, Some(kind), Some(kinds)) =
+                (by_kind.is_empty(), v.get("kind"), self.union_kinds(options))
+            {
+                out.push(Violation {
+                    path: format!("{path}.kind"),
+                    message: format!("{} is not one of {}", short(kind), Value::Array(kinds)),
+                });
+                return;
+            }
             let inside: Vec<usize> = (0..options.len())
                 .filter(|&i| per_branch[i].iter().all(|e| e.path.len() > path.len()))
                 .collect();
@@ -375,6 +385,28 @@ impl Schema {
                 branches.join("; ")
             ),
         });
+    }
+
+    /// Every `kind` a tagged union's branches accept, when every branch is an object
+    /// schema with a `kind` property (a `const` or an `enum`); `None` otherwise.
+    fn union_kinds(&self, options: &[Value]) -> Option<Vec<Value>> {
+        let mut kinds = Vec::new();
+        for branch in options {
+            let branch = match branch.get("$ref").and_then(Value::as_str) {
+                Some(reference) => self.resolve(reference)?,
+                None => branch,
+            };
+            let kind = branch.get("properties")?.get("kind")?;
+            match (
+                kind.get("const"),
+                kind.get("enum").and_then(Value::as_array),
+            ) {
+                (Some(one), _) => kinds.push(one.clone()),
+                (None, Some(many)) => kinds.extend(many.iter().cloned()),
+                (None, None) => return None,
+            }
+        }
+        Some(kinds)
     }
 
     /// Whether `branch` is an object schema whose `kind` property (a `const` or `enum`)
@@ -504,7 +536,11 @@ impl Schema {
         let len = s.chars().count() as u64;
         if let Some(min) = map.get("minLength").and_then(Value::as_u64) {
             if len < min {
-                fail(format!("shorter than {min} characters"));
+                fail(if min == 1 {
+                    "must not be empty".to_owned()
+                } else {
+                    format!("shorter than {min} characters")
+                });
             }
         }
         if let Some(max) = map.get("maxLength").and_then(Value::as_u64) {

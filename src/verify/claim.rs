@@ -237,6 +237,20 @@ pub(crate) fn evaluate(
             estimate_arm(arm),
         ),
     };
+    let (alpha_low, alpha_high) = super::ALPHA_RANGE;
+    if !(settings.alpha > alpha_low && settings.alpha <= alpha_high) {
+        // The library takes any f64; the CLI refuses these before they get here.
+        let reason = format!(
+            "alpha {} is outside ({alpha_low}, {alpha_high}]: no p-value at that level is evidence",
+            settings.alpha
+        );
+        // No claim object: its `alpha` would be outside the report schema's range.
+        return Evaluation {
+            report: None,
+            standing: Standing::Inconclusive(reason),
+            null_statistics: Vec::new(),
+        };
+    }
     if let Some(range) = vacuous_range(claim) {
         let [low, high] = range;
         let reason = format!(
