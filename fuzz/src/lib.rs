@@ -142,7 +142,7 @@ pub fn calibrate_max_work(world: &World, options: &VerifyOptions) -> u64 {
     let mut needed = 0;
     for fixture in &world.fixtures {
         let mut probe = fixture.value.clone();
-        probe["experiment"]["pack"] = Value::from("@@counterlab-fuzz-probe@@");
+        probe["experiment"]["pack"] = Value::from("counterlab-fuzz-probe");
         let bytes = serde_json::to_vec(&probe).expect("a Value serialises");
         let passes = |max_work: u64| {
             let o = VerifyOptions {
