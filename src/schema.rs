@@ -811,7 +811,12 @@ mod tests {
         let v = schema.violations(&json!({"kind": "a", "f": "text"}));
         assert_eq!(v.len(), 1, "{v:?}");
         assert_eq!(v[0].path, "$.f");
+        // A kind no branch names: the kind is the problem, and every allowed one is listed.
         let v = schema.violations(&json!({"kind": "c"}));
+        assert_eq!(v[0].path, "$.kind", "{v:?}");
+        assert!(v[0].message.contains(r#"["a","b"]"#), "{v:?}");
+        // No kind at all: one violation at the union.
+        let v = schema.violations(&json!({"f": 1}));
         assert_eq!(v[0].path, "$", "{v:?}");
         assert!(schema
             .violations(&json!({"kind": "b", "g": "x"}))

@@ -1310,3 +1310,14 @@ fn vacuous_claims_are_inconclusive() {
         );
     }
 }
+
+/// A pack.toml whose bad line is a megabyte long: the error quotes a bounded excerpt.
+#[test]
+fn a_manifest_error_quotes_a_bounded_excerpt() {
+    let dir = TempDir::new("long-toml");
+    let text = format!("id = \"x\"\ntitle = {}\n", "y".repeat(1 << 20));
+    let e = Pack::from_parts(dir.path(), &text, b"e,y,x\n", &Default::default()).unwrap_err();
+    let message = e.to_string();
+    assert!(message.len() < 2_000, "{} bytes", message.len());
+    assert!(message.contains("pack.toml"), "{message}");
+}

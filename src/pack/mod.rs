@@ -202,9 +202,24 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
 /// Parses and checks a manifest's text (`path` is named in messages).
 fn parse_manifest(path: &Path, text: &str) -> Result<Manifest> {
     let manifest: Manifest =
-        toml::from_str(text).map_err(|e| Error::pack(path, e.to_string().trim_end().to_owned()))?;
+        toml::from_str(text).map_err(|e| Error::pack(path, bounded_lines(&e.to_string())))?;
     manifest.check().map_err(|m| Error::pack(path, m))?;
     Ok(manifest)
+}
+
+/// The toml crate's message with each line cut to 160 characters: it quotes the offending
+/// line of the file, which a hostile `pack.toml` can make a megabyte long.
+fn bounded_lines(message: &str) -> String {
+    const MAX: usize = 160;
+    message
+        .trim_end()
+        .lines()
+        .map(|line| match line.char_indices().nth(MAX) {
+            Some((cut, _)) => format!("{}… (line cut)", &line[..cut]),
+            None => line.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The packs known to a run: every folder with a `pack.toml` under one directory.
