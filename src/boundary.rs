@@ -1,7 +1,7 @@
 //! Boundary maps: where a claim holds. A pack's `[boundary]` sweeps one of its registered
 //! experiments over a grid of knob values (the model's C, an arm's test-entity overlap, the
 //! fixture's prevalence); in every cell the kernel computes the results and evaluates the
-//! experiment's claim by the verifier's rules (`verify::claim`), and each cell gets a hash.
+//! experiment's claim by the verifier's rules (`stats::claim`), and each cell gets a hash.
 //! The map (`counterlab.boundary/1`) carries the cells, the chart data derived from them
 //! and a map hash; `counterlab verify` recomputes it (docs/BOUNDARY.md).
 
@@ -17,9 +17,9 @@ use crate::experiment::{Claim, Experiment, MetricName, ModelSpec, SplitSpec, C_R
 use crate::pack::{BoundarySpec, Knob, Pack};
 use crate::rng;
 use crate::run::{self, ArmResult, KernelInfo, PackRef, RunOptions};
+use crate::stats::claim::{self, ClaimSettings, Standing};
+use crate::stats::ClaimReport;
 use crate::table::Table;
-use crate::verify::claim::{self, ClaimSettings, Standing};
-use crate::verify::ClaimReport;
 
 /// The format tag of a boundary map.
 pub const BOUNDARY_FORMAT: &str = "counterlab.boundary/1";
@@ -123,7 +123,7 @@ pub fn compute(pack: &Pack, threads: usize) -> Result<BoundaryMap> {
             "the pack declares no [boundary] sweep",
         )
     })?;
-    let experiment = pack.experiment(&spec.experiment)?;
+    let experiment = Experiment::registered(pack, &spec.experiment)?;
     compute_with(pack, pack.table(), &spec, &experiment, threads)
 }
 
@@ -176,7 +176,7 @@ pub fn check_spec(spec: &BoundarySpec, experiment: &Experiment) -> std::result::
             spec.axes.len()
         ));
     }
-    let (alpha_low, alpha_high) = crate::verify::ALPHA_RANGE;
+    let (alpha_low, alpha_high) = crate::stats::ALPHA_RANGE;
     if !(spec.alpha > alpha_low && spec.alpha <= alpha_high) {
         return Err(format!(
             "boundary.alpha must lie in ({alpha_low}, {alpha_high}], found {}",
@@ -506,7 +506,7 @@ pub fn chart_data(
 /// permutations of every arm (an upper bound: a claim's null refits only the arms the
 /// claim names). Counted on the full fixture (subsampled cells cost less).
 pub fn work_units(spec: &BoundarySpec, experiment: &Experiment, table: &Table) -> u64 {
-    let per_fit = crate::verify::work_per_fit(experiment, table);
+    let per_fit = crate::budget::work_per_fit(experiment, table);
     let arms = experiment.arms.len() as u64;
     let fits_per_cell = arms
         .saturating_mul(1 + experiment.ablation_list().len() as u64)

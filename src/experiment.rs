@@ -6,7 +6,9 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+pub use crate::metrics::MetricName;
 use crate::pack::Pack;
+pub use crate::split::SplitSpec;
 
 /// Largest experiment file read, in bytes (an experiment is a few hundred bytes).
 pub const MAX_EXPERIMENT_BYTES: u64 = 1 << 20;
@@ -73,56 +75,6 @@ pub struct Arm {
     pub split: SplitSpec,
 }
 
-/// How an arm divides rows into train and test.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", try_from = "raw::RawSplit")]
-pub enum SplitSpec {
-    /// `ceil(test_fraction · rows)` rows drawn uniformly for test.
-    RandomRows {
-        /// Fraction of rows in test, in (0, 1).
-        test_fraction: f64,
-    },
-    /// `ceil(test_fraction · entities)` entities drawn uniformly; all their rows are test.
-    EntityGrouped {
-        /// Fraction of entities in test, in (0, 1).
-        test_fraction: f64,
-    },
-    /// The test entities of `entity_grouped` with the same `test_fraction` and seed, of
-    /// which `ceil(overlap · test entities)` (drawn uniformly) also put half of their rows
-    /// (drawn uniformly, rounded down) into training: a controlled amount of entity leakage
-    /// (the boundary map's `test_entity_overlap` knob). `overlap` = 0 is `entity_grouped`.
-    EntityOverlap {
-        /// Fraction of entities in test, in (0, 1).
-        test_fraction: f64,
-        /// Fraction of test entities that also have rows in training, in [0, 1].
-        overlap: f64,
-    },
-    /// The latest time values for test (whole time values, latest first, until at least
-    /// `ceil(test_fraction · rows)` rows); train strictly before.
-    Temporal {
-        /// Target fraction of rows in test, in (0, 1).
-        test_fraction: f64,
-    },
-    /// A 0/1 (or false/true) column of the fixture marks the test rows.
-    Predefined {
-        /// The column; not a feature.
-        column: String,
-    },
-}
-
-impl SplitSpec {
-    /// The kind as written in JSON.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            SplitSpec::RandomRows { .. } => "random_rows",
-            SplitSpec::EntityGrouped { .. } => "entity_grouped",
-            SplitSpec::EntityOverlap { .. } => "entity_overlap",
-            SplitSpec::Temporal { .. } => "temporal",
-            SplitSpec::Predefined { .. } => "predefined",
-        }
-    }
-}
-
 /// A drop-column ablation (`drop: []` is the identity ablation).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -131,41 +83,6 @@ pub struct Ablation {
     pub name: String,
     /// Features left out of the model.
     pub drop: Vec<String>,
-}
-
-/// The metrics an experiment may ask for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MetricName {
-    /// ROC AUC by midranks of the predicted probability.
-    RocAuc,
-    /// Correct / n with predicted positive ⇔ p ≥ 0.5.
-    Accuracy,
-    /// Mean of sensitivity and specificity.
-    BalancedAccuracy,
-    /// Accuracy of always predicting the training majority class.
-    MajorityBaselineAccuracy,
-    /// Accuracy − majority baseline accuracy.
-    AccuracyLift,
-}
-
-impl MetricName {
-    /// The name as written in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MetricName::RocAuc => "roc_auc",
-            MetricName::Accuracy => "accuracy",
-            MetricName::BalancedAccuracy => "balanced_accuracy",
-            MetricName::MajorityBaselineAccuracy => "majority_baseline_accuracy",
-            MetricName::AccuracyLift => "accuracy_lift",
-        }
-    }
-
-    /// Whether the metric depends on the labels through the model's predictions (all do
-    /// except the majority baseline, which only counts training labels).
-    pub fn depends_on_model(self) -> bool {
-        !matches!(self, MetricName::MajorityBaselineAccuracy)
-    }
 }
 
 /// A typed statement over the results.
@@ -228,9 +145,43 @@ impl Experiment {
     /// for an omitted key, an array for an object are all refused); errors carry the JSON
     /// path.
     pub fn from_json(bytes: &[u8]) -> Result<Experiment> {
-        let value = crate::verify::parse::parse_strict(bytes)
-            .map_err(|e| Error::experiment(e.path, e.message))?;
+        let value =
+            crate::json::parse_strict(bytes).map_err(|e| Error::experiment(e.path, e.message))?;
         Experiment::from_value(&value)
+    }
+
+    /// A registered experiment of `pack`: its `experiments/<name>.json`, parsed, checked
+    /// against the pack and naming it.
+    pub fn registered(pack: &Pack, name: &str) -> Result<Experiment> {
+        let manifest = pack.dir().join("pack.toml");
+        if name.is_empty()
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return Err(Error::pack(
+                manifest,
+                format!("experiment name {name:?} must match [A-Za-z0-9_-]+"),
+            ));
+        }
+        let path = pack.dir().join("experiments").join(format!("{name}.json"));
+        let bytes = crate::input::read_within(&path, MAX_EXPERIMENT_BYTES, "")?;
+        let experiment =
+            Experiment::from_json(&bytes).map_err(|e| Error::pack(&path, e.to_string()))?;
+        if experiment.pack != pack.id() {
+            return Err(Error::pack(
+                &path,
+                format!(
+                    "names pack {:?}, but it belongs to {:?}",
+                    experiment.pack,
+                    pack.id()
+                ),
+            ));
+        }
+        experiment
+            .check(pack)
+            .map_err(|e| Error::pack(&path, e.to_string()))?;
+        Ok(experiment)
     }
 
     /// [`Experiment::from_json`] on a parsed JSON value.
@@ -548,7 +499,7 @@ pub(crate) fn json_path(path: &serde_path_to_error::Path) -> String {
 mod raw {
     use serde::Deserialize;
 
-    use super::{Claim, MetricName, ModelSpec, SplitSpec};
+    use super::{Claim, MetricName, ModelSpec};
 
     fn refuse_extra(kind: &str, fields: &[(&str, bool)]) -> Result<(), String> {
         match fields.iter().find(|(_, present)| *present) {
@@ -577,45 +528,6 @@ mod raw {
                 }),
                 other => Err(format!(
                     "unknown model kind {other:?} (expected \"logistic\")"
-                )),
-            }
-        }
-    }
-
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    pub(super) struct RawSplit {
-        kind: String,
-        test_fraction: Option<f64>,
-        overlap: Option<f64>,
-        column: Option<String>,
-    }
-
-    impl TryFrom<RawSplit> for SplitSpec {
-        type Error = String;
-        fn try_from(raw: RawSplit) -> Result<Self, String> {
-            let kind = raw.kind.as_str();
-            let fraction = |raw: &RawSplit| -> Result<f64, String> {
-                refuse_extra(kind, &[("column", raw.column.is_some())])?;
-                if kind != "entity_overlap" {
-                    refuse_extra(kind, &[("overlap", raw.overlap.is_some())])?;
-                }
-                required(raw.test_fraction, "test_fraction")
-            };
-            match kind {
-                "random_rows" => Ok(SplitSpec::RandomRows { test_fraction: fraction(&raw)? }),
-                "entity_grouped" => Ok(SplitSpec::EntityGrouped { test_fraction: fraction(&raw)? }),
-                "entity_overlap" => Ok(SplitSpec::EntityOverlap {
-                    test_fraction: fraction(&raw)?,
-                    overlap: required(raw.overlap, "overlap")?,
-                }),
-                "temporal" => Ok(SplitSpec::Temporal { test_fraction: fraction(&raw)? }),
-                "predefined" => {
-                    refuse_extra(kind, &[("test_fraction", raw.test_fraction.is_some()), ("overlap", raw.overlap.is_some())])?;
-                    Ok(SplitSpec::Predefined { column: required(raw.column, "column")? })
-                }
-                other => Err(format!(
-                    "unknown split kind {other:?} (expected random_rows, entity_grouped, entity_overlap, temporal or predefined)"
                 )),
             }
         }

@@ -20,12 +20,14 @@
 //! (see `docs/DETERMINISM.md`).
 
 pub mod boundary;
+pub mod budget;
 pub mod canon;
 pub mod chart;
 pub mod csv_input;
 pub mod error;
 pub mod experiment;
 pub mod input;
+pub mod json;
 pub mod metrics;
 pub mod model;
 pub mod pack;
@@ -33,6 +35,7 @@ pub mod rng;
 pub mod run;
 pub mod schema;
 pub mod split;
+pub mod stats;
 pub mod table;
 pub mod transfer;
 pub mod verify;

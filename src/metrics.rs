@@ -17,6 +17,41 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The metrics an experiment may ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetricName {
+    /// ROC AUC by midranks of the predicted probability.
+    RocAuc,
+    /// Correct / n with predicted positive ⇔ p ≥ 0.5.
+    Accuracy,
+    /// Mean of sensitivity and specificity.
+    BalancedAccuracy,
+    /// Accuracy of always predicting the training majority class.
+    MajorityBaselineAccuracy,
+    /// Accuracy − majority baseline accuracy.
+    AccuracyLift,
+}
+
+impl MetricName {
+    /// The name as written in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MetricName::RocAuc => "roc_auc",
+            MetricName::Accuracy => "accuracy",
+            MetricName::BalancedAccuracy => "balanced_accuracy",
+            MetricName::MajorityBaselineAccuracy => "majority_baseline_accuracy",
+            MetricName::AccuracyLift => "accuracy_lift",
+        }
+    }
+
+    /// Whether the metric depends on the labels through the model's predictions (all do
+    /// except the majority baseline, which only counts training labels).
+    pub fn depends_on_model(self) -> bool {
+        !matches!(self, MetricName::MajorityBaselineAccuracy)
+    }
+}
+
 /// A metric's value, or why it has none. Undefined is a value, never 0.0 or NaN.
 /// JSON: a number, or `{"undefined": "reason"}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -10,9 +10,60 @@ use serde::{Deserialize, Serialize};
 
 use crate::canon::{float_bits, HashKind};
 use crate::error::{Error, Result};
-use crate::experiment::SplitSpec;
 use crate::rng;
 use crate::table::Table;
+
+/// How an arm divides rows into train and test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// The schema (docs/payload.schema.json) is checked first and reports every problem with
+// its JSON path; serde's internally tagged form then only reads what the schema let by.
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SplitSpec {
+    /// `ceil(test_fraction · rows)` rows drawn uniformly for test.
+    RandomRows {
+        /// Fraction of rows in test, in (0, 1).
+        test_fraction: f64,
+    },
+    /// `ceil(test_fraction · entities)` entities drawn uniformly; all their rows are test.
+    EntityGrouped {
+        /// Fraction of entities in test, in (0, 1).
+        test_fraction: f64,
+    },
+    /// The test entities of `entity_grouped` with the same `test_fraction` and seed, of
+    /// which `ceil(overlap · test entities)` (drawn uniformly) also put half of their rows
+    /// (drawn uniformly, rounded down) into training: a controlled amount of entity leakage
+    /// (the boundary map's `test_entity_overlap` knob). `overlap` = 0 is `entity_grouped`.
+    EntityOverlap {
+        /// Fraction of entities in test, in (0, 1).
+        test_fraction: f64,
+        /// Fraction of test entities that also have rows in training, in [0, 1].
+        overlap: f64,
+    },
+    /// The latest time values for test (whole time values, latest first, until at least
+    /// `ceil(test_fraction · rows)` rows); train strictly before.
+    Temporal {
+        /// Target fraction of rows in test, in (0, 1).
+        test_fraction: f64,
+    },
+    /// A 0/1 (or false/true) column of the fixture marks the test rows.
+    Predefined {
+        /// The column; not a feature.
+        column: String,
+    },
+}
+
+impl SplitSpec {
+    /// The kind as written in JSON.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SplitSpec::RandomRows { .. } => "random_rows",
+            SplitSpec::EntityGrouped { .. } => "entity_grouped",
+            SplitSpec::EntityOverlap { .. } => "entity_overlap",
+            SplitSpec::Temporal { .. } => "temporal",
+            SplitSpec::Predefined { .. } => "predefined",
+        }
+    }
+}
 
 /// How many overlapping entity ids a summary lists.
 pub const OVERLAP_IDS_SHOWN: usize = 5;

@@ -16,7 +16,7 @@ use crate::metrics::MetricValue;
 use crate::pack::{Pack, TransferRule, TransferSpec};
 use crate::run::{self, KernelInfo, PackRef, RunOptions};
 use crate::split::{Overlap, SplitSummary};
-use crate::verify::evidence;
+use crate::stats::intervals;
 
 /// The format tag of a transfer evaluation.
 pub const TRANSFER_FORMAT: &str = "counterlab.transfer/1";
@@ -163,7 +163,7 @@ pub fn evaluate(pack: &Pack, choice: Option<&str>, threads: usize) -> Result<Tra
         .transfer
         .clone()
         .ok_or_else(|| Error::pack(&manifest_path, "the pack declares no [transfer] task"))?;
-    let experiment = pack.experiment(&spec.experiment)?;
+    let experiment = Experiment::registered(pack, &spec.experiment)?;
     check_spec(&spec, &experiment, pack).map_err(|m| Error::pack(&manifest_path, m))?;
     if let Some(id) = choice {
         if !spec.choices.iter().any(|c| c.id == id) {
@@ -252,7 +252,7 @@ fn separation(
         .expect("checked: the arm exists");
     let table = pack.table();
     let p = run::arm_predictions(pack, table, experiment, index)?;
-    let estimate = evidence::estimate_arm(metric, &p, table).map_err(|m| {
+    let estimate = intervals::estimate_arm(metric, &p, table).map_err(|m| {
         Error::invalid(format!(
             "{} of arm {arm:?} is undefined: {m}",
             metric.as_str()

@@ -125,7 +125,7 @@ fn boundary_maps_are_identical_for_threads_and_row_orders_and_do_not_drift() {
         let two = boundary::compute(pack, 2).unwrap();
         assert_eq!(one, two, "{id}: 1 vs 2 threads");
         let spec = pack.manifest().boundary.clone().unwrap();
-        let experiment = pack.experiment(&spec.experiment).unwrap();
+        let experiment = counterlab::Experiment::registered(pack, &spec.experiment).unwrap();
         let shuffled = pack.table().reloaded_in_shuffled_order(3);
         let reordered = boundary::compute_with(pack, &shuffled, &spec, &experiment, 2).unwrap();
         assert_eq!(one.map_hash, reordered.map_hash, "{id}: shuffled rows");
@@ -189,7 +189,7 @@ fn boundary_specs_are_checked_with_the_key_named() {
     let packs = bundled_packs();
     let pack = packs.get("entity-leakage").unwrap();
     let spec = pack.manifest().boundary.clone().unwrap();
-    let experiment = pack.experiment(&spec.experiment).unwrap();
+    let experiment = counterlab::Experiment::registered(pack, &spec.experiment).unwrap();
     assert_eq!(boundary::check_spec(&spec, &experiment), Ok(()));
 
     let mut no_arm = spec.clone();

@@ -20,7 +20,7 @@ use std::path::Path;
 
 use counterlab::experiment::MetricName;
 use counterlab::run::{self, ArmPredictions};
-use counterlab::verify::evidence::{self, TestRows};
+use counterlab::stats::intervals::{self, TestRows};
 use counterlab::verify::Status;
 use counterlab::{Experiment, Pack, Packs, RunOptions, Verdict, VerifyOptions};
 use rand_chacha::rand_core::RngCore;
@@ -254,9 +254,9 @@ fn threshold(claim: &Value) -> f64 {
 /// The naive row-level interval of one arm's metric: the verifier's own estimator told
 /// that every test row is its own entity (DeLong for the AUC, Wilson for accuracy, normal
 /// for the lift).
-fn row_level_estimate(metric: MetricName, p: &ArmPredictions) -> Option<evidence::Estimate> {
+fn row_level_estimate(metric: MetricName, p: &ArmPredictions) -> Option<intervals::Estimate> {
     let singletons: Vec<u32> = (0..p.test_labels.len() as u32).collect();
-    let e = evidence::estimate(
+    let e = intervals::estimate(
         metric,
         &TestRows {
             labels: &p.test_labels,
@@ -380,7 +380,7 @@ fn measure_seed(
             let naive = match case.claim["kind"].as_str().unwrap() {
                 "metric_gap" => estimate(case.claim["higher"].as_str().unwrap())
                     .zip(estimate(case.claim["lower"].as_str().unwrap()))
-                    .map(|(h, l)| evidence::gap(&h, &l)),
+                    .map(|(h, l)| intervals::gap(&h, &l)),
                 _ => estimate(case.claim["arm"].as_str().unwrap()),
             };
             let naive_ci_claimed = naive.is_some_and(|e| e.ci.0 > t);

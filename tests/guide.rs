@@ -64,7 +64,7 @@ fn the_add_a_pack_guide_works_as_written() {
     let packs = Packs::discover(dir.path()).unwrap();
     let pack = packs.get("my-churn").unwrap();
     assert_eq!(pack.table().n_rows(), 1756);
-    let experiment = pack.experiment("leaky-vs-grouped").unwrap();
+    let experiment = counterlab::Experiment::registered(pack, "leaky-vs-grouped").unwrap();
     let payload = counterlab::run_with(pack, &experiment, &RunOptions { threads: 2 }).unwrap();
     let options = VerifyOptions {
         threads: 2,

@@ -606,7 +606,7 @@ fn the_heaviest_payloads_the_budgets_allow_stay_bounded() {
             // The designs term of the memory bound at its largest.
             let packs = crate::common::bundled_packs();
             let pack = packs.get("rare-defects").unwrap();
-            let design = counterlab::verify::design_bytes(
+            let design = counterlab::budget::design_bytes(
                 &Experiment::from_value(&experiment).unwrap(),
                 pack.table(),
             );
@@ -734,7 +734,7 @@ fn the_documented_memory_bound_holds_on_the_worst_cases() {
         ]);
         assert!(o.status.success(), "{id}: {}", stderr(&o));
         let pack = Pack::open(packs.join(id)).unwrap();
-        let design = counterlab::verify::design_bytes(
+        let design = counterlab::budget::design_bytes(
             &Experiment::from_value(&experiment).unwrap(),
             pack.table(),
         );

@@ -399,7 +399,7 @@ fn rare_defects_accuracy_is_the_baseline_while_auc_ranks_defects() {
 #[test]
 fn rare_defects_only_auc_separates_from_its_baseline() {
     use counterlab::experiment::MetricName;
-    use counterlab::verify::evidence::estimate_arm;
+    use counterlab::stats::intervals::estimate_arm;
 
     let (packs, experiment) = bundled_pack_and_experiment("rare-defects", "transfer-metrics.json");
     let pack = packs.get("rare-defects").unwrap();

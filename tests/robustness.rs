@@ -8,9 +8,8 @@ use std::sync::OnceLock;
 
 use counterlab::canon::{hash_value, HashKind};
 use counterlab::experiment::Claim;
-use counterlab::verify::{
-    parse::parse_strict, Status, VerifyOptions, BOUNDARY_CHECK_IDS, CHECK_IDS,
-};
+use counterlab::json::parse_strict;
+use counterlab::verify::{Status, VerifyOptions, BOUNDARY_CHECK_IDS, CHECK_IDS};
 use counterlab::{Experiment, Packs, Report, RunOptions, Verdict};
 use proptest::prelude::*;
 use proptest::sample::Index;

@@ -739,7 +739,7 @@ pub fn check_only_noop_supports(world: &World, edited: &Edited, report: &Report)
         return;
     }
     let fixture = &world.fixtures[edited.fixture];
-    let value = counterlab::verify::parse::parse_strict(&edited.bytes).unwrap_or_else(|e| {
+    let value = counterlab::json::parse_strict(&edited.bytes).unwrap_or_else(|e| {
         panic!(
             "SUPPORTS for unparseable bytes ({}): {e:?}",
             edited.description

@@ -23,6 +23,7 @@
 //! is never shown by colour alone: heatmap cells print it, line markers differ in shape
 //! (circle, diamond, cross).
 
+mod palette;
 mod svg;
 mod text;
 mod vega;

@@ -1,12 +1,12 @@
 //! SVG rendering: each chart is laid out into a [`Scene`] (shapes and text at pixel
 //! positions), whose shapes plotters draws and whose text `text.rs` writes.
 
+use super::palette::*;
 use super::text::{self, line_height, Anchor, Text};
 use super::{bins, fixed, GridChart, HistogramChart, LineChart, Outcome, HISTOGRAM_BINS};
 use plotters::backend::SVGBackend;
 use plotters::drawing::IntoDrawingArea;
 use plotters::element::{Circle, DashedPathElement, PathElement, Polygon, Rectangle};
-use plotters::style::{RGBAColor, ShapeStyle};
 
 /// Canvas width in pixels (the height follows from the content).
 const W: f64 = 960.0;
@@ -24,115 +24,6 @@ const ROTATE_SIN: f64 = 0.573_576_436_351_046;
 const ROTATE_COS: f64 = 0.819_152_044_288_992;
 /// Longest line of a rotated tick label before it wraps.
 const ROTATED_MAX: f64 = 220.0;
-
-/// An sRGB colour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Rgb(u8, u8, u8);
-
-impl Rgb {
-    fn hex(self) -> String {
-        format!("#{:02X}{:02X}{:02X}", self.0, self.1, self.2)
-    }
-
-    /// Mixes `amount` (0..1) of white into the colour.
-    fn tint(self, amount: f64) -> Rgb {
-        let mix = |c: u8| (f64::from(c) + (255.0 - f64::from(c)) * amount).round() as u8;
-        Rgb(mix(self.0), mix(self.1), mix(self.2))
-    }
-
-    fn style(self, alpha: f64, filled: bool, stroke_width: u32) -> ShapeStyle {
-        ShapeStyle {
-            color: RGBAColor(self.0, self.1, self.2, alpha),
-            filled,
-            stroke_width,
-        }
-    }
-
-    /// WCAG relative luminance.
-    fn luminance(self) -> f64 {
-        let lin = |c: u8| {
-            let c = f64::from(c) / 255.0;
-            if c <= 0.040_45 {
-                c / 12.92
-            } else {
-                libm::pow((c + 0.055) / 1.055, 2.4)
-            }
-        };
-        0.2126 * lin(self.0) + 0.7152 * lin(self.1) + 0.0722 * lin(self.2)
-    }
-}
-
-/// Text and axis ink.
-const INK: Rgb = Rgb(0x1A, 0x1A, 0x1A);
-pub(crate) const INK_HEX: &str = "#1A1A1A";
-const MUTED_HEX: &str = "#4D4D4D";
-const TICK_HEX: &str = "#333333";
-const WHITE: Rgb = Rgb(0xFF, 0xFF, 0xFF);
-const GRIDLINE: Rgb = Rgb(0xE3, 0xE3, 0xE3);
-const AXIS_LINE: Rgb = Rgb(0x59, 0x59, 0x59);
-const EMPTY_CELL: Rgb = Rgb(0xF0, 0xF0, 0xF0);
-/// Okabe–Ito blue: the claim's statistic.
-const PRIMARY: Rgb = Rgb(0x00, 0x72, 0xB2);
-/// Context series, in order: grey, reddish purple, sky blue, black.
-const CONTEXT: [Rgb; 4] = [
-    Rgb(0x7F, 0x7F, 0x7F),
-    Rgb(0xCC, 0x79, 0xA7),
-    Rgb(0x56, 0xB4, 0xE9),
-    Rgb(0x00, 0x00, 0x00),
-];
-/// Histogram bars and the observed line.
-const BAR: Rgb = Rgb(0x9C, 0xC3, 0xE0);
-const OBSERVED: Rgb = Rgb(0xD5, 0x5E, 0x00);
-
-/// Okabe–Ito hues for the outcomes (markers and legend).
-pub(crate) fn outcome_rgb(outcome: Outcome) -> Rgb {
-    match outcome {
-        Outcome::Supports => Rgb(0x00, 0x9E, 0x73),
-        Outcome::Inconclusive => Rgb(0xE6, 0x9F, 0x00),
-        Outcome::Rejected => Rgb(0xD5, 0x5E, 0x00),
-    }
-}
-
-/// Heatmap fill for an outcome: the hue lightened so that dark text reads on it.
-pub(crate) fn cell_fill(outcome: Outcome) -> Rgb {
-    outcome_rgb(outcome).tint(0.35)
-}
-
-/// Dark ink or white, whichever contrasts more with `fill` (WCAG contrast ratio).
-pub(crate) fn text_on(fill: Rgb) -> &'static str {
-    let l = fill.luminance();
-    let dark = (l + 0.05) / (INK.luminance() + 0.05);
-    let light = 1.05 / (l + 0.05);
-    if dark >= light {
-        INK_HEX
-    } else {
-        "#FFFFFF"
-    }
-}
-
-pub(crate) fn outcome_hex(outcome: Outcome) -> String {
-    outcome_rgb(outcome).hex()
-}
-
-pub(crate) fn cell_fill_hex(outcome: Outcome) -> String {
-    cell_fill(outcome).hex()
-}
-
-pub(crate) fn primary_hex() -> String {
-    PRIMARY.hex()
-}
-
-pub(crate) fn context_hex(i: usize) -> String {
-    CONTEXT[i % CONTEXT.len()].hex()
-}
-
-pub(crate) fn bar_hex() -> String {
-    BAR.hex()
-}
-
-pub(crate) fn observed_hex() -> String {
-    OBSERVED.hex()
-}
 
 /// A shape at pixel coordinates (rounded to whole pixels when drawn).
 #[derive(Debug, Clone)]

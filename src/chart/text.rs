@@ -139,7 +139,7 @@ impl Text {
             size,
             bold: false,
             anchor: Anchor::Start,
-            fill: super::svg::INK_HEX.to_string(),
+            fill: super::palette::INK_HEX.to_string(),
             rotate: 0,
             cell_hash: None,
         }

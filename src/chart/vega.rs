@@ -1,7 +1,7 @@
 //! Vega-Lite v5 specs with inline data: the same numbers as the SVG, each boundary row bound
 //! to its kernel cell hash.
 
-use super::svg::{
+use super::palette::{
     bar_hex, cell_fill, cell_fill_hex, context_hex, observed_hex, outcome_hex, primary_hex,
     text_on, INK_HEX,
 };

@@ -36,7 +36,7 @@ pub(crate) fn command(path: &Path) -> i32 {
         Ok(b) => b,
         Err(code) => return code,
     };
-    let value: Value = match counterlab::verify::parse::parse_strict(&bytes) {
+    let value: Value = match counterlab::json::parse_strict(&bytes) {
         Ok(v) => v,
         Err(e) => {
             eprintln!(

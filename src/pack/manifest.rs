@@ -45,7 +45,7 @@ pub struct BoundarySpec {
     /// Metrics of the claim's arm drawn as context lines next to the claim's statistic
     /// (one-axis maps only), e.g. accuracy and the majority baseline.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub context: Vec<crate::experiment::MetricName>,
+    pub context: Vec<crate::metrics::MetricName>,
 }
 
 fn default_alpha() -> f64 {
@@ -145,7 +145,7 @@ pub struct TransferChoice {
     pub arm: Option<String>,
     /// The metric this choice names (`separates_from_baseline`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metric: Option<crate::experiment::MetricName>,
+    pub metric: Option<crate::metrics::MetricName>,
 }
 
 /// `[data]`: the fixture file and its typed columns.

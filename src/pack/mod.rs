@@ -148,39 +148,6 @@ impl Pack {
         &self.dir
     }
 
-    /// A registered experiment: `experiments/<name>.json` of this pack, parsed, checked
-    /// against the pack and naming it.
-    pub fn experiment(&self, name: &str) -> Result<crate::Experiment> {
-        if name.is_empty()
-            || !name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-        {
-            return Err(Error::pack(
-                self.dir.join("pack.toml"),
-                format!("experiment name {name:?} must match [A-Za-z0-9_-]+"),
-            ));
-        }
-        let path = self.dir.join("experiments").join(format!("{name}.json"));
-        let bytes = input::read_within(&path, crate::experiment::MAX_EXPERIMENT_BYTES, "")?;
-        let experiment =
-            crate::Experiment::from_json(&bytes).map_err(|e| Error::pack(&path, e.to_string()))?;
-        if experiment.pack != self.id() {
-            return Err(Error::pack(
-                &path,
-                format!(
-                    "names pack {:?}, but it belongs to {:?}",
-                    experiment.pack,
-                    self.id()
-                ),
-            ));
-        }
-        experiment
-            .check(self)
-            .map_err(|e| Error::pack(&path, e.to_string()))?;
-        Ok(experiment)
-    }
-
     /// The same pack with another table (used by mutations and tests).
     pub fn with_table(&self, table: Table) -> Pack {
         Pack {

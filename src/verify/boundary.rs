@@ -70,7 +70,7 @@ impl Verification<'_> {
             );
             return;
         };
-        let experiment = match pack.experiment(&spec.experiment) {
+        let experiment = match crate::Experiment::registered(pack, &spec.experiment) {
             Ok(e) => e,
             Err(e) => {
                 self.unverifiable(
@@ -95,7 +95,7 @@ impl Verification<'_> {
             .product::<u64>();
         let in_budget = self.work_in_budget(
             boundary::work_units(&spec, &experiment, table),
-            crate::verify::design_bytes(&experiment, table).saturating_mul(cells),
+            crate::budget::design_bytes(&experiment, table).saturating_mul(cells),
         );
 
         // The recorded spec and experiment must be the pack's own.

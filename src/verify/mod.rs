@@ -7,37 +7,32 @@
 //! Only this module can construct [`Supports`], so nothing else can print SUPPORTS.
 
 mod boundary;
-pub(crate) mod claim;
-pub mod evidence;
-pub mod parse;
 mod report;
 
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
+use crate::budget::{design_bytes, work_per_fit};
 use crate::canon::{self, HashKind};
 use crate::experiment::{Experiment, MetricName};
+use crate::json;
 use crate::metrics::MetricValue;
 use crate::pack::{LoadLimits, Lookup, Pack, Packs};
-use crate::rng;
 use crate::run::{self, ArmResult, Payload, RunOptions, PAYLOAD_FORMAT};
+use crate::stats::claim::{self, ClaimSettings, Null, NullArms, PermutationRuns, Standing};
+use crate::stats::mutation_seed;
+pub use crate::stats::{ClaimReport, Estimate, ALPHA_RANGE, Z95};
 use crate::table::Table;
-use claim::{ClaimSettings, Null, NullArms, PermutationRuns, Standing};
 
 pub use boundary::BOUNDARY_CHECK_IDS;
-pub use evidence::{Estimate, Z95};
 pub use report::{
-    Check, ClaimReport, Counterexample, Counters, NullDistribution, Report, Status,
-    MAX_COUNTEREXAMPLE_BYTES, REPORT_FORMAT,
+    Check, Counterexample, Counters, NullDistribution, Report, Status, MAX_COUNTEREXAMPLE_BYTES,
+    REPORT_FORMAT,
 };
 
 /// The verifier's version (changes whenever a rule changes; the rules hash pins them).
 pub const VERIFIER_VERSION: &str = "counterlab-verifier/3";
-
-/// The significance levels the verifier accepts: `low < α ≤ high`. Above 0.10 a
-/// "significant" permutation p-value is no evidence a reader would accept.
-pub const ALPHA_RANGE: (f64, f64) = (0.0, 0.10);
 
 /// The most label permutations K a verification runs per null.
 pub const MAX_PERMUTATIONS: usize = 100_000;
@@ -552,7 +547,7 @@ impl<'o> Verification<'o> {
         self.pass("budget.payload_bytes");
 
         // 2. Structure.
-        let value = match parse::parse_strict(bytes) {
+        let value = match json::parse_strict(bytes) {
             Ok(v) => v,
             Err(e) => {
                 let ce = Counterexample::new(
@@ -1133,13 +1128,6 @@ impl<'o> Verification<'o> {
     }
 }
 
-/// The seed of the k-th mutation of a kind: drawn from its own ChaCha stream, so it
-/// depends on (seed, kind, k) only, never on thread scheduling.
-pub(crate) fn mutation_seed(seed: u64, kind: &str, k: usize) -> u64 {
-    use rand_chacha::rand_core::RngCore;
-    rng::stream(seed, &format!("verify/{kind}/{k}")).next_u64()
-}
-
 fn mean_sd(values: &[f64]) -> (f64, f64) {
     let n = values.len() as f64;
     let mut sum = 0.0;
@@ -1186,23 +1174,6 @@ pub fn work_units(experiment: &Experiment, table: &Table, o: &VerifyOptions) -> 
     )
 }
 
-/// The memory of the designs a verification prepares and holds at once, in bytes: every
-/// arm's and every ablation's standardised training rows (twice: row- and column-major)
-/// and test rows, bounded by 16 × rows × (features + 1) each (a verdict rule,
-/// docs/VERDICTS.md).
-pub fn design_bytes(experiment: &Experiment, table: &Table) -> u64 {
-    let rows = table.n_rows() as u64;
-    let features = experiment
-        .features
-        .as_ref()
-        .map_or(table.feature_names().len(), Vec::len) as u64;
-    let sets =
-        (experiment.arms.len() as u64).saturating_mul(1 + experiment.ablation_list().len() as u64);
-    rows.saturating_mul(features + 1)
-        .saturating_mul(16)
-        .saturating_mul(sets)
-}
-
 /// An experiment error as (JSON path under `$.experiment`, message).
 fn experiment_error_at(e: &crate::Error) -> (String, String) {
     match e.kind() {
@@ -1212,27 +1183,6 @@ fn experiment_error_at(e: &crate::Error) -> (String, String) {
         _ => ("$.experiment".to_owned(), e.to_string()),
     }
 }
-
-/// The work of one fit of `experiment` on all of `table`'s rows: rows × ((features + 1)² +
-/// [`ROW_WORK`]).
-pub(crate) fn work_per_fit(experiment: &Experiment, table: &Table) -> u64 {
-    let rows = table.n_rows() as u64;
-    let features = experiment
-        .features
-        .as_ref()
-        .map_or(table.feature_names().len(), Vec::len) as u64;
-    rows.saturating_mul(
-        (features + 1)
-            .saturating_mul(features + 1)
-            .saturating_add(ROW_WORK),
-    )
-}
-
-/// The work units of a fit that do not grow with the features, per row: margins, the
-/// exponentials, the line search and the metrics. Measured: without it, a 10⁶-row table
-/// of one feature counted 4 units a row and took ~9 ns a unit, against ~1 ns for the
-/// bundled packs.
-const ROW_WORK: u64 = 32;
 
 /// Deserialises the payload with JSON paths in errors, then checks what types cannot.
 fn parse_payload(value: &Value) -> Result<Payload, (String, String)> {

@@ -2,12 +2,13 @@
 //! hashes. Its JSON form (`counterlab.report/1`) is documented in docs/VERDICTS.md and
 //! docs/report.schema.json.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::{rules_hash, Mode, Verdict, VERIFIER_VERSION};
 use crate::canon::{self, HashKind};
 use crate::run::PackRef;
+use crate::stats::ClaimReport;
 
 /// The format tag of a report.
 pub const REPORT_FORMAT: &str = "counterlab.report/1";
@@ -115,52 +116,6 @@ pub struct Counters {
     pub unverifiable: u64,
     /// Skipped.
     pub skipped: u64,
-}
-
-/// The claim's statistic and evidence.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ClaimReport {
-    /// E.g. `roc_auc(random_rows) - roc_auc(entity_grouped)`.
-    pub statistic: String,
-    /// The kernel's value of the statistic (null when undefined).
-    pub observed: Option<f64>,
-    /// The claim's threshold.
-    pub threshold: f64,
-    /// 95% interval.
-    pub ci: Option<[f64; 2]>,
-    /// Standard error.
-    pub se: Option<f64>,
-    /// `delong`, `obuchowski-clustered`, `wilson`, `normal`, `cluster-robust-normal`, `mixed`.
-    pub interval: String,
-    /// Permutation p-value (b+1)/(K+1), null when the claim needs none.
-    pub p_value: Option<f64>,
-    /// Non-vacuous permutations behind the p-value.
-    pub permutations: u64,
-    /// Which permutation null (`row-level label permutation`, `entity-level …`, `none`).
-    pub null: String,
-    /// Significance level.
-    pub alpha: f64,
-    /// `supports`, `contradicts`, `inconclusive` or `undefined`.
-    pub outcome: String,
-}
-
-impl ClaimReport {
-    pub(crate) fn undefined(statistic: &str, threshold: f64, alpha: f64, reason: &str) -> Self {
-        ClaimReport {
-            statistic: statistic.to_owned(),
-            observed: None,
-            threshold,
-            ci: None,
-            se: None,
-            interval: format!("undefined: {reason}"),
-            p_value: None,
-            permutations: 0,
-            null: "none".into(),
-            alpha,
-            outcome: "undefined".into(),
-        }
-    }
 }
 
 /// The claim's permutation null as measured: what `verify --svg` draws. Not part of the

@@ -1,4 +1,5 @@
-//! Strict JSON reading for payloads: duplicate keys refused, errors located by JSON path.
+//! Strict JSON reading (payloads, maps, experiments, `counterlab hash`): duplicate keys
+//! refused, errors located by JSON path.
 //!
 //! `serde_json::Value` silently keeps the last of two equal keys, so a payload could
 //! carry two `"random_rows"` results and show a reader the other one. This reader builds

@@ -4,9 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use super::evidence::{self, Estimate};
-use super::mutation_seed;
-use super::report::ClaimReport;
+use serde::{Deserialize, Serialize};
+
+use super::intervals::{self, Estimate};
+use super::{mutation_seed, ALPHA_RANGE};
 use crate::experiment::{Claim, Experiment, MetricName};
 use crate::metrics::MetricValue;
 use crate::pack::Pack;
@@ -15,6 +16,52 @@ use crate::table::Table;
 
 /// Per arm, per metric: one run's metrics.
 pub(crate) type ArmMetrics = BTreeMap<String, BTreeMap<String, MetricValue>>;
+
+/// The claim's statistic and evidence.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimReport {
+    /// E.g. `roc_auc(random_rows) - roc_auc(entity_grouped)`.
+    pub statistic: String,
+    /// The kernel's value of the statistic (null when undefined).
+    pub observed: Option<f64>,
+    /// The claim's threshold.
+    pub threshold: f64,
+    /// 95% interval.
+    pub ci: Option<[f64; 2]>,
+    /// Standard error.
+    pub se: Option<f64>,
+    /// `delong`, `obuchowski-clustered`, `wilson`, `normal`, `cluster-robust-normal`, `mixed`.
+    pub interval: String,
+    /// Permutation p-value (b+1)/(K+1), null when the claim needs none.
+    pub p_value: Option<f64>,
+    /// Non-vacuous permutations behind the p-value.
+    pub permutations: u64,
+    /// Which permutation null (`row-level label permutation`, `entity-level …`, `none`).
+    pub null: String,
+    /// Significance level.
+    pub alpha: f64,
+    /// `supports`, `contradicts`, `inconclusive`, `undefined` or `vacuous`.
+    pub outcome: String,
+}
+
+impl ClaimReport {
+    pub(crate) fn undefined(statistic: &str, threshold: f64, alpha: f64, reason: &str) -> Self {
+        ClaimReport {
+            statistic: statistic.to_owned(),
+            observed: None,
+            threshold,
+            ci: None,
+            se: None,
+            interval: format!("undefined: {reason}"),
+            p_value: None,
+            permutations: 0,
+            null: "none".into(),
+            alpha,
+            outcome: "undefined".into(),
+        }
+    }
+}
 
 /// Which label permutation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,7 +257,7 @@ pub(crate) fn evaluate(
             .position(|a| a.name == name)
             .expect("claim arms were checked");
         let p = run::arm_predictions(pack, table, experiment, index).map_err(|e| e.to_string())?;
-        evidence::estimate_arm(metric, &p, table)
+        intervals::estimate_arm(metric, &p, table)
     };
     let (statistic, threshold, higher_is_claimed, estimate) = match claim {
         Claim::MetricGap {
@@ -222,7 +269,7 @@ pub(crate) fn evaluate(
             format!("{m}({higher}) - {m}({lower})", m = metric.as_str()),
             *at_least,
             true,
-            estimate_arm(higher).and_then(|h| estimate_arm(lower).map(|l| evidence::gap(&h, &l))),
+            estimate_arm(higher).and_then(|h| estimate_arm(lower).map(|l| intervals::gap(&h, &l))),
         ),
         Claim::MetricAtLeast { arm, value, .. } => (
             format!("{}({arm})", metric.as_str()),
@@ -237,7 +284,7 @@ pub(crate) fn evaluate(
             estimate_arm(arm),
         ),
     };
-    let (alpha_low, alpha_high) = super::ALPHA_RANGE;
+    let (alpha_low, alpha_high) = ALPHA_RANGE;
     if !(settings.alpha > alpha_low && settings.alpha <= alpha_high) {
         // The library takes any f64; the CLI refuses these before they get here.
         let reason = format!(

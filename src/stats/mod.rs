@@ -1,0 +1,23 @@
+//! The statistics a verdict rests on, below both the verifier and the boundary map so
+//! that both apply one rule set: confidence intervals ([`intervals`]: DeLong, Obuchowski,
+//! Wilson, cluster-robust) and a claim's evidence ([`claim`]: statistic, interval,
+//! permutation p-value, outcome).
+
+pub(crate) mod claim;
+pub mod intervals;
+
+pub use claim::ClaimReport;
+pub use intervals::{Estimate, Z95};
+
+use crate::rng;
+
+/// The significance levels accepted: `low < α ≤ high`. Above 0.10 a "significant"
+/// permutation p-value is no evidence a reader would accept.
+pub const ALPHA_RANGE: (f64, f64) = (0.0, 0.10);
+
+/// The seed of the k-th mutation of a kind: drawn from its own ChaCha stream, so it
+/// depends on (seed, kind, k) only, never on thread scheduling.
+pub(crate) fn mutation_seed(seed: u64, kind: &str, k: usize) -> u64 {
+    use rand_chacha::rand_core::RngCore;
+    rng::stream(seed, &format!("verify/{kind}/{k}")).next_u64()
+}
