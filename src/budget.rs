@@ -24,7 +24,7 @@ pub fn work_per_fit(experiment: &Experiment, table: &Table) -> u64 {
 /// exponentials, the line search and the metrics. Measured: without it, a 10⁶-row table
 /// of one feature counted 4 units a row and took ~9 ns a unit, against ~1 ns for the
 /// bundled packs.
-const ROW_WORK: u64 = 32;
+pub const ROW_WORK: u64 = 32;
 
 /// The memory of the designs a verification prepares and holds at once, in bytes: every
 /// arm's and every ablation's standardised training rows (twice: row- and column-major)

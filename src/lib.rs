@@ -1,7 +1,7 @@
 //! # counterlab
 //!
-//! The deterministic scientific kernel (and, soon, the frozen verifier) for
-//! machine-learning evaluation-design experiments over small tabular Subject Packs.
+//! The deterministic scientific kernel and the frozen verifier for machine-learning
+//! evaluation-design experiments over small tabular Subject Packs.
 //!
 //! ```no_run
 //! # fn main() -> Result<(), counterlab::Error> {
@@ -18,6 +18,28 @@
 //! Every result is a pure function of the pack's canonical table and the experiment:
 //! bit-identical for any row order of the fixture file, any thread count and any CPU
 //! (see `docs/DETERMINISM.md`).
+//!
+//! The verifier takes payload bytes and always answers with a [`Report`], whose verdict
+//! is data (`docs/VERDICTS.md`):
+//!
+//! ```no_run
+//! # fn main() -> Result<(), counterlab::Error> {
+//! let packs = counterlab::Packs::discover("fixtures/packs")?;
+//! let bytes = std::fs::read("fixtures/packs/entity-leakage/payloads/random-inflates-auc.json")
+//!     .expect("readable");
+//! let report = counterlab::verify(&bytes, &packs, &counterlab::VerifyOptions::default());
+//! match report.verdict() {
+//!     counterlab::Verdict::Supports(_) => println!("SUPPORTS {}", report.report_hash()),
+//!     counterlab::Verdict::Inconclusive { reasons } => println!("INCONCLUSIVE: {reasons:?}"),
+//!     counterlab::Verdict::Rejected { counterexamples } => println!("REJECTED: {counterexamples:?}"),
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Beside them: boundary maps ([`boundary`]), the transfer evaluator ([`transfer`]), the
+//! published schemas ([`schema`]), the canonical encoding and hashes ([`canon`]) and the
+//! charts ([`chart`]).
 
 pub mod boundary;
 pub mod budget;

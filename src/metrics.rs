@@ -254,7 +254,7 @@ fn for_each_tie_block(c: &SortedClasses, mut f: impl FnMut(TieBlock)) {
 /// (positive, negative) pair counts ½, as in scikit-learn's `roc_auc_score`, which this
 /// equals to ≤ 1e-15 (sklearn's trapezoid carries a float sum; this value does not).
 /// −0.0 and 0.0 tie. When one class is at most a tenth of the rows, the same integer is
-/// counted pair-wise against that class sorted alone ([`MINORITY_SEARCH_SHARE`]).
+/// counted pair-wise against that class sorted alone (`MINORITY_SEARCH_SHARE`).
 ///
 /// # Errors
 /// A lower-case reason when the AUC is undefined or the input is malformed: empty input,

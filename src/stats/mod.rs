@@ -1,6 +1,6 @@
 //! The statistics a verdict rests on, below both the verifier and the boundary map so
 //! that both apply one rule set: confidence intervals ([`intervals`]: DeLong, Obuchowski,
-//! Wilson, cluster-robust) and a claim's evidence ([`claim`]: statistic, interval,
+//! Wilson, cluster-robust) and a claim's evidence (`claim`: statistic, interval,
 //! permutation p-value, outcome).
 
 pub(crate) mod claim;

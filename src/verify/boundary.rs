@@ -6,28 +6,14 @@
 
 use serde_json::{json, Value};
 
+use super::checks::{CheckId, MAP_CHECKS};
 use super::{diff_values, to_counterexamples, Counterexample, Verification};
 use crate::boundary::{self, BoundaryMap, BOUNDARY_FORMAT};
 use crate::canon::{self, HashKind};
 use crate::pack::Packs;
 
 /// The checks of a boundary-map verification, in report order.
-pub const BOUNDARY_CHECK_IDS: [&str; 14] = [
-    "budget.payload_bytes",
-    "payload.parse",
-    "kernel.version",
-    "payload.schema",
-    "pack.supported",
-    "budget.fixture",
-    "budget.work",
-    "boundary.spec",
-    "fixture.hash",
-    "pack.manifest",
-    "boundary.cell_hash",
-    "boundary.map_hash",
-    "recompute.equal",
-    "chart.provenance",
-];
+pub const BOUNDARY_CHECK_IDS: [&str; 14] = super::checks::names(MAP_CHECKS);
 
 impl Verification<'_> {
     /// Runs every boundary check after `payload.parse` and `kernel.version` passed.
@@ -55,14 +41,14 @@ impl Verification<'_> {
             self.schema_failure(value, path, message);
             return;
         }
-        self.pass("payload.schema");
+        self.pass(CheckId::PayloadSchema);
 
         let Some(pack) = self.supported_pack(packs, &map.pack.id) else {
             return;
         };
         let Some(spec) = pack.manifest().boundary.clone() else {
             self.unverifiable(
-                "pack.supported",
+                CheckId::PackSupported,
                 format!(
                     "unsupported case: pack {:?} declares no [boundary] sweep",
                     map.pack.id
@@ -74,13 +60,13 @@ impl Verification<'_> {
             Ok(e) => e,
             Err(e) => {
                 self.unverifiable(
-                    "pack.supported",
+                    CheckId::PackSupported,
                     format!("unsupported case: the pack's boundary experiment: {e}"),
                 );
                 return;
             }
         };
-        self.pass("pack.supported");
+        self.pass(CheckId::PackSupported);
         let table = pack.table();
         if !self.fixture_in_budget(pack) {
             return;
@@ -121,12 +107,12 @@ impl Verification<'_> {
             );
         }
         if spec_differences.is_empty() {
-            self.pass("boundary.spec");
+            self.pass(CheckId::BoundarySpec);
         } else {
             let total = spec_differences.len();
-            let ces = to_counterexamples("boundary.spec", spec_differences);
+            let ces = to_counterexamples(CheckId::BoundarySpec, spec_differences);
             self.fail(
-                "boundary.spec",
+                CheckId::BoundarySpec,
                 format!(
                     "{total} value(s) differ from the pack's [boundary] sweep and its experiment"
                 ),
@@ -148,7 +134,7 @@ impl Verification<'_> {
             let expected = canon::hash_value(HashKind::BoundaryCell, &without);
             if cell["cell_hash"] != json!(expected) {
                 hash_ces.push(Counterexample::new(
-                    "boundary.cell_hash",
+                    CheckId::BoundaryCellHash,
                     cell["cell_hash"].clone(),
                     json!(expected),
                     json!({ "path": format!("$.cells[{i}].cell_hash"), "cell": i, "axes": cell["axes"] }),
@@ -156,11 +142,11 @@ impl Verification<'_> {
             }
         }
         if hash_ces.is_empty() {
-            self.pass("boundary.cell_hash");
+            self.pass(CheckId::BoundaryCellHash);
         } else {
             let total = hash_ces.len();
             self.fail(
-                "boundary.cell_hash",
+                CheckId::BoundaryCellHash,
                 format!("{total} cell hash(es) are not the canonical hash of their cell"),
                 hash_ces,
             );
@@ -175,7 +161,7 @@ impl Verification<'_> {
             }),
         );
         self.check_recorded_hash(
-            "boundary.map_hash",
+            CheckId::BoundaryMapHash,
             &map.map_hash,
             &recorded_map_hash,
             "$.map_hash",
@@ -185,11 +171,14 @@ impl Verification<'_> {
         // Recompute every cell with the pack's spec (cells, and the work inside each, in parallel).
         let recomputed = if self.failed() {
             // Recomputing is the expensive part and cannot change a REJECTED verdict.
-            self.skip("recompute.equal", "not run: the map is already rejected");
+            self.skip(
+                CheckId::RecomputeEqual,
+                "not run: the map is already rejected",
+            );
             None
         } else if !in_budget {
             self.skip(
-                "recompute.equal",
+                CheckId::RecomputeEqual,
                 "not run: over the work budget (see budget.work)",
             );
             None
@@ -198,7 +187,7 @@ impl Verification<'_> {
                 Ok(m) => Some(m),
                 Err(e) => {
                     self.fail(
-                        "recompute.equal",
+                        CheckId::RecomputeEqual,
                         format!("the kernel could not compute the map: {e}"),
                         Vec::new(),
                     );
@@ -215,15 +204,15 @@ impl Verification<'_> {
                 &mut differences,
             );
             if differences.is_empty() {
-                self.pass("recompute.equal");
+                self.pass(CheckId::RecomputeEqual);
             } else {
                 // A cell's hash differs whenever anything in it does: witness the
                 // substantive values first, the derived hashes last.
                 differences.sort_by_key(|(path, _, _)| path.ends_with(".cell_hash"));
                 let total = differences.len();
-                let ces = to_counterexamples("recompute.equal", differences);
+                let ces = to_counterexamples(CheckId::RecomputeEqual, differences);
                 self.fail(
-                    "recompute.equal",
+                    CheckId::RecomputeEqual,
                     format!("{total} recorded value(s) differ from the kernel's"),
                     ces,
                 );
@@ -243,7 +232,7 @@ impl Verification<'_> {
                     .take(3)
                     .map(|i| {
                         Counterexample::new(
-                            "chart.provenance",
+                            CheckId::ChartProvenance,
                             json!(cells[i].axes.keys().collect::<Vec<_>>()),
                             json!(knobs),
                             json!({ "path": format!("$.cells[{i}].axes"), "cell": i }),
@@ -251,7 +240,7 @@ impl Verification<'_> {
                     })
                     .collect();
                 self.fail(
-                    "chart.provenance",
+                    CheckId::ChartProvenance,
                     "recorded cells do not carry the sweep's knobs: no chart can be derived from them",
                     ces,
                 );
@@ -266,7 +255,7 @@ impl Verification<'_> {
             &mut differences,
         );
         if differences.is_empty() {
-            self.pass("chart.provenance");
+            self.pass(CheckId::ChartProvenance);
         } else {
             let total = differences.len();
             let ces = differences
@@ -284,11 +273,11 @@ impl Verification<'_> {
                         }),
                         None => json!({ "path": path }),
                     };
-                    Counterexample::new("chart.provenance", observed, expected, witness)
+                    Counterexample::new(CheckId::ChartProvenance, observed, expected, witness)
                 })
                 .collect();
             self.fail(
-                "chart.provenance",
+                CheckId::ChartProvenance,
                 format!("{total} chart value(s) do not come from the kernel's cells"),
                 ces,
             );

@@ -7,6 +7,7 @@
 //! Only this module can construct [`Supports`], so nothing else can print SUPPORTS.
 
 mod boundary;
+pub mod checks;
 mod report;
 
 use std::collections::BTreeMap;
@@ -26,6 +27,7 @@ pub use crate::stats::{ClaimReport, Estimate, ALPHA_RANGE, Z95};
 use crate::table::Table;
 
 pub use boundary::BOUNDARY_CHECK_IDS;
+pub use checks::{CheckId, MAP_CHECKS, PAYLOAD_CHECKS};
 pub use report::{
     Check, Counterexample, Counters, NullDistribution, Report, Status, MAX_COUNTEREXAMPLE_BYTES,
     REPORT_FORMAT,
@@ -40,29 +42,8 @@ pub const MAX_PERMUTATIONS: usize = 100_000;
 /// The largest payload byte budget (`--max-payload-bytes`) accepted.
 pub const MAX_PAYLOAD_BYTES_LIMIT: usize = 16 << 20;
 
-/// Every check, in the order they run and appear in reports.
-pub const CHECK_IDS: [&str; 20] = [
-    "budget.payload_bytes",
-    "payload.parse",
-    "kernel.version",
-    "payload.schema",
-    "pack.supported",
-    "budget.fixture",
-    "budget.work",
-    "experiment.valid",
-    "fixture.hash",
-    "pack.manifest",
-    "result.hash",
-    "recompute.equal",
-    "split.zero_group_overlap",
-    "split.temporal_order",
-    "ablation.identity",
-    "determinism.rerun",
-    "mutation.row_order",
-    "mutation.label.active",
-    "mutation.label.chance",
-    "claim.evidence",
-];
+/// Every check of a payload report, in the order they run and appear in reports.
+pub const CHECK_IDS: [&str; 20] = checks::names(PAYLOAD_CHECKS);
 
 /// At most this many counterexamples per check.
 pub const MAX_COUNTEREXAMPLES: usize = 3;
@@ -227,9 +208,9 @@ pub fn verify(bytes: &[u8], packs: &Packs, options: &VerifyOptions) -> Report {
 /// The state of one verification: the checks so far and what later checks need.
 struct Verification<'o> {
     options: &'o VerifyOptions,
-    /// The check list of this kind of payload ([`CHECK_IDS`] or [`BOUNDARY_CHECK_IDS`]).
-    ids: &'static [&'static str],
-    checks: BTreeMap<&'static str, Check>,
+    /// The check list of this kind of document ([`PAYLOAD_CHECKS`] or [`MAP_CHECKS`]).
+    ids: &'static [CheckId],
+    checks: BTreeMap<CheckId, Check>,
     payload_hash: Option<String>,
     /// The verifier's own pack that the payload was checked against, once found.
     pack: Option<run::PackRef>,
@@ -242,7 +223,7 @@ impl<'o> Verification<'o> {
     fn new(options: &'o VerifyOptions) -> Self {
         Verification {
             options,
-            ids: &CHECK_IDS,
+            ids: &PAYLOAD_CHECKS,
             checks: BTreeMap::new(),
             payload_hash: None,
             pack: None,
@@ -254,12 +235,15 @@ impl<'o> Verification<'o> {
 
     fn set(
         &mut self,
-        id: &'static str,
+        id: CheckId,
         status: Status,
         reason: Option<String>,
         counterexamples: Vec<Counterexample>,
     ) {
-        debug_assert!(self.ids.contains(&id), "unknown check id {id}");
+        debug_assert!(
+            self.ids.contains(&id),
+            "check {id} is not of this kind of document"
+        );
         let counterexamples = counterexamples
             .into_iter()
             .take(MAX_COUNTEREXAMPLES)
@@ -268,7 +252,7 @@ impl<'o> Verification<'o> {
         self.checks.insert(
             id,
             Check {
-                id: id.to_owned(),
+                id: id.as_str().to_owned(),
                 status,
                 reason,
                 counterexamples,
@@ -276,26 +260,26 @@ impl<'o> Verification<'o> {
         );
     }
 
-    fn pass(&mut self, id: &'static str) {
+    fn pass(&mut self, id: CheckId) {
         self.set(id, Status::Pass, None, Vec::new());
     }
 
     fn fail(
         &mut self,
-        id: &'static str,
+        id: CheckId,
         reason: impl Into<String>,
         counterexamples: Vec<Counterexample>,
     ) {
         self.set(id, Status::Fail, Some(reason.into()), counterexamples);
     }
 
-    fn unverifiable(&mut self, id: &'static str, reason: impl Into<String>) {
+    fn unverifiable(&mut self, id: CheckId, reason: impl Into<String>) {
         let reason = reason.into();
         self.inconclusive_reasons.push(format!("{id}: {reason}"));
         self.set(id, Status::Unverifiable, Some(reason), Vec::new());
     }
 
-    fn skip(&mut self, id: &'static str, reason: impl Into<String>) {
+    fn skip(&mut self, id: CheckId, reason: impl Into<String>) {
         self.set(id, Status::Skipped, Some(reason.into()), Vec::new());
     }
 
@@ -309,18 +293,22 @@ impl<'o> Verification<'o> {
     fn schema_failure(&mut self, value: &Value, path: String, message: String) {
         let observed = lookup(value, &path).cloned().unwrap_or(Value::Null);
         let ce = Counterexample::new(
-            "payload.schema",
+            CheckId::PayloadSchema,
             observed,
             json!(message),
             json!({ "path": path }),
         );
-        self.fail("payload.schema", format!("{path}: {message}"), vec![ce]);
+        self.fail(
+            CheckId::PayloadSchema,
+            format!("{path}: {message}"),
+            vec![ce],
+        );
     }
 
     /// `pack.supported` is unverifiable: the verifier has no pack with this id.
     fn unknown_pack(&mut self, id: &str) {
         self.unverifiable(
-            "pack.supported",
+            CheckId::PackSupported,
             format!("unsupported case: the verifier has no pack {id:?}"),
         );
     }
@@ -334,21 +322,21 @@ impl<'o> Verification<'o> {
         let (Some(name), Some(version)) = (kernel["name"].as_str(), kernel["version"].as_str())
         else {
             self.skip(
-                "kernel.version",
+                CheckId::KernelVersion,
                 "the payload names no kernel as {name, version} strings (see payload.schema)",
             );
             return true;
         };
         if name != run::KERNEL_NAME {
             self.unverifiable(
-                "kernel.version",
+                CheckId::KernelVersion,
                 format!("unsupported case: kernel {name:?} is not counterlab"),
             );
             return false;
         }
         if version != run::KERNEL_VERSION {
             self.unverifiable(
-                "kernel.version",
+                CheckId::KernelVersion,
                 format!(
                     "unsupported case: recorded by kernel {version:?}, this verifier computes kernel {:?}",
                     run::KERNEL_VERSION
@@ -356,7 +344,7 @@ impl<'o> Verification<'o> {
             );
             return false;
         }
-        self.pass("kernel.version");
+        self.pass(CheckId::KernelVersion);
         true
     }
 
@@ -385,11 +373,11 @@ impl<'o> Verification<'o> {
             }
             Lookup::Failed(error) => {
                 if let crate::ErrorKind::OverBudget { .. } = error.kind() {
-                    self.pass("pack.supported");
-                    self.unverifiable("budget.fixture", error.to_string());
+                    self.pass(CheckId::PackSupported);
+                    self.unverifiable(CheckId::BudgetFixture, error.to_string());
                 } else {
                     self.unverifiable(
-                        "pack.supported",
+                        CheckId::PackSupported,
                         format!("unsupported case: the verifier's pack {id:?} cannot be loaded: {error}"),
                     );
                 }
@@ -430,11 +418,11 @@ impl<'o> Verification<'o> {
         };
         match over {
             Some(reason) => {
-                self.unverifiable("budget.fixture", reason);
+                self.unverifiable(CheckId::BudgetFixture, reason);
                 false
             }
             None => {
-                self.pass("budget.fixture");
+                self.pass(CheckId::BudgetFixture);
                 true
             }
         }
@@ -446,7 +434,7 @@ impl<'o> Verification<'o> {
         let o = self.options;
         if work > o.max_work {
             self.unverifiable(
-                "budget.work",
+                CheckId::BudgetWork,
                 format!(
                     "{work} work units needed, over the budget of {} (--max-work)",
                     o.max_work
@@ -455,7 +443,7 @@ impl<'o> Verification<'o> {
             false
         } else if design > o.max_design_bytes {
             self.unverifiable(
-                "budget.work",
+                CheckId::BudgetWork,
                 format!(
                     "{design} bytes of prepared designs needed, over the budget of {}",
                     o.max_design_bytes
@@ -463,7 +451,7 @@ impl<'o> Verification<'o> {
             );
             false
         } else {
-            self.pass("budget.work");
+            self.pass(CheckId::BudgetWork);
             true
         }
     }
@@ -472,16 +460,16 @@ impl<'o> Verification<'o> {
     fn check_manifest_hash(&mut self, recorded: &str, pack: &Pack, what: &str) {
         let ours = pack.manifest().meaning_hash();
         if recorded == ours {
-            self.pass("pack.manifest");
+            self.pass(CheckId::PackManifest);
         } else {
             let ce = Counterexample::new(
-                "pack.manifest",
+                CheckId::PackManifest,
                 json!(recorded),
                 json!(ours),
                 json!({ "path": "$.pack.manifest_hash" }),
             );
             self.fail(
-                "pack.manifest",
+                CheckId::PackManifest,
                 format!("the {what} was computed on a pack whose pack.toml gives the fixture another meaning (label, positive class, entity, features or time)"),
                 vec![ce],
             );
@@ -491,7 +479,7 @@ impl<'o> Verification<'o> {
     /// Check `id`: the hash recorded at `path` is the one computed from what is recorded.
     fn check_recorded_hash(
         &mut self,
-        id: &'static str,
+        id: CheckId,
         recorded: &str,
         computed: &str,
         path: &str,
@@ -514,16 +502,16 @@ impl<'o> Verification<'o> {
     /// "map").
     fn check_fixture_hash(&mut self, recorded: &str, pack: &Pack, what: &str) {
         if recorded == pack.fixture_hash() {
-            self.pass("fixture.hash");
+            self.pass(CheckId::FixtureHash);
         } else {
             let ce = Counterexample::new(
-                "fixture.hash",
+                CheckId::FixtureHash,
                 json!(recorded),
                 json!(pack.fixture_hash()),
                 json!({ "path": "$.pack.fixture_blake3" }),
             );
             self.fail(
-                "fixture.hash",
+                CheckId::FixtureHash,
                 format!("the {what} was not computed on the verifier's fixture"),
                 vec![ce],
             );
@@ -535,7 +523,7 @@ impl<'o> Verification<'o> {
         // 1. Bounds first.
         if bytes.len() > o.max_payload_bytes {
             self.unverifiable(
-                "budget.payload_bytes",
+                CheckId::BudgetPayloadBytes,
                 format!(
                     "payload is over the budget of {} bytes (--max-payload-bytes); {} bytes were read",
                     o.max_payload_bytes,
@@ -544,20 +532,20 @@ impl<'o> Verification<'o> {
             );
             return;
         }
-        self.pass("budget.payload_bytes");
+        self.pass(CheckId::BudgetPayloadBytes);
 
         // 2. Structure.
         let value = match json::parse_strict(bytes) {
             Ok(v) => v,
             Err(e) => {
                 let ce = Counterexample::new(
-                    "payload.parse",
+                    CheckId::PayloadParse,
                     json!(e.message),
                     json!("a JSON document"),
                     json!({ "path": e.path }),
                 );
                 self.fail(
-                    "payload.parse",
+                    CheckId::PayloadParse,
                     format!("not valid JSON at {}: {}", e.path, e.message),
                     vec![ce],
                 );
@@ -565,11 +553,11 @@ impl<'o> Verification<'o> {
             }
         };
         self.payload_hash = Some(canon::hash_value(HashKind::Payload, &value));
-        self.pass("payload.parse");
+        self.pass(CheckId::PayloadParse);
         // The format says which schema (and which check list) applies.
         match value.get("format").and_then(Value::as_str) {
             Some(crate::boundary::BOUNDARY_FORMAT) => {
-                self.ids = &BOUNDARY_CHECK_IDS;
+                self.ids = &MAP_CHECKS;
                 if self.kernel_supported(&value) {
                     self.run_boundary(&value, packs);
                 }
@@ -605,13 +593,13 @@ impl<'o> Verification<'o> {
                 return;
             }
         };
-        self.pass("payload.schema");
+        self.pass(CheckId::PayloadSchema);
 
         // 3. Supported case.
         let Some(pack) = self.supported_pack(packs, &payload.pack.id) else {
             return;
         };
-        self.pass("pack.supported");
+        self.pass(CheckId::PackSupported);
         if !self.fixture_in_budget(pack) {
             return;
         }
@@ -626,21 +614,25 @@ impl<'o> Verification<'o> {
         if let Err(e) = experiment.check(pack) {
             let (path, message) = experiment_error_at(&e);
             let ce = Counterexample::new(
-                "experiment.valid",
+                CheckId::ExperimentValid,
                 json!(message),
                 json!("an experiment valid on this pack"),
                 json!({ "path": path }),
             );
-            self.fail("experiment.valid", format!("{path}: {message}"), vec![ce]);
+            self.fail(
+                CheckId::ExperimentValid,
+                format!("{path}: {message}"),
+                vec![ce],
+            );
             return;
         }
-        self.pass("experiment.valid");
+        self.pass(CheckId::ExperimentValid);
 
         self.check_fixture_hash(&payload.pack.fixture_blake3, pack, "payload");
         self.check_manifest_hash(&payload.pack.manifest_hash, pack, "payload");
 
         self.check_recorded_hash(
-            "result.hash",
+            CheckId::ResultHash,
             &payload.result_hash,
             &canon::hash_value(HashKind::Result, &value["results"]),
             "$.result_hash",
@@ -649,11 +641,11 @@ impl<'o> Verification<'o> {
 
         if !mutations_in_budget {
             // Bounds first: nothing that runs the model happens over the work budget.
-            for id in &CHECK_IDS[CHECK_IDS
+            let first = PAYLOAD_CHECKS
                 .iter()
-                .position(|&c| c == "recompute.equal")
-                .expect("a check id")..]
-            {
+                .position(|&c| c == CheckId::RecomputeEqual)
+                .expect("recompute.equal is a payload check");
+            for &id in &PAYLOAD_CHECKS[first..] {
                 self.skip(id, "not run: over the work budget (see budget.work)");
             }
             return;
@@ -665,7 +657,7 @@ impl<'o> Verification<'o> {
             Ok(r) => r,
             Err(e) => {
                 self.fail(
-                    "recompute.equal",
+                    CheckId::RecomputeEqual,
                     format!("the kernel could not run the experiment: {e}"),
                     Vec::new(),
                 );
@@ -681,13 +673,13 @@ impl<'o> Verification<'o> {
             &mut differences,
         );
         if differences.is_empty() {
-            self.pass("recompute.equal");
+            self.pass(CheckId::RecomputeEqual);
         } else {
             let total = differences.len();
             self.fail(
-                "recompute.equal",
+                CheckId::RecomputeEqual,
                 format!("{total} recorded value(s) differ from the kernel's"),
-                to_counterexamples("recompute.equal", differences),
+                to_counterexamples(CheckId::RecomputeEqual, differences),
             );
         }
 
@@ -704,23 +696,23 @@ impl<'o> Verification<'o> {
             },
         ) {
             Ok(again) if run::result_hash(&again).ok().as_ref() == Some(&recomputed_hash) => {
-                self.pass("determinism.rerun")
+                self.pass(CheckId::DeterminismRerun)
             }
             Ok(again) => {
                 let ce = Counterexample::new(
-                    "determinism.rerun",
+                    CheckId::DeterminismRerun,
                     json!(run::result_hash(&again).unwrap_or_default()),
                     json!(recomputed_hash),
                     json!({ "threads": [o.threads, rerun_threads] }),
                 );
                 self.fail(
-                    "determinism.rerun",
+                    CheckId::DeterminismRerun,
                     "a second run gave another result hash",
                     vec![ce],
                 );
             }
             Err(e) => self.fail(
-                "determinism.rerun",
+                CheckId::DeterminismRerun,
                 format!("a second run failed: {e}"),
                 Vec::new(),
             ),
@@ -728,10 +720,10 @@ impl<'o> Verification<'o> {
 
         // 7–9. Mutations and the claim: only worth their cost when nothing failed yet.
         let mutation_checks = [
-            "mutation.row_order",
-            "mutation.label.active",
-            "mutation.label.chance",
-            "claim.evidence",
+            CheckId::MutationRowOrder,
+            CheckId::MutationLabelActive,
+            CheckId::MutationLabelChance,
+            CheckId::ClaimEvidence,
         ];
         if self.failed() {
             for id in mutation_checks {
@@ -773,7 +765,7 @@ impl<'o> Verification<'o> {
                             .cloned()
                             .unwrap_or_default();
                         overlap_ces.push(Counterexample::new(
-                            "split.zero_group_overlap",
+                            CheckId::SplitZeroGroupOverlap,
                             json!(result.overlap.entities),
                             json!(0),
                             json!({ "path": format!("{path}.overlap.entities"), "source": source, "entity": witness }),
@@ -784,7 +776,7 @@ impl<'o> Verification<'o> {
                     temporal_arms += 1;
                     if result.overlap.temporal_rows != Some(0) {
                         temporal_ces.push(Counterexample::new(
-                            "split.temporal_order",
+                            CheckId::SplitTemporalOrder,
                             json!(result.overlap.temporal_rows),
                             json!(0),
                             json!({ "path": format!("{path}.overlap.temporal_rows"), "source": source }),
@@ -806,7 +798,7 @@ impl<'o> Verification<'o> {
                         .all(|(name, value)| metric_bits_equal(value, result.metrics.get(name)));
                     if identity.changed_scores != 0 || !same_metrics {
                         identity_ces.push(Counterexample::new(
-                            "ablation.identity",
+                            CheckId::AblationIdentity,
                             json!({ "changed_scores": identity.changed_scores, "metrics": canon::to_value(&identity.metrics).unwrap_or_default() }),
                             json!({ "changed_scores": 0, "metrics": canon::to_value(&result.metrics).unwrap_or_default() }),
                             json!({ "path": format!("{path}.ablations.{}", ablation.name), "source": source }),
@@ -816,28 +808,28 @@ impl<'o> Verification<'o> {
             }
         }
         match (grouped_arms, overlap_ces.is_empty()) {
-            (0, _) => self.skip("split.zero_group_overlap", "no entity_grouped arm"),
-            (_, true) => self.pass("split.zero_group_overlap"),
+            (0, _) => self.skip(CheckId::SplitZeroGroupOverlap, "no entity_grouped arm"),
+            (_, true) => self.pass(CheckId::SplitZeroGroupOverlap),
             (_, false) => self.fail(
-                "split.zero_group_overlap",
+                CheckId::SplitZeroGroupOverlap,
                 "an entity_grouped arm shares entities between train and test",
                 overlap_ces,
             ),
         }
         match (temporal_arms, temporal_ces.is_empty()) {
-            (0, _) => self.skip("split.temporal_order", "no temporal arm"),
-            (_, true) => self.pass("split.temporal_order"),
+            (0, _) => self.skip(CheckId::SplitTemporalOrder, "no temporal arm"),
+            (_, true) => self.pass(CheckId::SplitTemporalOrder),
             (_, false) => self.fail(
-                "split.temporal_order",
+                CheckId::SplitTemporalOrder,
                 "a temporal arm has test rows not after every training row",
                 temporal_ces,
             ),
         }
         match (identity_ablations, identity_ces.is_empty()) {
-            (0, _) => self.skip("ablation.identity", "no identity ablation (drop: [])"),
-            (_, true) => self.pass("ablation.identity"),
+            (0, _) => self.skip(CheckId::AblationIdentity, "no identity ablation (drop: [])"),
+            (_, true) => self.pass(CheckId::AblationIdentity),
             (_, false) => self.fail(
-                "ablation.identity",
+                CheckId::AblationIdentity,
                 "an identity ablation does not reproduce its arm bit for bit",
                 identity_ces,
             ),
@@ -847,7 +839,7 @@ impl<'o> Verification<'o> {
     fn row_order(&mut self, pack: &Pack, experiment: &Experiment, expected_hash: &str) {
         let o = self.options;
         if o.row_order_shuffles == 0 {
-            self.unverifiable("mutation.row_order", "no row-order shuffles requested");
+            self.unverifiable(CheckId::MutationRowOrder, "no row-order shuffles requested");
             return;
         }
         let seeds: Vec<u64> = (0..o.row_order_shuffles)
@@ -864,13 +856,13 @@ impl<'o> Verification<'o> {
             match hash {
                 Ok(h) if h == expected_hash => {}
                 Ok(h) => ces.push(Counterexample::new(
-                    "mutation.row_order",
+                    CheckId::MutationRowOrder,
                     json!(h),
                     json!(expected_hash),
                     json!({ "mutation_seed": seed }),
                 )),
                 Err(e) => ces.push(Counterexample::new(
-                    "mutation.row_order",
+                    CheckId::MutationRowOrder,
                     json!(e),
                     json!(expected_hash),
                     json!({ "mutation_seed": seed }),
@@ -878,10 +870,10 @@ impl<'o> Verification<'o> {
             }
         }
         if ces.is_empty() {
-            self.pass("mutation.row_order");
+            self.pass(CheckId::MutationRowOrder);
         } else {
             self.fail(
-                "mutation.row_order",
+                CheckId::MutationRowOrder,
                 "a row-order shuffle of the fixture changed the result hash",
                 ces,
             );
@@ -912,7 +904,7 @@ impl<'o> Verification<'o> {
             match outcome {
                 Ok(None) => {}
                 Ok(Some(hash)) if hash == original_hash => ces.push(Counterexample::new(
-                    "mutation.label.active",
+                    CheckId::MutationLabelActive,
                     json!(hash),
                     json!("a different result hash"),
                     json!({ "mutation_seed": seed, "mutation": "row-level label permutation" }),
@@ -923,7 +915,7 @@ impl<'o> Verification<'o> {
         }
         if !ces.is_empty() {
             self.fail(
-                "mutation.label.active",
+                CheckId::MutationLabelActive,
                 "the results do not respond to the labels",
                 ces,
             );
@@ -933,9 +925,9 @@ impl<'o> Verification<'o> {
             } else {
                 errors.join("; ")
             };
-            self.unverifiable("mutation.label.active", why);
+            self.unverifiable(CheckId::MutationLabelActive, why);
         } else {
-            self.pass("mutation.label.active");
+            self.pass(CheckId::MutationLabelActive);
         }
     }
 
@@ -961,14 +953,14 @@ impl<'o> Verification<'o> {
             .collect();
         if watched.is_empty() {
             self.skip(
-                "mutation.label.chance",
+                CheckId::MutationLabelChance,
                 "no metric with a fixed chance level (roc_auc, balanced_accuracy) is asked for",
             );
             return;
         }
         if let Some(e) = runs.first_error() {
             self.unverifiable(
-                "mutation.label.chance",
+                CheckId::MutationLabelChance,
                 format!("a permutation could not run: {e}"),
             );
             return;
@@ -986,7 +978,7 @@ impl<'o> Verification<'o> {
                 let limit = 0.5 + CHANCE_MARGIN.max(4.0 * sd / (values.len() as f64).sqrt());
                 if mean > limit {
                     ces.push(Counterexample::new(
-                        "mutation.label.chance",
+                        CheckId::MutationLabelChance,
                         json!(mean),
                         json!(format!("<= {limit}")),
                         json!({ "path": format!("$.results.{}.metrics.{}", arm.name, metric.as_str()), "permutations": values.len(), "mutation": "row-level label permutation" }),
@@ -995,14 +987,14 @@ impl<'o> Verification<'o> {
             }
         }
         if !ces.is_empty() {
-            self.fail("mutation.label.chance", "a label-dependent metric stays above chance when labels are permuted: label information leaks", ces);
+            self.fail(CheckId::MutationLabelChance, "a label-dependent metric stays above chance when labels are permuted: label information leaks", ces);
         } else if measured == 0 {
             self.unverifiable(
-                "mutation.label.chance",
+                CheckId::MutationLabelChance,
                 "too few non-vacuous permutations with a defined metric",
             );
         } else {
-            self.pass("mutation.label.chance");
+            self.pass(CheckId::MutationLabelChance);
         }
     }
 
@@ -1014,7 +1006,7 @@ impl<'o> Verification<'o> {
         row_null: PermutationRuns,
     ) {
         let Some(claim) = &experiment.claim else {
-            self.skip("claim.evidence", "the payload makes no claim");
+            self.skip(CheckId::ClaimEvidence, "the payload makes no claim");
             self.inconclusive_reasons
                 .push("the payload makes no claim (its numbers were verified)".into());
             return;
@@ -1040,7 +1032,7 @@ impl<'o> Verification<'o> {
             });
         }
         match evaluation.standing {
-            Standing::Supports => self.pass("claim.evidence"),
+            Standing::Supports => self.pass(CheckId::ClaimEvidence),
             Standing::Contradicts {
                 ci: [lo, hi],
                 observed,
@@ -1048,7 +1040,7 @@ impl<'o> Verification<'o> {
                 higher_is_claimed,
             } => {
                 let ce = Counterexample::new(
-                    "claim.evidence",
+                    CheckId::ClaimEvidence,
                     json!([lo, hi]),
                     json!(format!(
                         "{} {threshold}",
@@ -1061,12 +1053,12 @@ impl<'o> Verification<'o> {
                     json!({ "path": "$.claim", "observed": observed }),
                 );
                 self.fail(
-                    "claim.evidence",
+                    CheckId::ClaimEvidence,
                     "the evidence contradicts the claim: the CI lies entirely on the wrong side",
                     vec![ce],
                 );
             }
-            Standing::Inconclusive(reasons) => self.unverifiable("claim.evidence", reasons),
+            Standing::Inconclusive(reasons) => self.unverifiable(CheckId::ClaimEvidence, reasons),
         }
     }
 
@@ -1083,8 +1075,8 @@ impl<'o> Verification<'o> {
         let mut checks = Vec::with_capacity(self.ids.len());
         let mut me = self;
         for &id in me.ids {
-            let check = me.checks.remove(id).unwrap_or_else(|| Check {
-                id: id.to_owned(),
+            let check = me.checks.remove(&id).unwrap_or_else(|| Check {
+                id: id.as_str().to_owned(),
                 status: Status::Skipped,
                 reason: Some("not run: an earlier check stopped verification".into()),
                 counterexamples: Vec::new(),
@@ -1106,8 +1098,8 @@ impl<'o> Verification<'o> {
             }
         } else if checks
             .iter()
-            .any(|c| c.id == "claim.evidence" && c.status == Status::Pass)
-            || (me.ids == BOUNDARY_CHECK_IDS && checks.iter().all(|c| c.status == Status::Pass))
+            .any(|c| c.id == CheckId::ClaimEvidence.as_str() && c.status == Status::Pass)
+            || (me.ids == MAP_CHECKS && checks.iter().all(|c| c.status == Status::Pass))
         {
             Verdict::Supports(Supports { _private: () })
         } else {
@@ -1226,7 +1218,10 @@ fn lookup<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
 }
 
 /// One counterexample per difference of [`diff_values`], witnessed by its JSON path.
-fn to_counterexamples(id: &str, differences: Vec<(String, Value, Value)>) -> Vec<Counterexample> {
+fn to_counterexamples(
+    id: CheckId,
+    differences: Vec<(String, Value, Value)>,
+) -> Vec<Counterexample> {
     differences
         .into_iter()
         .map(|(path, observed, expected)| {

@@ -56,9 +56,14 @@ pub struct Counterexample {
 }
 
 impl Counterexample {
-    pub(crate) fn new(invariant: &str, observed: Value, expected: Value, witness: Value) -> Self {
+    pub(crate) fn new(
+        invariant: super::CheckId,
+        observed: Value,
+        expected: Value,
+        witness: Value,
+    ) -> Self {
         Counterexample {
-            invariant: invariant.to_owned(),
+            invariant: invariant.as_str().to_owned(),
             observed,
             expected,
             witness,
