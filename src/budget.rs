@@ -8,11 +8,7 @@ use crate::table::Table;
 /// The work of one fit of `experiment` on all of `table`'s rows: rows × ((features + 1)² +
 /// [`ROW_WORK`]).
 pub fn work_per_fit(experiment: &Experiment, table: &Table) -> u64 {
-    let rows = table.n_rows() as u64;
-    let features = experiment
-        .features
-        .as_ref()
-        .map_or(table.feature_names().len(), Vec::len) as u64;
+    let (rows, features) = (table.n_rows() as u64, feature_count(experiment, table));
     rows.saturating_mul(
         (features + 1)
             .saturating_mul(features + 1)
@@ -31,14 +27,18 @@ pub const ROW_WORK: u64 = 32;
 /// and test rows, bounded by 16 × rows × (features + 1) each (a verdict rule,
 /// docs/VERDICTS.md).
 pub fn design_bytes(experiment: &Experiment, table: &Table) -> u64 {
-    let rows = table.n_rows() as u64;
-    let features = experiment
-        .features
-        .as_ref()
-        .map_or(table.feature_names().len(), Vec::len) as u64;
+    let (rows, features) = (table.n_rows() as u64, feature_count(experiment, table));
     let sets =
         (experiment.arms.len() as u64).saturating_mul(1 + experiment.ablation_list().len() as u64);
     rows.saturating_mul(features + 1)
         .saturating_mul(16)
         .saturating_mul(sets)
+}
+
+/// The features the experiment's model reads: its own list, or all of the pack's.
+fn feature_count(experiment: &Experiment, table: &Table) -> u64 {
+    experiment
+        .features
+        .as_ref()
+        .map_or(table.feature_names().len(), Vec::len) as u64
 }

@@ -146,3 +146,14 @@ pub fn counterlab(args: &[&str]) -> std::process::Output {
         .output()
         .unwrap()
 }
+
+/// Small K and one row-order shuffle on two threads: a full verification of a bundled
+/// payload takes well under a second in release mode.
+pub fn fast_options() -> counterlab::VerifyOptions {
+    counterlab::VerifyOptions {
+        permutations: 19,
+        row_order_shuffles: 1,
+        threads: 2,
+        ..counterlab::VerifyOptions::default()
+    }
+}

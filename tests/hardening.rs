@@ -32,12 +32,7 @@ fn bundled_payload(pack: &str, name: &str) -> Value {
 }
 
 fn fast() -> VerifyOptions {
-    VerifyOptions {
-        permutations: 19,
-        row_order_shuffles: 1,
-        threads: 2,
-        ..VerifyOptions::default()
-    }
+    crate::common::fast_options()
 }
 
 /// The binary under `ulimit -v` 2 GiB and a 60 s limit, from the crate root.
@@ -298,29 +293,23 @@ fn extreme_numeric_options_never_panic() {
             "--json",
         ]));
     }
-    for threshold in ["0", "-1e308", "1e308", "NaN", "inf", "x"] {
-        cases.push(s(&[
+    let metrics = |option: &str, value: &str| {
+        s(&[
             "metrics",
             &predictions,
             "--label",
             "y",
             "--score",
             "s",
-            "--threshold",
-            threshold,
-        ]));
+            option,
+            value,
+        ])
+    };
+    for threshold in ["0", "-1e308", "1e308", "NaN", "inf", "x"] {
+        cases.push(metrics("--threshold", threshold));
     }
     for bytes in ["0", "1", "4294967295", "4294967296", huge.as_str()] {
-        cases.push(s(&[
-            "metrics",
-            &predictions,
-            "--label",
-            "y",
-            "--score",
-            "s",
-            "--max-bytes",
-            bytes,
-        ]));
+        cases.push(metrics("--max-bytes", bytes));
     }
     for case in &cases {
         let args: Vec<&str> = case.iter().map(String::as_str).collect();
@@ -345,19 +334,7 @@ fn extreme_numeric_options_never_panic() {
             "--max-payload-bytes",
         ),
         (s(&["verify", payload, "--threads", "0"]), "--threads"),
-        (
-            s(&[
-                "metrics",
-                &predictions,
-                "--label",
-                "y",
-                "--score",
-                "s",
-                "--max-bytes",
-                "0",
-            ]),
-            "--max-bytes",
-        ),
+        (metrics("--max-bytes", "0"), "--max-bytes"),
     ] {
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
         let o = counterlab(&refs);

@@ -122,15 +122,8 @@ fn get_mut<'v>(value: &'v mut Value, path: &[Seg]) -> &'v mut Value {
     })
 }
 
-/// Small K and one shuffle: a full verification of a bundled payload takes well under a
-/// second in release mode, and most edits stop at the cheap checks.
 fn fast() -> VerifyOptions {
-    VerifyOptions {
-        permutations: 19,
-        row_order_shuffles: 1,
-        threads: 2,
-        ..VerifyOptions::default()
-    }
+    crate::common::fast_options()
 }
 
 /// What every report must satisfy, whatever the input.
