@@ -17,9 +17,9 @@ pub fn work_per_fit(experiment: &Experiment, table: &Table) -> u64 {
 }
 
 /// The work units of a fit that do not grow with the features, per row: margins, the
-/// exponentials, the line search and the metrics. Measured: without it, a 10⁶-row table
-/// of one feature counted 4 units a row and took ~9 ns a unit, against ~1 ns for the
-/// bundled packs.
+/// exponentials, the line search and the metrics. Without it a table of many rows and one
+/// feature counted 4 units a row, far less than its fits cost next to the bundled packs'
+/// (the measurement: docs/VERDICTS.md, "Budgets and options").
 pub const ROW_WORK: u64 = 32;
 
 /// The memory of the designs a verification prepares and holds at once, in bytes: every
