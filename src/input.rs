@@ -92,20 +92,25 @@ pub fn read_bounded(path: &Path, budget: u64) -> Result<Bounded> {
 }
 
 /// [`read_bounded`], with a file over the budget as an error naming the budget and what
-/// to pass to raise it (`flag`, e.g. `--max-bytes`; empty when there is none).
+/// to pass to raise it (`flag`, e.g. `--max-bytes`; empty when there is none). A file the
+/// file system reports as larger than the budget is refused unread; one that grows while
+/// it is read is stopped by the bounded read.
 pub fn read_within(path: &Path, budget: u64, flag: &str) -> Result<Vec<u8>> {
+    let over = |budget| {
+        let hint = if flag.is_empty() {
+            String::new()
+        } else {
+            format!(" (raise it with {flag})")
+        };
+        Error::over_budget(path, "bytes", budget, hint)
+    };
+    check_regular_file(path)?;
+    if std::fs::metadata(path).map_or(0, |m| m.len()) > budget {
+        return Err(over(budget));
+    }
     match read_bounded(path, budget)? {
         Bounded::Whole(bytes) => Ok(bytes),
-        Bounded::OverBudget { budget, .. } => Err(Error::over_budget(
-            path,
-            "bytes",
-            budget,
-            if flag.is_empty() {
-                String::new()
-            } else {
-                format!(" (raise it with {flag})")
-            },
-        )),
+        Bounded::OverBudget { budget, .. } => Err(over(budget)),
     }
 }
 

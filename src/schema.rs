@@ -65,6 +65,15 @@ pub struct Violation {
     pub message: String,
 }
 
+impl Violation {
+    fn at(path: &str, message: String) -> Violation {
+        Violation {
+            path: path.to_owned(),
+            message,
+        }
+    }
+}
+
 impl std::fmt::Display for Violation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: {}", self.path, self.message)
@@ -261,17 +270,11 @@ impl Schema {
             // Enough to report: a hostile document of 10⁵ unknown keys costs no more.
             return;
         }
-        let mut fail = |message: String| {
-            out.push(Violation {
-                path: path.to_owned(),
-                message,
-            })
-        };
         let map = match schema {
             Value::Bool(true) => return,
             Value::Object(map) => map,
             _ => {
-                fail("no value is allowed here".into());
+                out.push(Violation::at(path, "no value is allowed here".into()));
                 return;
             }
         };
@@ -280,12 +283,7 @@ impl Schema {
                 self.check(target, v, path, out);
             }
         }
-        let mut fail = |message: String| {
-            out.push(Violation {
-                path: path.to_owned(),
-                message,
-            })
-        };
+        let mut fail = |message: String| out.push(Violation::at(path, message));
         if let Some(types) = map.get("type") {
             let names: Vec<&str> = match types {
                 Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
@@ -479,12 +477,7 @@ impl Schema {
         out: &mut Vec<Violation>,
     ) {
         let len = items.len() as u64;
-        let mut fail = |message: String| {
-            out.push(Violation {
-                path: path.to_owned(),
-                message,
-            })
-        };
+        let mut fail = |message: String| out.push(Violation::at(path, message));
         if let Some(min) = map.get("minItems").and_then(Value::as_u64) {
             if len < min {
                 fail(format!("{len} items, fewer than {min}"));
@@ -527,12 +520,7 @@ impl Schema {
         path: &str,
         out: &mut Vec<Violation>,
     ) {
-        let mut fail = |message: String| {
-            out.push(Violation {
-                path: path.to_owned(),
-                message,
-            })
-        };
+        let mut fail = |message: String| out.push(Violation::at(path, message));
         let len = s.chars().count() as u64;
         if let Some(min) = map.get("minLength").and_then(Value::as_u64) {
             if len < min {
@@ -573,12 +561,7 @@ fn check_number(
         map.get(key)
             .and_then(|b| Some((b.as_f64()?, b.to_string())))
     };
-    let mut fail = |message: String| {
-        out.push(Violation {
-            path: path.to_owned(),
-            message,
-        })
-    };
+    let mut fail = |message: String| out.push(Violation::at(path, message));
     if let Some((min, text)) = bound("minimum") {
         if x < min {
             fail(format!("{n} is below the minimum {text}"));

@@ -15,7 +15,7 @@ pub use manifest::{
 
 use crate::canon::file_hash;
 use crate::error::{Error, ErrorKind, Result};
-use crate::input::{self, Bounded};
+use crate::input;
 
 /// Largest `pack.toml` read, in bytes.
 const MAX_MANIFEST_BYTES: u64 = 1 << 20;
@@ -51,18 +51,7 @@ impl Pack {
     fn open_with(dir: PathBuf, manifest: Manifest, limits: &LoadLimits) -> Result<Pack> {
         let data_path = dir.join(&manifest.data.file);
         let budget = limits.max_bytes.min(LoadLimits::MAX_BYTES_LIMIT);
-        // A file the file system says is too large is refused unread; one that grows while
-        // it is read is stopped by the bounded read.
-        let size = std::fs::metadata(&data_path).map_or(0, |m| m.len());
-        if size > budget {
-            return Err(Error::over_budget(&data_path, "bytes", budget, ""));
-        }
-        let bytes = match input::read_bounded(&data_path, budget)? {
-            Bounded::Whole(bytes) => bytes,
-            Bounded::OverBudget { budget, .. } => {
-                return Err(Error::over_budget(&data_path, "bytes", budget, ""))
-            }
-        };
+        let bytes = input::read_within(&data_path, budget, "")?;
         Pack::from_fixture(dir, manifest, &bytes, limits)
     }
 
