@@ -10,13 +10,14 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::arm::PreparedExperiment;
 use crate::canon::{self, HashKind};
 use crate::chart;
 use crate::error::{Error, Result};
 use crate::experiment::{Claim, Experiment, MetricName, ModelSpec, SplitSpec, C_RANGE};
 use crate::pack::{BoundarySpec, Knob, Pack};
 use crate::rng;
-use crate::run::{self, ArmResult, KernelInfo, PackRef, RunOptions};
+use crate::run::{self, ArmResult, KernelInfo, PackRef};
 use crate::stats::claim::{self, ClaimSettings, Standing};
 use crate::stats::ClaimReport;
 use crate::table::Table;
@@ -325,13 +326,14 @@ fn compute_cell(
         .claim
         .clone()
         .expect("checked: the experiment makes a claim");
-    let results = run::compute_results(pack, table, &experiment, &RunOptions { threads })?;
+    let mut prepared = PreparedExperiment::new(pack, table, &experiment, threads)?;
+    let observed = prepared.evaluate(table.labels(), threads)?;
+    // The claim's null refits the arms' own features only.
+    prepared.release_ablations();
     let evaluation = claim::evaluate(
-        pack,
-        table,
-        &experiment,
+        &prepared,
         &claim,
-        &results,
+        &observed,
         None,
         &ClaimSettings {
             permutations: spec.permutations,
@@ -355,7 +357,7 @@ fn compute_cell(
         axes,
         rows: table.n_rows() as u64,
         positives: table.labels().iter().filter(|&&l| l).count() as u64,
-        results,
+        results: observed.results,
         claim: evaluation.report,
         outcome: outcome.to_owned(),
         reason,

@@ -41,6 +41,7 @@
 //! published schemas ([`schema`]), the canonical encoding and hashes ([`canon`]) and the
 //! charts ([`chart`]).
 
+pub mod arm;
 pub mod boundary;
 pub mod budget;
 pub mod canon;
@@ -53,6 +54,7 @@ pub mod json;
 pub mod metrics;
 pub mod model;
 pub mod pack;
+pub mod parallel;
 pub mod rng;
 pub mod run;
 pub mod schema;
@@ -61,6 +63,8 @@ pub mod stats;
 pub mod table;
 pub mod transfer;
 pub mod verify;
+#[cfg(test)]
+mod work_counter;
 
 pub use error::{Error, ErrorKind, Result};
 pub use experiment::Experiment;

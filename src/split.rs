@@ -304,14 +304,20 @@ pub struct Overlap {
     pub temporal_rows: Option<u64>,
 }
 
-/// Summarises a split.
+/// Summarises a split, with the table's own labels.
 pub fn summarize(table: &Table, split: &Split, kind: &str) -> SplitSummary {
+    summarize_labels(table, split, kind, table.labels())
+}
+
+/// Summarises a split, counting positives under `labels` (one per row of `table`: the
+/// table's own or a permutation of them).
+pub fn summarize_labels(table: &Table, split: &Split, kind: &str, labels: &[bool]) -> SplitSummary {
     let mut train_entities = BTreeSet::new();
     let mut test_entities = BTreeSet::new();
     let (mut train_rows, mut test_rows, mut train_pos, mut test_pos) = (0u64, 0u64, 0u64, 0u64);
     for (row, &is_test) in split.is_test().iter().enumerate() {
         let entity = table.entity_of_row()[row];
-        let positive = u64::from(table.labels()[row]);
+        let positive = u64::from(labels[row]);
         if is_test {
             test_rows += 1;
             test_pos += positive;

@@ -317,16 +317,26 @@ impl Table {
     /// Row-level label permutation: the labels shuffled across rows with a seeded
     /// Fisher–Yates (ChaCha20, stream `"labels/rows"`).
     pub fn permute_labels_by_row(&self, seed: u64) -> Table {
+        self.with_labels(self.labels_permuted_by_row(seed))
+    }
+
+    /// The labels of [`Table::permute_labels_by_row`], without a copy of the table.
+    pub fn labels_permuted_by_row(&self, seed: u64) -> Vec<bool> {
         let mut labels = self.label.clone();
         let mut rng = rng::stream(seed, "labels/rows");
         rng::shuffle(&mut labels, &mut rng);
-        self.with_labels(labels)
+        labels
     }
 
     /// Entity-level label permutation (Yagis et al. 2021): each entity's label (that of its
     /// first row in canonical order; the label is meant to be a property of the entity) is
     /// shuffled across entities, and every row of an entity gets its entity's new label.
     pub fn permute_labels_by_entity(&self, seed: u64) -> Table {
+        self.with_labels(self.labels_permuted_by_entity(seed))
+    }
+
+    /// The labels of [`Table::permute_labels_by_entity`], without a copy of the table.
+    pub fn labels_permuted_by_entity(&self, seed: u64) -> Vec<bool> {
         let mut entity_label = vec![false; self.n_entities()];
         let mut seen = vec![false; self.n_entities()];
         for (row, &e) in self.entity_of_row.iter().enumerate() {
@@ -337,12 +347,10 @@ impl Table {
         }
         let mut rng = rng::stream(seed, "labels/entities");
         rng::shuffle(&mut entity_label, &mut rng);
-        let labels = self
-            .entity_of_row
+        self.entity_of_row
             .iter()
             .map(|&e| entity_label[e as usize])
-            .collect();
-        self.with_labels(labels)
+            .collect()
     }
 
     /// The table rebuilt from its rows presented in a seeded random order (ChaCha20 stream
@@ -436,6 +444,11 @@ impl Table {
     /// [`Table::permute_label_blocks_by_entity`] with the blocks already computed by
     /// [`Table::entity_blocks`] on this table (panics if they belong to another shape).
     pub fn permute_label_blocks(&self, blocks: &EntityBlocks, seed: u64) -> Table {
+        self.with_labels(self.labels_permuted_in_blocks(blocks, seed))
+    }
+
+    /// The labels of [`Table::permute_label_blocks`], without a copy of the table.
+    pub fn labels_permuted_in_blocks(&self, blocks: &EntityBlocks, seed: u64) -> Vec<bool> {
         assert_eq!(blocks.rows.len(), self.n_rows(), "blocks of this table");
         assert_eq!(
             blocks.offsets.len(),
@@ -454,7 +467,7 @@ impl Table {
                 }
             }
         }
-        self.with_labels(labels)
+        labels
     }
 
     /// A blake3 hash of the typed content in canonical order (independent of the file's

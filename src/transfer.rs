@@ -9,12 +9,13 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::arm::{Evaluation, PreparedExperiment};
 use crate::canon::{self, HashKind};
 use crate::error::{Error, Result};
 use crate::experiment::{Experiment, MetricName};
 use crate::metrics::MetricValue;
 use crate::pack::{Pack, TransferRule, TransferSpec};
-use crate::run::{self, KernelInfo, PackRef, RunOptions};
+use crate::run::{self, KernelInfo, PackRef};
 use crate::split::{Overlap, SplitSummary};
 use crate::stats::intervals;
 
@@ -175,7 +176,9 @@ pub fn evaluate(pack: &Pack, choice: Option<&str>, threads: usize) -> Result<Tra
             )));
         }
     }
-    let results = run::compute_results(pack, pack.table(), &experiment, &RunOptions { threads })?;
+    let prepared = PreparedExperiment::new(pack, pack.table(), &experiment, threads)?;
+    let observed = prepared.evaluate(pack.table().labels(), threads)?;
+    let results = &observed.results;
     let mut choices = Vec::with_capacity(spec.choices.len());
     for c in &spec.choices {
         let arm = c
@@ -184,7 +187,7 @@ pub fn evaluate(pack: &Pack, choice: Option<&str>, threads: usize) -> Result<Tra
             .unwrap_or_else(|| experiment.arms[0].name.clone());
         let result = &results[&arm];
         let separation = match c.metric {
-            Some(metric) => Some(separation(pack, &experiment, &arm, metric)?),
+            Some(metric) => Some(separation(pack, &observed, &arm, metric)?),
             None => None,
         };
         let (valid, why) = judge(spec.rule, result, separation.as_ref(), c.metric);
@@ -241,18 +244,16 @@ pub fn evaluate(pack: &Pack, choice: Option<&str>, threads: usize) -> Result<Tra
 /// value of the same metric.
 fn separation(
     pack: &Pack,
-    experiment: &Experiment,
+    observed: &Evaluation,
     arm: &str,
     metric: MetricName,
 ) -> Result<Separation> {
-    let index = experiment
-        .arms
-        .iter()
-        .position(|a| a.name == arm)
-        .expect("checked: the arm exists");
     let table = pack.table();
-    let p = run::arm_predictions(pack, table, experiment, index)?;
-    let estimate = intervals::estimate_arm(metric, &p, table).map_err(|m| {
+    let p = observed
+        .predictions
+        .get(arm)
+        .expect("checked: the arm exists");
+    let estimate = intervals::estimate_arm(metric, p, table).map_err(|m| {
         Error::invalid(format!(
             "{} of arm {arm:?} is undefined: {m}",
             metric.as_str()

@@ -142,7 +142,7 @@ impl LogisticRegression {
     /// is not finite and non-negative. Not converging within `max_iter` is not an error:
     /// see [`FittedLogistic::converged`].
     pub fn fit(&self, x: &Matrix, y: &[bool]) -> Result<FittedLogistic> {
-        let n_pos = self.check(x.rows(), y)?;
+        let n_pos = self.check_labels(x.rows(), y)?;
         let design = Design::new(x)?;
         Ok(self.solve(&design, y, n_pos))
     }
@@ -154,13 +154,13 @@ impl LogisticRegression {
     /// Errors as [`LogisticRegression::fit`] (the finiteness of the features was checked by
     /// [`Design::new`]).
     pub fn fit_design(&self, design: &Design, y: &[bool]) -> Result<FittedLogistic> {
-        let n_pos = self.check(design.rows(), y)?;
+        let n_pos = self.check_labels(design.rows(), y)?;
         Ok(self.solve(design, y, n_pos))
     }
 
     /// The checks of a fit that do not look at feature values, in the order `fit` makes
-    /// them; the number of positive labels.
-    fn check(&self, rows: usize, y: &[bool]) -> Result<usize> {
+    /// them (before it standardises); the number of positive labels.
+    pub(crate) fn check_labels(&self, rows: usize, y: &[bool]) -> Result<usize> {
         if !(self.c.is_finite() && self.c > 0.0) {
             return Err(Error::invalid(format!(
                 "logistic regression: C must be finite and > 0, got {}",

@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::intervals::{self, Estimate};
 use super::{mutation_seed, ALPHA_RANGE};
-use crate::experiment::{Claim, Experiment, MetricName};
+use crate::arm::{Evaluation, PreparedExperiment};
+use crate::experiment::{Claim, MetricName};
 use crate::metrics::MetricValue;
-use crate::pack::Pack;
 use crate::run::{self, ArmResult};
 use crate::table::Table;
 
@@ -149,62 +149,62 @@ pub(crate) enum NullArms<'c> {
     Claimed(&'c Claim),
 }
 
-/// Runs `settings.permutations` label permutations of `table` (seeded per index, so the
-/// result never depends on the thread count) and the metrics of the chosen arms under them.
+/// Runs `settings.permutations` label permutations of the prepared table (seeded per
+/// index, so the result never depends on the thread count) and, under each, the metrics of
+/// the chosen arms that a reader of the runs needs: the chance check's (`roc_auc`,
+/// `balanced_accuracy`) and the claim's. Only the labels change from one permutation to
+/// the next, so every fit reads the arms' one preparation.
 pub(crate) fn permutation_runs(
-    pack: &Pack,
-    table: &Table,
-    experiment: &Experiment,
+    prepared: &PreparedExperiment,
     null: Null,
     arms: NullArms,
     settings: &ClaimSettings,
 ) -> PermutationRuns {
+    let table = prepared.table();
+    let experiment = prepared.experiment();
     let original = table.labels();
     let seeds: Vec<u64> = (0..settings.permutations)
         .map(|k| mutation_seed(settings.seed, null.stream(), k))
         .collect();
-    // Only the labels change from one permutation to the next: each arm's split, rows and
-    // standardised design are prepared once (an arm whose split fails runs from scratch,
-    // failing as it always did).
     let refit: Vec<usize> = (0..experiment.arms.len())
         .filter(|&i| match arms {
             NullArms::All => true,
             NullArms::Claimed(claim) => claim.names_arm(&experiment.arms[i].name),
         })
         .collect();
-    let prepared: Vec<Option<run::PreparedArm>> = refit
+    let claim_metric = match arms {
+        NullArms::All => experiment.claim.as_ref().map(Claim::metric),
+        NullArms::Claimed(claim) => Some(claim.metric()),
+    };
+    let read: Vec<MetricName> = experiment
+        .metrics
         .iter()
-        .map(|&i| run::PreparedArm::new(pack, table, experiment, i, false).ok())
+        .copied()
+        .filter(|&m| {
+            Some(m) == claim_metric
+                || (matches!(arms, NullArms::All)
+                    && matches!(m, MetricName::RocAuc | MetricName::BalancedAccuracy))
+        })
         .collect();
     let blocks = matches!(null, Null::EntityBlocks).then(|| table.entity_blocks());
     let runs = run::parallel_map(&seeds, settings.threads, |&seed| {
         let permuted = match null {
-            Null::Row => table.permute_labels_by_row(seed),
-            Null::Entity => table.permute_labels_by_entity(seed),
+            Null::Row => table.labels_permuted_by_row(seed),
+            Null::Entity => table.labels_permuted_by_entity(seed),
             Null::EntityBlocks => {
                 let blocks = blocks.as_ref().expect("computed above for this null");
-                table.permute_label_blocks(blocks, seed)
+                table.labels_permuted_in_blocks(blocks, seed)
             }
         };
-        if permuted.labels() == original {
+        if permuted == original {
             return Ok(None);
         }
         let mut per_arm = BTreeMap::new();
-        for (&i, prepared) in refit.iter().zip(&prepared) {
-            let arm = &experiment.arms[i];
-            let metrics = match prepared {
-                Some(p) => p.metrics(pack, &permuted, experiment),
-                None => run::arm_predictions(pack, &permuted, experiment, i).map(|p| {
-                    run::compute_metrics(
-                        &experiment.metrics,
-                        &p.train_labels,
-                        &p.test_labels,
-                        &p.test_scores,
-                        p.fit_failure.as_deref(),
-                    )
-                }),
-            };
-            per_arm.insert(arm.name.clone(), metrics.map_err(|e| e.to_string())?);
+        for &i in &refit {
+            let predictions = prepared
+                .predictions(i, &permuted)
+                .map_err(|e| e.to_string())?;
+            per_arm.insert(experiment.arms[i].name.clone(), predictions.metrics(&read));
         }
         Ok(Some(per_arm))
     });
@@ -230,34 +230,34 @@ pub(crate) enum Standing {
 /// A claim's evaluation: the report's `claim` object (None when a permutation could not
 /// run at all), the standing, and the permuted statistics behind the p-value.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Evaluation {
+pub(crate) struct ClaimEvaluation {
     pub(crate) report: Option<ClaimReport>,
     pub(crate) standing: Standing,
     /// The claim's statistic under each non-vacuous permutation, in permutation order.
     pub(crate) null_statistics: Vec<f64>,
 }
 
-/// Evaluates `claim` on `table`. `recomputed` holds the kernel's results of `experiment` on
-/// `table`; `row_null`, when the caller already ran the row-level permutations (verify
-/// does, for the chance check), is reused instead of being run again.
+/// Evaluates `claim` on the prepared experiment. `observed` is the kernel's evaluation of
+/// it under the table's own labels (its results give the observed statistic, its
+/// predictions the interval: no arm is refitted for either); `row_null`, when the caller
+/// already ran the row-level permutations (verify does, for the chance check), is reused
+/// instead of being run again.
 pub(crate) fn evaluate(
-    pack: &Pack,
-    table: &Table,
-    experiment: &Experiment,
+    prepared: &PreparedExperiment,
     claim: &Claim,
-    recomputed: &BTreeMap<String, ArmResult>,
+    observed: &Evaluation,
     row_null: Option<PermutationRuns>,
     settings: &ClaimSettings,
-) -> Evaluation {
+) -> ClaimEvaluation {
+    let table = prepared.table();
+    let recomputed = &observed.results;
     let metric = claim.metric();
     let estimate_arm = |name: &str| -> Result<Estimate, String> {
-        let index = experiment
-            .arms
-            .iter()
-            .position(|a| a.name == name)
+        let p = observed
+            .predictions
+            .get(name)
             .expect("claim arms were checked");
-        let p = run::arm_predictions(pack, table, experiment, index).map_err(|e| e.to_string())?;
-        intervals::estimate_arm(metric, &p, table)
+        intervals::estimate_arm(metric, p, table)
     };
     let (statistic, threshold, higher_is_claimed, estimate) = match claim {
         Claim::MetricGap {
@@ -292,7 +292,7 @@ pub(crate) fn evaluate(
             settings.alpha
         );
         // No claim object: its `alpha` would be outside the report schema's range.
-        return Evaluation {
+        return ClaimEvaluation {
             report: None,
             standing: Standing::Inconclusive(reason),
             null_statistics: Vec::new(),
@@ -308,7 +308,7 @@ pub(crate) fn evaluate(
         report.observed = claim_statistic(claim, recomputed);
         report.interval = "none".into();
         report.outcome = "vacuous".into();
-        return Evaluation {
+        return ClaimEvaluation {
             report: Some(report),
             standing: Standing::Inconclusive(reason),
             null_statistics: Vec::new(),
@@ -317,7 +317,7 @@ pub(crate) fn evaluate(
     let estimate = match estimate {
         Ok(e) => e,
         Err(reason) => {
-            return Evaluation {
+            return ClaimEvaluation {
                 report: Some(ClaimReport::undefined(
                     &statistic,
                     threshold,
@@ -335,18 +335,16 @@ pub(crate) fn evaluate(
     // The p-value reads the claimed arms only, so a null run for it refits only those.
     let claimed = NullArms::Claimed(claim);
     let runs = match Null::for_claim(claim, table) {
-        Some(Null::Row) => Some(row_null.unwrap_or_else(|| {
-            permutation_runs(pack, table, experiment, Null::Row, claimed, settings)
-        })),
-        Some(other) => Some(permutation_runs(
-            pack, table, experiment, other, claimed, settings,
-        )),
+        Some(Null::Row) => Some(
+            row_null.unwrap_or_else(|| permutation_runs(prepared, Null::Row, claimed, settings)),
+        ),
+        Some(other) => Some(permutation_runs(prepared, other, claimed, settings)),
         None => None,
     };
     let (p_value, null_statistics) = match &runs {
         Some(runs) => {
             if let Some(e) = runs.first_error() {
-                return Evaluation {
+                return ClaimEvaluation {
                     report: None,
                     standing: Standing::Inconclusive(format!("a permutation could not run: {e}")),
                     null_statistics: Vec::new(),
@@ -408,7 +406,7 @@ pub(crate) fn evaluate(
     } else {
         ("inconclusive", Standing::Inconclusive(reasons.join("; ")))
     };
-    Evaluation {
+    ClaimEvaluation {
         report: Some(ClaimReport {
             statistic,
             observed: Some(observed),
@@ -480,6 +478,8 @@ pub(crate) fn claim_statistic_from_metrics(claim: &Claim, metrics: &ArmMetrics) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiment::Experiment;
+    use crate::pack::Pack;
 
     /// The claim's own null refits the claimed arm only, and that arm's numbers are those
     /// of a null that refits every arm: the skipped fits were never read.
@@ -501,15 +501,9 @@ mod tests {
             alpha: 0.05,
             threads: 2,
         };
-        let every = permutation_runs(&pack, table, &experiment, null, NullArms::All, &settings);
-        let claimed = permutation_runs(
-            &pack,
-            table,
-            &experiment,
-            null,
-            NullArms::Claimed(&claim),
-            &settings,
-        );
+        let prepared = PreparedExperiment::new(&pack, table, &experiment, 2).expect("valid");
+        let every = permutation_runs(&prepared, null, NullArms::All, &settings);
+        let claimed = permutation_runs(&prepared, null, NullArms::Claimed(&claim), &settings);
         assert_eq!(every.runs.len(), claimed.runs.len());
         let mut compared = 0;
         for (all, only) in every.runs.iter().zip(&claimed.runs) {
@@ -523,7 +517,8 @@ mod tests {
                 vec!["entity_grouped"],
                 "only the claimed arm refitted"
             );
-            assert_eq!(all.get("entity_grouped"), only.get("entity_grouped"));
+            let auc = |m: &ArmMetrics| m["entity_grouped"]["roc_auc"].clone();
+            assert_eq!(auc(all), auc(only), "the claimed metric, bit for bit");
             compared += 1;
         }
         assert!(

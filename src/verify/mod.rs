@@ -9,11 +9,14 @@
 mod boundary;
 pub mod checks;
 mod report;
+#[cfg(test)]
+mod tests;
 
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
+use crate::arm::{Evaluation, PreparedExperiment};
 use crate::budget::{design_bytes, work_per_fit};
 use crate::canon::{self, HashKind};
 use crate::experiment::{Experiment, MetricName};
@@ -651,20 +654,24 @@ impl<'o> Verification<'o> {
             return;
         }
 
-        // 5. Recompute.
-        let run_options = RunOptions { threads: o.threads };
-        let recomputed = match run::compute_results(pack, table, experiment, &run_options) {
-            Ok(r) => r,
+        // 5. Recompute: every arm prepared once on the pack's table; the label mutations,
+        // the nulls and the claim's interval below all read this one preparation.
+        let mut prepared = match PreparedExperiment::new(pack, table, experiment, o.threads) {
+            Ok(p) => p,
             Err(e) => {
-                self.fail(
-                    CheckId::RecomputeEqual,
-                    format!("the kernel could not run the experiment: {e}"),
-                    Vec::new(),
-                );
+                self.recompute_failed(&e);
                 return;
             }
         };
-        let recomputed_value = canon::to_value(&recomputed).expect("kernel results are finite");
+        let observed = match prepared.evaluate(table.labels(), o.threads) {
+            Ok(r) => r,
+            Err(e) => {
+                self.recompute_failed(&e);
+                return;
+            }
+        };
+        let recomputed = &observed.results;
+        let recomputed_value = canon::to_value(recomputed).expect("kernel results are finite");
         let mut differences = Vec::new();
         diff_values(
             "$.results",
@@ -684,8 +691,38 @@ impl<'o> Verification<'o> {
         }
 
         // 6. Invariants, on the recorded and the recomputed results.
-        self.invariants(experiment, &payload.results, &recomputed);
-        let recomputed_hash = run::result_hash(&recomputed).expect("kernel results are finite");
+        self.invariants(experiment, &payload.results, recomputed);
+        let recomputed_hash = run::result_hash(recomputed).expect("kernel results are finite");
+        // The labels first (they need the ablations' designs), then only the arms' own
+        // designs stay: the independent runs below prepare their own.
+        let mutations_worthwhile = !self.failed();
+        let active = mutations_worthwhile.then(|| self.label_active_outcomes(&prepared));
+        prepared.release_ablations();
+        self.rerun(pack, table, experiment, &recomputed_hash);
+
+        // 7–9. Mutations and the claim: only worth their cost when nothing failed yet.
+        let mutation_checks = [
+            CheckId::MutationRowOrder,
+            CheckId::MutationLabelActive,
+            CheckId::MutationLabelChance,
+            CheckId::ClaimEvidence,
+        ];
+        let Some(active) = active.filter(|_| !self.failed()) else {
+            for id in mutation_checks {
+                self.skip(id, "not run: the payload is already rejected");
+            }
+            return;
+        };
+        self.row_order(pack, experiment, &recomputed_hash);
+        self.label_active(active, &recomputed_hash);
+        let row_null = self.row_null(&prepared);
+        self.label_chance(experiment, &row_null);
+        self.claim_evidence(&prepared, &observed, row_null);
+    }
+
+    /// `determinism.rerun`: the experiment run again from scratch, on another thread count.
+    fn rerun(&mut self, pack: &Pack, table: &Table, experiment: &Experiment, expected: &str) {
+        let o = self.options;
         let rerun_threads = if o.threads == 1 { 2 } else { 1 };
         match run::compute_results(
             pack,
@@ -695,14 +732,14 @@ impl<'o> Verification<'o> {
                 threads: rerun_threads,
             },
         ) {
-            Ok(again) if run::result_hash(&again).ok().as_ref() == Some(&recomputed_hash) => {
+            Ok(again) if run::result_hash(&again).ok().as_deref() == Some(expected) => {
                 self.pass(CheckId::DeterminismRerun)
             }
             Ok(again) => {
                 let ce = Counterexample::new(
                     CheckId::DeterminismRerun,
                     json!(run::result_hash(&again).unwrap_or_default()),
-                    json!(recomputed_hash),
+                    json!(expected),
                     json!({ "threads": [o.threads, rerun_threads] }),
                 );
                 self.fail(
@@ -717,25 +754,14 @@ impl<'o> Verification<'o> {
                 Vec::new(),
             ),
         }
+    }
 
-        // 7–9. Mutations and the claim: only worth their cost when nothing failed yet.
-        let mutation_checks = [
-            CheckId::MutationRowOrder,
-            CheckId::MutationLabelActive,
-            CheckId::MutationLabelChance,
-            CheckId::ClaimEvidence,
-        ];
-        if self.failed() {
-            for id in mutation_checks {
-                self.skip(id, "not run: the payload is already rejected");
-            }
-            return;
-        }
-        self.row_order(pack, experiment, &recomputed_hash);
-        self.label_active(pack, experiment, &recomputed_hash);
-        let row_null = self.row_null(pack, experiment);
-        self.label_chance(experiment, &row_null);
-        self.claim_evidence(pack, experiment, &recomputed, row_null);
+    fn recompute_failed(&mut self, e: &crate::Error) {
+        self.fail(
+            CheckId::RecomputeEqual,
+            format!("the kernel could not run the experiment: {e}"),
+            Vec::new(),
+        );
     }
 
     fn invariants(
@@ -880,23 +906,31 @@ impl<'o> Verification<'o> {
         }
     }
 
-    fn label_active(&mut self, pack: &Pack, experiment: &Experiment, original_hash: &str) {
+    /// The result hashes of the active label mutations (None: a permutation that left
+    /// every label in place), computed from the recompute's preparation.
+    fn label_active_outcomes(&self, prepared: &PreparedExperiment) -> ActiveOutcomes {
         let o = self.options;
+        let table = prepared.table();
         let seeds: Vec<u64> = (0..ACTIVE_PERMUTATIONS)
             .map(|k| mutation_seed(o.seed, "labels/active", k))
             .collect();
-        // Only the labels change: splits, designs and overlaps are prepared once.
-        let prepared = run::prepare_results(pack, pack.table(), experiment);
+        // Only the labels change: splits, designs and overlaps are the recompute's.
         let outcomes = run::parallel_map(&seeds, o.threads, |&seed| {
-            let table = pack.table().permute_labels_by_row(seed);
-            if table.labels() == pack.table().labels() {
+            let labels = table.labels_permuted_by_row(seed);
+            if labels == table.labels() {
                 return Ok(None);
             }
-            run::compute_results_prepared(pack, &table, experiment, &prepared)
+            prepared
+                .evaluate(&labels, 1)
                 .map_err(|e| e.to_string())
-                .and_then(|r| run::result_hash(&r).map_err(|e| e.to_string()))
+                .and_then(|r| run::result_hash(&r.results).map_err(|e| e.to_string()))
                 .map(Some)
         });
+        ActiveOutcomes { seeds, outcomes }
+    }
+
+    fn label_active(&mut self, active: ActiveOutcomes, original_hash: &str) {
+        let ActiveOutcomes { seeds, outcomes } = active;
         let mut ces = Vec::new();
         let mut active = 0;
         let mut errors = Vec::new();
@@ -933,15 +967,8 @@ impl<'o> Verification<'o> {
 
     /// Runs K row-level label permutations on the pack's table, refitting every arm (the
     /// chance check watches them all; the claim's p-value reuses these runs for a row null).
-    fn row_null(&self, pack: &Pack, experiment: &Experiment) -> PermutationRuns {
-        claim::permutation_runs(
-            pack,
-            pack.table(),
-            experiment,
-            Null::Row,
-            NullArms::All,
-            &self.claim_settings(),
-        )
+    fn row_null(&self, prepared: &PreparedExperiment) -> PermutationRuns {
+        claim::permutation_runs(prepared, Null::Row, NullArms::All, &self.claim_settings())
     }
 
     fn label_chance(&mut self, experiment: &Experiment, runs: &PermutationRuns) {
@@ -1000,23 +1027,20 @@ impl<'o> Verification<'o> {
 
     fn claim_evidence(
         &mut self,
-        pack: &Pack,
-        experiment: &Experiment,
-        recomputed: &BTreeMap<String, ArmResult>,
+        prepared: &PreparedExperiment,
+        observed: &Evaluation,
         row_null: PermutationRuns,
     ) {
-        let Some(claim) = &experiment.claim else {
+        let Some(claim) = &prepared.experiment().claim else {
             self.skip(CheckId::ClaimEvidence, "the payload makes no claim");
             self.inconclusive_reasons
                 .push("the payload makes no claim (its numbers were verified)".into());
             return;
         };
         let evaluation = claim::evaluate(
-            pack,
-            pack.table(),
-            experiment,
+            prepared,
             claim,
-            recomputed,
+            observed,
             Some(row_null),
             &self.claim_settings(),
         );
@@ -1118,6 +1142,12 @@ impl<'o> Verification<'o> {
         )
         .with_null_distribution(me.null_distribution)
     }
+}
+
+/// Per active label mutation: its seed and the result hash it gave (None when vacuous).
+struct ActiveOutcomes {
+    seeds: Vec<u64>,
+    outcomes: Vec<Result<Option<String>, String>>,
 }
 
 fn mean_sd(values: &[f64]) -> (f64, f64) {

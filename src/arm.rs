@@ -1,0 +1,602 @@
+//! An experiment's arms evaluated once per table: each arm split, standardised and ready
+//! to fit, then fitted under whatever labels a consumer brings.
+//!
+//! The flow runs one way. [`PreparedExperiment::new`] does everything that does not look
+//! at labels — every arm's split (no split kind reads labels, see `src/split.rs`), its rows,
+//! its overlap and, per feature set (the arm's own, then each ablation's), the standardised
+//! training design and test rows. [`PreparedExperiment::evaluate`] fits every feature set
+//! under one label vector and gives the full results *and* each arm's test predictions, so
+//! the recompute, the active-label mutations, the permutation nulls, the claim's interval,
+//! boundary cells and transfer choices all read the same preparation; nothing is split or
+//! standardised twice for the same table. Fits from a preparation perform exactly the
+//! float operations of fits from scratch, so results are the same bits.
+//!
+//! Failures are values: an arm whose split fails, or a feature set that cannot be
+//! standardised, keeps its typed [`Error`], and every fit of it returns that error in the
+//! order a fit from scratch would have met it (the label checks first, then the design).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::experiment::{Experiment, MetricName, ModelSpec};
+use crate::metrics::{self, MetricValue};
+use crate::model::{Design, FittedLogistic, LogisticRegression, Matrix};
+use crate::pack::Pack;
+use crate::parallel::parallel_map;
+use crate::split::{self, Overlap, Split, SplitSummary};
+use crate::table::Table;
+
+/// One arm's results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArmResult {
+    /// Split counts and membership hash.
+    pub split: SplitSummary,
+    /// What train and test share.
+    pub overlap: Overlap,
+    /// The fitted model.
+    pub model: ModelSummary,
+    /// The experiment's metrics on the test rows, by name.
+    pub metrics: BTreeMap<String, MetricValue>,
+    /// DeLong standard error and 95% CI of the test ROC AUC (when `roc_auc` is asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roc_auc_delong: Option<DeLongSummary>,
+    /// Per ablation name, its results.
+    pub ablations: BTreeMap<String, AblationResult>,
+}
+
+/// DeLong's SE and CI, or why they are undefined.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum DeLongSummary {
+    /// Defined.
+    Value {
+        /// Standard error.
+        se: f64,
+        /// 95% CI, clipped to [0, 1].
+        ci: [f64; 2],
+    },
+    /// Undefined (one class, or fewer than two rows of a class).
+    Undefined {
+        /// Why.
+        undefined: String,
+    },
+}
+
+/// A fitted logistic model, on the standardised scale.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSummary {
+    /// Intercept.
+    pub intercept: f64,
+    /// Coefficient per feature, by name.
+    pub coefficients: BTreeMap<String, f64>,
+    /// Solver iterations.
+    pub iterations: u64,
+    /// Whether the solver met its tolerance.
+    pub converged: bool,
+}
+
+/// One ablation inside an arm.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AblationResult {
+    /// Features left out.
+    pub drop: Vec<String>,
+    /// The experiment's metrics without those features.
+    pub metrics: BTreeMap<String, MetricValue>,
+    /// ROC AUC of the ablation minus the arm's (null when either is undefined or
+    /// `roc_auc` is not asked for).
+    pub roc_auc_delta: Option<f64>,
+    /// Test rows whose predicted class differs from the arm's.
+    pub changed_predictions: u64,
+    /// Test rows whose predicted probability differs from the arm's, bit for bit.
+    pub changed_scores: u64,
+    /// True when no predicted class changed: the drop made no difference to decisions.
+    pub vacuous: bool,
+}
+
+/// What an arm's model predicts on its test rows: the raw material of claim evidence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArmPredictions {
+    /// The arm's split.
+    pub split: Split,
+    /// Labels of the training rows, in canonical order.
+    pub train_labels: Vec<bool>,
+    /// Canonical indices of the test rows, ascending.
+    pub test_rows: Vec<usize>,
+    /// Labels of the test rows.
+    pub test_labels: Vec<bool>,
+    /// Predicted probability of each test row.
+    pub test_scores: Vec<f64>,
+    /// Why the scores are no model's ([`fit_failure`]); `None` for a fitted model.
+    pub fit_failure: Option<String>,
+}
+
+impl ArmPredictions {
+    /// The experiment's metrics `names` on these predictions (see [`compute_metrics`]).
+    pub fn metrics(&self, names: &[MetricName]) -> BTreeMap<String, MetricValue> {
+        compute_metrics(
+            names,
+            &self.train_labels,
+            &self.test_labels,
+            &self.test_scores,
+            self.fit_failure.as_deref(),
+        )
+    }
+}
+
+/// Every arm of an experiment evaluated under one label vector: the results a payload
+/// records and, per arm, the test predictions behind them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    /// Per arm name, its results.
+    pub results: BTreeMap<String, ArmResult>,
+    /// Per arm name, its model's test predictions (the arm's own features).
+    pub predictions: BTreeMap<String, ArmPredictions>,
+}
+
+/// Why a fit's test scores must not be read as a model's, or `None` when they may: the
+/// solver stopped without meeting its tolerance (iteration limit, stalled line search,
+/// overflow, …), or the model gives every test row the same score, a degenerate solution
+/// whose AUC of 0.5 and zero-width DeLong interval would be facts about the solver, not
+/// about the data.
+pub fn fit_failure(fitted: &FittedLogistic, test_probability: &[f64]) -> Option<String> {
+    if let Some(why) = fitted.stop.failure() {
+        return Some(format!(
+            "the model did not fit: {why} after {} iterations",
+            fitted.iterations
+        ));
+    }
+    let constant = test_probability
+        .windows(2)
+        .all(|w| w[0].to_bits() == w[1].to_bits());
+    (test_probability.len() >= 2 && constant).then(|| {
+        "the fitted model gives every test row the same score (a constant predictor)".to_owned()
+    })
+}
+
+/// The experiment's metrics on test rows, keyed by name. With a `fit_failure` (see
+/// [`fit_failure`]) every metric that reads the model's scores is undefined with that
+/// reason; the majority baseline, which reads labels only, keeps its value.
+pub fn compute_metrics(
+    names: &[MetricName],
+    train_labels: &[bool],
+    test_labels: &[bool],
+    test_probability: &[f64],
+    fit_failure: Option<&str>,
+) -> BTreeMap<String, MetricValue> {
+    let predicted: Vec<bool> = test_probability.iter().map(|&p| p >= 0.5).collect();
+    let accuracy = metrics::accuracy(test_labels, &predicted);
+    let baseline = metrics::majority_baseline_accuracy(train_labels, test_labels);
+    names
+        .iter()
+        .map(|&name| {
+            if let (Some(reason), true) = (fit_failure, name.depends_on_model()) {
+                return (name.as_str().to_owned(), MetricValue::undefined(reason));
+            }
+            let value = match name {
+                MetricName::RocAuc => metrics::roc_auc(test_labels, test_probability),
+                MetricName::Accuracy => accuracy.clone(),
+                MetricName::BalancedAccuracy => metrics::balanced_accuracy(test_labels, &predicted),
+                MetricName::MajorityBaselineAccuracy => baseline.clone(),
+                MetricName::AccuracyLift => metrics::accuracy_lift(&accuracy, &baseline),
+            };
+            (name.as_str().to_owned(), value)
+        })
+        .collect()
+}
+
+/// Builds the design matrix of `rows` over `features` (row-major, canonical order).
+pub fn design_matrix(table: &Table, rows: &[usize], features: &[String]) -> Matrix {
+    let columns: Vec<&[f64]> = features
+        .iter()
+        .map(|f| {
+            table
+                .feature(f)
+                .expect("experiment features were checked against the pack")
+        })
+        .collect();
+    let mut data = Vec::with_capacity(rows.len() * columns.len());
+    for &row in rows {
+        for column in &columns {
+            data.push(column[row]);
+        }
+    }
+    Matrix::from_row_major(rows.len(), columns.len(), data)
+}
+
+/// Every arm of `experiment` prepared on `table`: what any number of label vectors are
+/// then evaluated against. Borrows the pack, table and experiment it was made from, so no
+/// consumer can pair a preparation with another table.
+pub struct PreparedExperiment<'a> {
+    pack: &'a Pack,
+    table: &'a Table,
+    experiment: &'a Experiment,
+    /// Per arm, in experiment order: the preparation or the error its split gave.
+    arms: Vec<Result<PreparedArm>>,
+    /// False once [`PreparedExperiment::release_ablations`] dropped the ablations' designs.
+    full: bool,
+}
+
+/// Every arm of `experiment` prepared and evaluated on `table` under its own labels, one
+/// arm per task, each arm's preparation dropped as soon as the arm is evaluated: the same
+/// results as [`PreparedExperiment::evaluate`] with the least memory, for a run that needs
+/// nothing afterwards (`counterlab run`, the verifier's independent rerun and row-order
+/// shuffles).
+pub fn evaluate_once(
+    pack: &Pack,
+    table: &Table,
+    experiment: &Experiment,
+    threads: usize,
+) -> Result<Evaluation> {
+    experiment.check(pack)?;
+    let indices: Vec<usize> = (0..experiment.arms.len()).collect();
+    let outputs = parallel_map(&indices, threads, |&i| {
+        PreparedArm::new(pack, table, experiment, i, Scope::Full)?.evaluate(
+            table,
+            experiment,
+            table.labels(),
+        )
+    });
+    collect(experiment, outputs)
+}
+
+/// The arms' outputs, in experiment order, as an [`Evaluation`]; the first error.
+fn collect(
+    experiment: &Experiment,
+    outputs: Vec<Result<(ArmResult, ArmPredictions)>>,
+) -> Result<Evaluation> {
+    let mut evaluation = Evaluation {
+        results: BTreeMap::new(),
+        predictions: BTreeMap::new(),
+    };
+    for (arm, output) in experiment.arms.iter().zip(outputs) {
+        let (result, predictions) = output?;
+        evaluation.results.insert(arm.name.clone(), result);
+        evaluation.predictions.insert(arm.name.clone(), predictions);
+    }
+    Ok(evaluation)
+}
+
+impl<'a> PreparedExperiment<'a> {
+    /// Checks `experiment` against `pack` and prepares every arm on `table` (the pack's
+    /// own, or a reordered or resampled copy of it), arms on up to `threads` threads.
+    pub fn new(
+        pack: &'a Pack,
+        table: &'a Table,
+        experiment: &'a Experiment,
+        threads: usize,
+    ) -> Result<Self> {
+        experiment.check(pack)?;
+        let indices: Vec<usize> = (0..experiment.arms.len()).collect();
+        let arms = parallel_map(&indices, threads, |&i| {
+            PreparedArm::new(pack, table, experiment, i, Scope::Full)
+        });
+        Ok(PreparedExperiment {
+            pack,
+            table,
+            experiment,
+            arms,
+            full: true,
+        })
+    }
+
+    /// Drops every ablation's design, keeping each arm's own: all that
+    /// [`PreparedExperiment::predictions`] (the permutation nulls) reads. After this,
+    /// [`PreparedExperiment::evaluate`] panics.
+    pub fn release_ablations(&mut self) {
+        for arm in self.arms.iter_mut().flatten() {
+            arm.feature_sets.truncate(1);
+        }
+        self.full = false;
+    }
+
+    /// The table the arms were prepared on.
+    pub fn table(&self) -> &'a Table {
+        self.table
+    }
+
+    /// The pack.
+    pub fn pack(&self) -> &'a Pack {
+        self.pack
+    }
+
+    /// The experiment.
+    pub fn experiment(&self) -> &'a Experiment {
+        self.experiment
+    }
+
+    /// The index of the arm called `name`.
+    pub fn arm_index(&self, name: &str) -> Option<usize> {
+        self.experiment.arms.iter().position(|a| a.name == name)
+    }
+
+    /// Every arm's full results and test predictions under `labels` (the table's own, or
+    /// a permutation of them), arms on up to `threads` threads; the first arm's error, in
+    /// experiment order, when one fails.
+    pub fn evaluate(&self, labels: &[bool], threads: usize) -> Result<Evaluation> {
+        assert_eq!(labels.len(), self.table.n_rows(), "one label per row");
+        assert!(self.full, "evaluate after release_ablations");
+        let indices: Vec<usize> = (0..self.arms.len()).collect();
+        let outputs = parallel_map(&indices, threads, |&i| {
+            let arm = self.arms[i].as_ref().map_err(Clone::clone)?;
+            arm.evaluate(self.table, self.experiment, labels)
+        });
+        collect(self.experiment, outputs)
+    }
+
+    /// Arm `index`'s model fitted on its own features under `labels` and scored on its test
+    /// rows (no ablations, no summaries): what one permutation of a null needs of an arm.
+    pub fn predictions(&self, index: usize, labels: &[bool]) -> Result<ArmPredictions> {
+        assert_eq!(labels.len(), self.table.n_rows(), "one label per row");
+        let arm = self.arms[index].as_ref().map_err(Clone::clone)?;
+        let (train, test, scored) = arm.fit(self.experiment, 0, labels)?;
+        Ok(arm.predictions(train, test, scored))
+    }
+}
+
+/// Splits, fits and scores arm `index` of `experiment` on `table` under the table's own
+/// labels (no ablations): one arm on its own, for callers that need nothing else.
+pub fn arm_predictions(
+    pack: &Pack,
+    table: &Table,
+    experiment: &Experiment,
+    index: usize,
+) -> Result<ArmPredictions> {
+    let arm = PreparedArm::new(pack, table, experiment, index, Scope::ArmOnly)?;
+    let (train, test, scored) = arm.fit(experiment, 0, table.labels())?;
+    Ok(arm.predictions(train, test, scored))
+}
+
+/// One arm with everything that does not depend on the labels.
+struct PreparedArm {
+    index: usize,
+    split: Split,
+    train_rows: Vec<usize>,
+    test_rows: Vec<usize>,
+    /// The arm's features first, then (prepared in full) each ablation's, in
+    /// `ablation_list` order.
+    feature_sets: Vec<FeatureSet>,
+    /// What train and test share (prepared in full only: it is a full result's).
+    overlap: Option<Overlap>,
+}
+
+/// How much of an arm to prepare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// Everything a full result needs: every ablation's feature set and the overlap.
+    Full,
+    /// The arm's own features only: what its predictions need.
+    ArmOnly,
+}
+
+/// One feature set of an arm: its features and its standardised rows, or the error the
+/// standardisation gave (returned by every fit of it, after the label checks).
+struct FeatureSet {
+    features: Vec<String>,
+    design: Result<PreparedDesign>,
+}
+
+struct PreparedDesign {
+    design: Design,
+    test: Matrix,
+}
+
+/// A model fitted on the training rows and scored on the test rows.
+struct Scored {
+    fitted: FittedLogistic,
+    test_probability: Vec<f64>,
+}
+
+impl PreparedArm {
+    /// Prepares arm `index`: its split (the arm's first error), then its feature sets.
+    fn new(
+        pack: &Pack,
+        table: &Table,
+        experiment: &Experiment,
+        index: usize,
+        scope: Scope,
+    ) -> Result<Self> {
+        #[cfg(test)]
+        crate::work_counter::preparation();
+        let arm_path = format!("$.arms[{index}].split");
+        let split = split::split(
+            table,
+            &experiment.arms[index].split,
+            experiment.seed,
+            &arm_path,
+        )?;
+        let train_rows = split.train_rows();
+        let test_rows = split.test_rows();
+        let features = experiment.feature_list(pack);
+        let prepare = |features: Vec<String>| {
+            let design = Design::new(&design_matrix(table, &train_rows, &features)).map(|design| {
+                let test = design
+                    .standardizer()
+                    .transform(&design_matrix(table, &test_rows, &features));
+                PreparedDesign { design, test }
+            });
+            FeatureSet { features, design }
+        };
+        let mut feature_sets = vec![prepare(features.to_vec())];
+        let mut overlap = None;
+        if scope == Scope::Full {
+            for ablation in experiment.ablation_list() {
+                feature_sets.push(prepare(ablation_features(features, &ablation.drop)));
+            }
+            overlap = Some(split::overlap(table, &split, features));
+        }
+        Ok(PreparedArm {
+            index,
+            split,
+            train_rows,
+            test_rows,
+            feature_sets,
+            overlap,
+        })
+    }
+
+    /// Fits feature set `which` (0: the arm's, 1 + a: ablation `a`'s) under `labels` and
+    /// scores the test rows; with the training and test labels.
+    fn fit(
+        &self,
+        experiment: &Experiment,
+        which: usize,
+        labels: &[bool],
+    ) -> Result<(Vec<bool>, Vec<bool>, Scored)> {
+        let arm = &experiment.arms[self.index].name;
+        let ModelSpec::Logistic { c } = experiment.model;
+        let train: Vec<bool> = self.train_rows.iter().map(|&r| labels[r]).collect();
+        let test: Vec<bool> = self.test_rows.iter().map(|&r| labels[r]).collect();
+        let model = LogisticRegression::new(c);
+        let in_arm = |e: Error| Error::invalid(format!("arm {arm:?}: {e}"));
+        let prepared_design = match &self.feature_sets[which].design {
+            Ok(d) => d,
+            Err(e) => {
+                // A fit from scratch checks the labels before it standardises.
+                model
+                    .check_labels(self.train_rows.len(), &train)
+                    .map_err(in_arm)?;
+                return Err(in_arm(e.clone()));
+            }
+        };
+        #[cfg(test)]
+        crate::work_counter::fit();
+        let fitted = model
+            .fit_design(&prepared_design.design, &train)
+            .map_err(in_arm)?;
+        let test_probability = fitted.predict_proba_standardized(&prepared_design.test);
+        Ok((
+            train,
+            test,
+            Scored {
+                fitted,
+                test_probability,
+            },
+        ))
+    }
+
+    fn predictions(
+        &self,
+        train_labels: Vec<bool>,
+        test_labels: Vec<bool>,
+        scored: Scored,
+    ) -> ArmPredictions {
+        ArmPredictions {
+            split: self.split.clone(),
+            train_labels,
+            test_rows: self.test_rows.clone(),
+            test_labels,
+            fit_failure: fit_failure(&scored.fitted, &scored.test_probability),
+            test_scores: scored.test_probability,
+        }
+    }
+
+    /// The arm's full results and predictions under `labels`.
+    fn evaluate(
+        &self,
+        table: &Table,
+        experiment: &Experiment,
+        labels: &[bool],
+    ) -> Result<(ArmResult, ArmPredictions)> {
+        let arm = &experiment.arms[self.index];
+        let (train_labels, test_labels, scored) = self.fit(experiment, 0, labels)?;
+        let summary = split::summarize_labels(table, &self.split, arm.split.kind(), labels);
+        let failure = fit_failure(&scored.fitted, &scored.test_probability);
+        let metric_values = compute_metrics(
+            &experiment.metrics,
+            &train_labels,
+            &test_labels,
+            &scored.test_probability,
+            failure.as_deref(),
+        );
+
+        let roc_auc_delong = experiment.metrics.contains(&MetricName::RocAuc).then(|| {
+            let delong = match &failure {
+                Some(reason) => Err(reason.clone()),
+                None => metrics::delong(&test_labels, &scored.test_probability),
+            };
+            match delong {
+                Ok(d) => DeLongSummary::Value {
+                    se: d.se,
+                    ci: [d.ci.0, d.ci.1],
+                },
+                Err(reason) => DeLongSummary::Undefined { undefined: reason },
+            }
+        });
+
+        let mut ablations = BTreeMap::new();
+        for (a, ablation) in experiment.ablation_list().iter().enumerate() {
+            let (_, _, ablated) = self.fit(experiment, 1 + a, labels)?;
+            let ablated_metrics = compute_metrics(
+                &experiment.metrics,
+                &train_labels,
+                &test_labels,
+                &ablated.test_probability,
+                fit_failure(&ablated.fitted, &ablated.test_probability).as_deref(),
+            );
+            let roc_auc_delta = match (metric_values.get("roc_auc"), ablated_metrics.get("roc_auc"))
+            {
+                (Some(MetricValue::Value(arm_auc)), Some(MetricValue::Value(ablated_auc))) => {
+                    Some(ablated_auc - arm_auc)
+                }
+                _ => None,
+            };
+            let pairs = scored
+                .test_probability
+                .iter()
+                .zip(&ablated.test_probability);
+            let changed_predictions = pairs
+                .clone()
+                .filter(|(a, b)| (**a >= 0.5) != (**b >= 0.5))
+                .count() as u64;
+            let changed_scores = pairs.filter(|(a, b)| a.to_bits() != b.to_bits()).count() as u64;
+            ablations.insert(
+                ablation.name.clone(),
+                AblationResult {
+                    drop: ablation.drop.clone(),
+                    metrics: ablated_metrics,
+                    roc_auc_delta,
+                    changed_predictions,
+                    changed_scores,
+                    vacuous: changed_predictions == 0,
+                },
+            );
+        }
+
+        let result = ArmResult {
+            split: summary,
+            overlap: self
+                .overlap
+                .clone()
+                .expect("a full result comes from an arm prepared in full"),
+            model: ModelSummary {
+                intercept: scored.fitted.intercept,
+                coefficients: self.feature_sets[0]
+                    .features
+                    .iter()
+                    .cloned()
+                    .zip(scored.fitted.coefficients.iter().copied())
+                    .collect(),
+                iterations: scored.fitted.iterations as u64,
+                converged: scored.fitted.converged,
+            },
+            metrics: metric_values,
+            roc_auc_delong,
+            ablations,
+        };
+        Ok((result, self.predictions(train_labels, test_labels, scored)))
+    }
+}
+
+/// The arm's features without those an ablation drops, in the arm's order.
+fn ablation_features(features: &[String], drop: &[String]) -> Vec<String> {
+    features
+        .iter()
+        .filter(|f| !drop.contains(f))
+        .cloned()
+        .collect()
+}

@@ -1,0 +1,132 @@
+//! The work a verification does, counted: every arm is prepared once per table and fitted
+//! once per (table, labels), as docs/VERDICTS.md ("Work") says.
+
+use serde_json::Value;
+
+use super::*;
+use crate::work_counter;
+
+fn bundled_documents() -> Vec<(String, Vec<u8>)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs");
+    let mut found = Vec::new();
+    for pack in std::fs::read_dir(&root).expect("bundled packs") {
+        let dir = pack.expect("a pack folder").path().join("payloads");
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.expect("a payload").path();
+            if path.extension().is_some_and(|e| e == "json") {
+                let name = path
+                    .strip_prefix(&root)
+                    .expect("under root")
+                    .display()
+                    .to_string();
+                found.push((name, std::fs::read(&path).expect("readable")));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn status(report: &Report, id: CheckId) -> Status {
+    report
+        .checks()
+        .iter()
+        .find(|c| c.id == id.as_str())
+        .map(|c| c.status)
+        .expect("every check is in every report")
+}
+
+/// Arms a claim's null refits: the gap's two, or the one it names.
+fn claimed_arms(claim: &Value) -> u64 {
+    if claim["kind"] == "metric_gap" {
+        2
+    } else {
+        1
+    }
+}
+
+/// Whether a claim report's p-value came from a null of its own (entity-aware), run besides
+/// the row null of the chance check.
+fn own_null(claim: Option<&ClaimReport>) -> bool {
+    claim.is_some_and(|c| c.null.starts_with("entity"))
+}
+
+/// The formula of docs/VERDICTS.md ("Work"), against the counts of a verification with one
+/// thread: A arms, B ablations, R row-order shuffles, K permutations.
+#[test]
+fn a_verification_prepares_each_arm_once_per_table_and_fits_it_once_per_labelling() {
+    let packs =
+        Packs::discover(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs"))
+            .expect("bundled packs");
+    let k = 19;
+    let options = VerifyOptions {
+        permutations: k,
+        threads: 1,
+        ..VerifyOptions::default()
+    };
+    let r = options.row_order_shuffles as u64;
+    let active = ACTIVE_PERMUTATIONS as u64;
+    let k = k as u64;
+    let mut payloads = 0;
+    let mut maps = 0;
+    for (name, bytes) in bundled_documents() {
+        let value: Value = serde_json::from_slice(&bytes).expect("JSON");
+        let experiment = &value["experiment"];
+        let a = experiment["arms"].as_array().expect("arms").len() as u64;
+        let b = experiment["ablations"].as_array().map_or(0, Vec::len) as u64;
+        let counts = work_counter::start();
+        let report = verify(&bytes, &packs, &options);
+        let (preparations, fits) = counts.get();
+        let expected = if value["format"] == crate::boundary::BOUNDARY_FORMAT {
+            maps += 1;
+            // Per cell: each arm prepared once on the cell's table and fitted once per
+            // feature set, then the claimed arms once per permutation of the cell's null
+            // (none for metric_at_most, none when the claim is undefined before it).
+            let cells = value["cells"].as_array().expect("cells");
+            let spec_k = value["boundary"]["permutations"].as_u64().expect("K");
+            let per_claim = claimed_arms(&experiment["claim"]);
+            let mut fits = 0;
+            for cell in cells {
+                let with_null = cell["claim"]["null"] != "none";
+                fits += a * (1 + b) + if with_null { spec_k * per_claim } else { 0 };
+            }
+            (cells.len() as u64 * a, fits)
+        } else if status(&report, CheckId::RecomputeEqual) == Status::Fail {
+            // Recompute and rerun only: nothing else runs on a rejected payload.
+            (2 * a, 2 * a * (1 + b))
+        } else {
+            payloads += 1;
+            assert_eq!(
+                status(&report, CheckId::MutationRowOrder),
+                Status::Pass,
+                "{name}"
+            );
+            let claim_null = if own_null(report.claim()) {
+                k * claimed_arms(&experiment["claim"])
+            } else {
+                0
+            };
+            // Recompute (its preparation serves the active mutations, the nulls and the
+            // interval), the independent rerun and each row-order shuffle: one preparation
+            // and one fit per feature set each; each active label mutation one fit per
+            // feature set; the row null one fit per arm and permutation; an entity-aware
+            // claim null one fit per claimed arm and permutation.
+            (
+                a * (2 + r),
+                a * (1 + b) * (2 + r + active) + k * a + claim_null,
+            )
+        };
+        assert_eq!(
+            (preparations, fits),
+            expected,
+            "{name}: (preparations, fits) against the formula"
+        );
+    }
+    assert!(
+        payloads >= 15 && maps >= 2,
+        "{payloads} payloads, {maps} maps"
+    );
+}
