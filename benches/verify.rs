@@ -36,24 +36,12 @@ use std::time::Duration;
 
 use counterlab::verify::{Status, VerifyOptions};
 use counterlab::{run_with, Experiment, Packs, Report, RunOptions};
+use counterlab_test_support::bundled;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode};
-use serde::Deserialize;
 
 /// The payload whose verification is also timed with two threads: two arms, ablations and
 /// a gap claim (row-level null), the kind of payload the verifier is built for.
 const TWO_THREAD_PAYLOAD: (&str, &str) = ("entity-leakage", "random-vs-grouped");
-
-#[derive(Deserialize)]
-struct Expected {
-    payload: Vec<ExpectedPayload>,
-}
-
-#[derive(Deserialize)]
-struct ExpectedPayload {
-    file: String,
-    verdict: String,
-    check: Option<String>,
-}
 
 /// One recorded payload with what `expected.toml` says of it.
 struct Recorded {
@@ -87,45 +75,26 @@ impl Recorded {
 }
 
 fn packs_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs")
+    bundled::packs_dir()
 }
 
 /// Every payload listed in an `expected.toml`, in pack then listing order.
 fn recorded(packs: &Packs) -> Vec<Recorded> {
-    let mut out = Vec::new();
-    for pack in packs.iter() {
-        let dir = pack.dir().join("payloads");
-        let listing = dir.join("expected.toml");
-        if !listing.is_file() {
-            continue;
-        }
-        let text = std::fs::read_to_string(&listing)
-            .unwrap_or_else(|e| panic!("{}: {e}", listing.display()));
-        let expected: Expected =
-            toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", listing.display()));
-        for case in expected.payload {
-            let path = dir.join(&case.file);
-            let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let stem = Path::new(&case.file)
+    bundled::recorded_payloads(packs)
+        .into_iter()
+        .map(|case| Recorded {
+            bytes: std::fs::read(&case.path)
+                .unwrap_or_else(|e| panic!("{}: {e}", case.path.display())),
+            stem: Path::new(&case.file)
                 .file_stem()
                 .and_then(|s| s.to_str())
                 .expect("UTF-8 file name")
-                .to_owned();
-            out.push(Recorded {
-                pack: pack.id().to_owned(),
-                stem,
-                verdict: case.verdict,
-                check: case.check,
-                bytes,
-            });
-        }
-    }
-    assert!(
-        !out.is_empty(),
-        "no payloads under {}",
-        packs_dir().display()
-    );
-    out
+                .to_owned(),
+            pack: case.pack,
+            verdict: case.verdict,
+            check: case.check,
+        })
+        .collect()
 }
 
 /// The bytes to time for a payload, their report (threads 1) and the bench id suffix.

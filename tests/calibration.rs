@@ -13,9 +13,6 @@
 //! cargo test --release --test lib calibration::full -- --ignored --nocapture
 //! ```
 
-#[path = "../fixtures/generate/null_pack.rs"]
-mod null_pack;
-
 use std::path::Path;
 
 use counterlab::experiment::MetricName;
@@ -27,7 +24,7 @@ use rand_chacha::rand_core::RngCore;
 use serde_json::{json, Value};
 
 use crate::common::TempDir;
-use null_pack::{write_null_pack, NullPackSpec};
+use counterlab_test_support::null_pack::{write_null_pack, NullPackSpec};
 
 const ALPHA: f64 = 0.05;
 const THREADS: usize = 2;

@@ -36,29 +36,9 @@ fn golden_vectors_match_the_independent_encoder() {
     );
 }
 
-/// Every registered experiment of every bundled pack, as (relative path, experiment).
+/// Every registered experiment of every bundled pack, as (relative path, path).
 pub(crate) fn registered_experiments() -> Vec<(String, PathBuf)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut out = Vec::new();
-    for pack in std::fs::read_dir(root.join("fixtures/packs")).unwrap() {
-        let dir = pack.unwrap().path().join("experiments");
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "json") {
-                let relative = path
-                    .strip_prefix(root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                out.push((relative, path));
-            }
-        }
-    }
-    out.sort();
-    out
+    counterlab_test_support::bundled::experiment_files()
 }
 
 /// Golden result hashes of the registered experiments: a drift check. When a change to the
@@ -67,7 +47,6 @@ pub(crate) fn registered_experiments() -> Vec<(String, PathBuf)> {
 /// and say why in the commit.
 #[test]
 fn registered_result_hashes_do_not_drift() {
-    let golden_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/result_hashes.json");
     let packs =
         Packs::discover(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs")).unwrap();
     let mut hashes = BTreeMap::new();
@@ -81,18 +60,8 @@ fn registered_result_hashes_do_not_drift() {
         hashes.len() >= 4,
         "expected at least two experiments per bundled pack"
     );
-    if std::env::var_os("COUNTERLAB_BLESS").is_some() {
-        std::fs::write(
-            &golden_path,
-            serde_json::to_string_pretty(&hashes).unwrap() + "\n",
-        )
-        .unwrap();
-        return;
-    }
-    let golden: BTreeMap<String, String> =
-        serde_json::from_str(&std::fs::read_to_string(&golden_path).unwrap()).unwrap();
-    assert_eq!(
-        hashes, golden,
-        "result hashes drifted; if intended, regenerate with COUNTERLAB_BLESS=1 (see this test's docs)"
+    counterlab_test_support::golden::check_json(
+        "result_hashes.json",
+        &serde_json::to_value(&hashes).expect("JSON"),
     );
 }

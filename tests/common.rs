@@ -108,32 +108,14 @@ pub fn synthetic_experiment(pack: &str, seed: u64) -> String {
     )
 }
 
-/// Golden-file drift check: with `COUNTERLAB_BLESS` set, writes `value` to
-/// `tests/golden/<name>`; otherwise compares with the committed file. Bless only when a
-/// change is *meant* to change results, and say why in the commit.
+/// Golden-file drift check (see `counterlab_test_support::golden`).
 pub fn golden_json(name: &str, value: &serde_json::Value) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var_os("COUNTERLAB_BLESS").is_some() {
-        std::fs::write(&path, serde_json::to_string_pretty(value).unwrap() + "\n").unwrap();
-        return;
-    }
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (bless with COUNTERLAB_BLESS=1)", path.display()));
-    let golden: serde_json::Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(
-        value,
-        &golden,
-        "{} drifted; if intended, regenerate with COUNTERLAB_BLESS=1",
-        path.display()
-    );
+    counterlab_test_support::golden::check_json(name, value);
 }
 
 /// The bundled packs.
 pub fn bundled_packs() -> counterlab::Packs {
-    counterlab::Packs::discover(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs"))
-        .expect("the bundled packs load")
+    counterlab_test_support::bundled::packs()
 }
 
 /// Runs the release binary from the crate root (so `fixtures/packs` is found), without

@@ -14,6 +14,7 @@ use std::time::Duration;
 use counterlab::canon::{self, HashKind};
 use counterlab::verify::{Report, Status, VerifyOptions, BOUNDARY_CHECK_IDS, CHECK_IDS};
 use counterlab::{Experiment, Packs, RunOptions};
+use counterlab_test_support::json_path::{find_mut, parent_mut, set, Seg};
 use serde::Deserialize;
 use serde_json::{Number, Value};
 
@@ -267,86 +268,6 @@ impl Doc {
     }
 }
 
-#[derive(Debug, Clone)]
-enum Segment {
-    Key(String),
-    Index(usize),
-}
-
-fn parse_path(path: &str) -> Result<Vec<Segment>, String> {
-    let rest = path
-        .strip_prefix('$')
-        .ok_or_else(|| format!("path {path:?} must start with $"))?;
-    let mut out = Vec::new();
-    for part in rest.split('.').skip(1) {
-        let (key, indices) = match part.find('[') {
-            Some(i) => (&part[..i], &part[i..]),
-            None => (part, ""),
-        };
-        if !key.is_empty() {
-            out.push(Segment::Key(key.to_owned()));
-        }
-        for index in indices.split('[').filter(|s| !s.is_empty()) {
-            let n = index
-                .strip_suffix(']')
-                .and_then(|s| s.parse().ok())
-                .ok_or_else(|| format!("bad index in path {path:?}"))?;
-            out.push(Segment::Index(n));
-        }
-    }
-    if rest.starts_with('[') {
-        return Err(format!("path {path:?}: the root is an object"));
-    }
-    Ok(out)
-}
-
-fn get_mut<'v>(value: &'v mut Value, path: &str) -> Result<&'v mut Value, String> {
-    let mut current = value;
-    for segment in parse_path(path)? {
-        current = match segment {
-            Segment::Key(k) => current
-                .get_mut(&k)
-                .ok_or_else(|| format!("{path}: no key {k:?}"))?,
-            Segment::Index(i) => current
-                .get_mut(i)
-                .ok_or_else(|| format!("{path}: no index {i}"))?,
-        };
-    }
-    Ok(current)
-}
-
-/// The parent container of `path` and the last segment.
-fn parent_mut<'v>(value: &'v mut Value, path: &str) -> Result<(&'v mut Value, Segment), String> {
-    let mut segments = parse_path(path)?;
-    let last = segments
-        .pop()
-        .ok_or_else(|| format!("{path}: cannot edit the root"))?;
-    let mut current = value;
-    for segment in segments {
-        current = match segment {
-            Segment::Key(k) => current
-                .get_mut(&k)
-                .ok_or_else(|| format!("{path}: no key {k:?}"))?,
-            Segment::Index(i) => current
-                .get_mut(i)
-                .ok_or_else(|| format!("{path}: no index {i}"))?,
-        };
-    }
-    Ok((current, last))
-}
-
-/// Sets the value at `path`; returns the old one (None when a key was created).
-fn set_at(value: &mut Value, path: &str, new: Value) -> Result<Option<Value>, String> {
-    let (parent, last) = parent_mut(value, path)?;
-    match (parent, last) {
-        (Value::Object(map), Segment::Key(k)) => Ok(map.insert(k, new)),
-        (Value::Array(items), Segment::Index(i)) if i < items.len() => {
-            Ok(Some(std::mem::replace(&mut items[i], new)))
-        }
-        _ => Err(format!("{path}: no such place")),
-    }
-}
-
 fn toml_to_json(value: &toml::Value) -> Result<Value, String> {
     Ok(match value {
         toml::Value::String(s) => Value::String(s.clone()),
@@ -372,14 +293,14 @@ fn toml_to_json(value: &toml::Value) -> Result<Value, String> {
 }
 
 fn number_at(value: &mut Value, path: &str) -> Result<f64, String> {
-    get_mut(value, path)?
+    find_mut(value, path)?
         .as_f64()
         .ok_or_else(|| format!("{path}: not a number"))
 }
 
 fn set_f64(value: &mut Value, path: &str, x: f64) -> Result<Option<Value>, String> {
     let n = Number::from_f64(x).ok_or_else(|| format!("{path}: {x} is not finite"))?;
-    set_at(value, path, Value::Number(n))
+    set(value, path, Value::Number(n))
 }
 
 /// An edit that changes nothing would make a case vacuous: refuse it.
@@ -426,18 +347,18 @@ fn apply(doc: &mut Doc, edit: &Edit, packs: &Packs) -> Result<(), String> {
                 _ => return Err(format!("{path}: give exactly one of value / json")),
             };
             let (v, _) = doc.json()?;
-            let old = set_at(v, path, new.clone())?;
+            let old = set(v, path, new.clone())?;
             changed(path, old, &new)
         }
         Edit::Remove { path } => {
             let (v, _) = doc.json()?;
             let (parent, last) = parent_mut(v, path)?;
             match (parent, last) {
-                (Value::Object(map), Segment::Key(k)) => {
+                (Value::Object(map), Seg::Key(k)) => {
                     map.remove(&k)
                         .ok_or_else(|| format!("{path}: no such key"))?;
                 }
-                (Value::Array(items), Segment::Index(i)) if i < items.len() => {
+                (Value::Array(items), Seg::Index(i)) if i < items.len() => {
                     items.remove(i);
                 }
                 _ => return Err(format!("{path}: no such place")),
@@ -464,7 +385,7 @@ fn apply(doc: &mut Doc, edit: &Edit, packs: &Packs) -> Result<(), String> {
         }
         Edit::Retype { path, to } => {
             let (v, raw) = doc.json()?;
-            let target = get_mut(v, path)?;
+            let target = find_mut(v, path)?;
             let n = match target {
                 Value::Number(n) => n.clone(),
                 other => return Err(format!("{path}: {other} is not a number")),
@@ -493,25 +414,25 @@ fn apply(doc: &mut Doc, edit: &Edit, packs: &Packs) -> Result<(), String> {
         }
         Edit::SetRaw { path, text } => {
             let (v, raw) = doc.json()?;
-            set_at(v, path, Value::String(RAW_SENTINEL.into()))?;
+            set(v, path, Value::String(RAW_SENTINEL.into()))?;
             raw.push(text.clone());
             Ok(())
         }
         Edit::Nest { path, depth } => {
             let (v, raw) = doc.json()?;
-            set_at(v, path, Value::String(RAW_SENTINEL.into()))?;
+            set(v, path, Value::String(RAW_SENTINEL.into()))?;
             raw.push(format!("{}{}", "[".repeat(*depth), "]".repeat(*depth)));
             Ok(())
         }
         Edit::Copy { from, to } => {
             let (v, _) = doc.json()?;
-            let value = get_mut(v, from)?.clone();
-            let old = set_at(v, to, value.clone())?;
+            let value = find_mut(v, from)?.clone();
+            let old = set(v, to, value.clone())?;
             changed(to, old, &value)
         }
         Edit::RenameKey { path, from, to } => {
             let (v, _) = doc.json()?;
-            let map = get_mut(v, path)?
+            let map = find_mut(v, path)?
                 .as_object_mut()
                 .ok_or_else(|| format!("{path}: not an object"))?;
             if map.contains_key(to) {
@@ -525,7 +446,7 @@ fn apply(doc: &mut Doc, edit: &Edit, packs: &Packs) -> Result<(), String> {
         }
         Edit::SwapKeys { path, a, b } => {
             let (v, _) = doc.json()?;
-            let map = get_mut(v, path)?
+            let map = find_mut(v, path)?
                 .as_object_mut()
                 .ok_or_else(|| format!("{path}: not an object"))?;
             let va = map
@@ -547,7 +468,7 @@ fn apply(doc: &mut Doc, edit: &Edit, packs: &Packs) -> Result<(), String> {
                 return Err("rehash after a raw token: the results are no longer JSON".into());
             }
             let hash = canon::hash_value(HashKind::Result, &v["results"]);
-            set_at(v, "$.result_hash", Value::String(hash)).map(drop)
+            set(v, "$.result_hash", Value::String(hash)).map(drop)
         }
         Edit::RehashBoundary => {
             let (v, raw) = doc.json()?;
@@ -574,7 +495,7 @@ fn apply(doc: &mut Doc, edit: &Edit, packs: &Packs) -> Result<(), String> {
                 "cell_hashes": hashes,
             });
             let hash = canon::hash_value(HashKind::BoundaryMap, &map);
-            set_at(v, "$.map_hash", Value::String(hash)).map(drop)
+            set(v, "$.map_hash", Value::String(hash)).map(drop)
         }
         Edit::Rerun => {
             let (v, raw) = doc.json()?;

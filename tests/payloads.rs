@@ -1,41 +1,20 @@
 //! The recorded payloads in each pack's `payloads/` get the verdicts listed in its
 //! `expected.toml`, under the verifier's default options (K = 199).
 
-use std::path::Path;
-
 use counterlab::verify::{Status, VerifyOptions};
-use counterlab::Packs;
-use serde::Deserialize;
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Expected {
-    payload: Vec<ExpectedPayload>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ExpectedPayload {
-    file: String,
-    verdict: String,
-    why: String,
-    check: Option<String>,
-}
+use counterlab_test_support::bundled;
 
 #[test]
 fn recorded_payloads_get_their_expected_verdicts() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs");
-    let packs = Packs::discover(&root).unwrap();
+    let packs = bundled::packs();
     let mut failures = Vec::new();
     let mut verdicts_per_pack = Vec::new();
+    let recorded = bundled::recorded_payloads(&packs);
     for pack in packs.iter() {
-        let dir = pack.dir().join("payloads");
-        let expected: Expected =
-            toml::from_str(&std::fs::read_to_string(dir.join("expected.toml")).unwrap()).unwrap();
         let mut seen = std::collections::BTreeSet::new();
-        for case in &expected.payload {
+        for case in recorded.iter().filter(|r| r.pack == pack.id()) {
             assert!(!case.why.is_empty());
-            let bytes = std::fs::read(dir.join(&case.file)).unwrap();
+            let bytes = std::fs::read(&case.path).unwrap();
             let report = counterlab::verify(&bytes, &packs, &VerifyOptions::default());
             let verdict = report.verdict().as_str();
             seen.insert(verdict);

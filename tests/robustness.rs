@@ -7,7 +7,6 @@
 use std::sync::OnceLock;
 
 use counterlab::canon::{hash_value, HashKind};
-use counterlab::experiment::Claim;
 use counterlab::json::parse_strict;
 use counterlab::verify::{Status, VerifyOptions, BOUNDARY_CHECK_IDS, CHECK_IDS};
 use counterlab::{Experiment, Packs, Report, RunOptions, Verdict};
@@ -15,6 +14,9 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{Config, RngSeed, TestCaseError};
 use serde_json::{Map, Number, Value};
+
+use counterlab_test_support::json_path::{self, get, get_mut, render, Seg};
+use counterlab_test_support::noop;
 
 use crate::canon::registered_experiments;
 
@@ -24,12 +26,6 @@ struct Fixture {
     value: Value,
     /// Every node's path in pre-order; the root is the empty path.
     nodes: Vec<Vec<Seg>>,
-}
-
-#[derive(Debug, Clone)]
-enum Seg {
-    Key(String),
-    Index(usize),
 }
 
 struct World {
@@ -55,8 +51,8 @@ fn world() -> &'static World {
             )
             .unwrap();
             let value: Value = serde_json::from_str(&payload.to_json_pretty().unwrap()).unwrap();
-            let mut nodes = Vec::new();
-            collect(&value, &mut Vec::new(), &mut nodes, &mut strings);
+            let nodes = json_path::nodes(&value);
+            json_path::strings(&value, &mut strings);
             fixtures.push(Fixture { name, value, nodes });
         }
         strings.sort();
@@ -66,59 +62,6 @@ fn world() -> &'static World {
             fixtures,
             strings,
         }
-    })
-}
-
-fn collect(
-    value: &Value,
-    path: &mut Vec<Seg>,
-    nodes: &mut Vec<Vec<Seg>>,
-    strings: &mut Vec<String>,
-) {
-    nodes.push(path.clone());
-    match value {
-        Value::Object(map) => {
-            for (k, v) in map {
-                strings.push(k.clone());
-                path.push(Seg::Key(k.clone()));
-                collect(v, path, nodes, strings);
-                path.pop();
-            }
-        }
-        Value::Array(items) => {
-            for (i, v) in items.iter().enumerate() {
-                path.push(Seg::Index(i));
-                collect(v, path, nodes, strings);
-                path.pop();
-            }
-        }
-        Value::String(s) => strings.push(s.clone()),
-        _ => {}
-    }
-}
-
-fn render(path: &[Seg]) -> String {
-    let mut out = String::from("$");
-    for seg in path {
-        match seg {
-            Seg::Key(k) => out.push_str(&format!(".{k}")),
-            Seg::Index(i) => out.push_str(&format!("[{i}]")),
-        }
-    }
-    out
-}
-
-fn get<'v>(value: &'v Value, path: &[Seg]) -> &'v Value {
-    path.iter().fold(value, |v, seg| match seg {
-        Seg::Key(k) => &v[k.as_str()],
-        Seg::Index(i) => &v[*i],
-    })
-}
-
-fn get_mut<'v>(value: &'v mut Value, path: &[Seg]) -> &'v mut Value {
-    path.iter().fold(value, |v, seg| match seg {
-        Seg::Key(k) => &mut v[k.as_str()],
-        Seg::Index(i) => &mut v[*i],
     })
 }
 
@@ -367,47 +310,6 @@ fn apply(fixture: &Fixture, path: &[Seg], edit: &Edit, pretty: bool) -> Vec<u8> 
     text(&value).into_bytes()
 }
 
-/// The payload with the representation differences the verifier does not see today put
-/// in a normal form, so that only these count as no-op edits besides exact ones (see
-/// `known_semantic_noops_still_verify` and docs/FUZZING.md):
-///
-/// 1. `$.kernel.version`: no rule reads it, so any string verifies;
-/// 2. `$.experiment` and `$.claim` are compared as typed values: `"c": 1` is `"c": 1.0`
-///    (`canon` agrees since 477479c),
-///    and an explicit `"features": null` is an absent `features`.
-fn normal_form(value: &Value) -> Value {
-    let mut value = value.clone();
-    if let Ok(experiment) = serde_json::from_value::<Experiment>(value["experiment"].clone()) {
-        value["experiment"] = serde_json::to_value(&experiment).unwrap();
-    }
-    if let Ok(claim) = serde_json::from_value::<Option<Claim>>(value["claim"].clone()) {
-        value["claim"] = serde_json::to_value(&claim).unwrap();
-    }
-    value
-}
-
-/// Whether `edited` differs from `original` (both in [`normal_form`]) only in
-/// `$.experiment`, and the kernel, running the edited experiment, gets exactly the
-/// original's `result_hash`: an honest payload of an equivalent experiment, such as a
-/// `test_fraction` one ulp off that selects the same rows (docs/FUZZING.md, finding 5).
-/// (The same rule as `is_equivalent_experiment` in fuzz/src/lib.rs.)
-fn is_equivalent_experiment(packs: &Packs, edited: &Value, original: &Value) -> bool {
-    let (mut edited_form, original_form) = (normal_form(edited), normal_form(original));
-    if !edited_form.is_object() {
-        return false;
-    }
-    edited_form["experiment"] = original_form["experiment"].clone();
-    if hash_value(HashKind::Payload, &edited_form) != hash_value(HashKind::Payload, &original_form)
-    {
-        return false;
-    }
-    let Ok(experiment) = serde_json::from_value::<Experiment>(edited["experiment"].clone()) else {
-        return false;
-    };
-    counterlab::run(packs, &experiment)
-        .is_ok_and(|payload| original["result_hash"] == payload.result_hash.as_str())
-}
-
 /// 64 cases from a fixed seed: the same edits on every run. `PROPTEST_CASES` and
 /// `PROPTEST_RNG_SEED` explore further; no regression files are written into the tree.
 fn config() -> Config {
@@ -455,10 +357,8 @@ fn check_edit(
     if matches!(report.verdict(), Verdict::Supports(_)) {
         let value = parse_strict(&bytes)
             .unwrap_or_else(|e| panic!("{what}: SUPPORTS for unparseable bytes: {e:?}"));
-        let unchanged = hash_value(HashKind::Payload, &normal_form(&value))
-            == hash_value(HashKind::Payload, &normal_form(&fixture.value));
         prop_assert!(
-            unchanged || is_equivalent_experiment(&world().packs, &value, &fixture.value),
+            noop::is_noop(&world().packs, &value, &fixture.value),
             "{}: SUPPORTS after an edit that changed its canonical value",
             what
         );
@@ -474,8 +374,9 @@ fn map_fixture() -> &'static (Fixture, Vec<String>) {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("fixtures/packs/class-imbalance/payloads/boundary-map.json");
         let value: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
-        let (mut nodes, mut strings) = (Vec::new(), Vec::new());
-        collect(&value, &mut Vec::new(), &mut nodes, &mut strings);
+        let nodes = json_path::nodes(&value);
+        let mut strings = Vec::new();
+        json_path::strings(&value, &mut strings);
         strings.sort();
         strings.dedup();
         let fixture = Fixture {
@@ -656,7 +557,7 @@ fn a_nan_literal_is_rejected_at_parse_with_its_path() {
 /// The edits `normal_form` and `is_equivalent_experiment` forgive, pinned: each still
 /// verifies as SUPPORTS although the payload's text changed (whether `1` and `1.0` hash
 /// alike is up to `canon`'s number encoding). When a rule starts refusing one of them, this test fails: drop it
-/// here and in `normal_form` (and in fuzz/src/lib.rs).
+/// here and in `normal_form` (`test-support/src/noop.rs`, shared with the fuzz targets).
 #[test]
 fn known_semantic_noops_still_verify() {
     let world = world();
@@ -689,8 +590,8 @@ fn known_semantic_noops_still_verify() {
             "{name}: now refused; update normal_form"
         );
         assert_eq!(
-            hash_value(HashKind::Payload, &normal_form(&value)),
-            hash_value(HashKind::Payload, &normal_form(&fixture.value)),
+            hash_value(HashKind::Payload, &noop::normal_form(&value)),
+            hash_value(HashKind::Payload, &noop::normal_form(&fixture.value)),
             "{name}"
         );
     }
@@ -729,11 +630,11 @@ fn known_semantic_noops_still_verify() {
         let report =
             counterlab::verify(&serde_json::to_vec(&value).unwrap(), &world.packs, &options);
         assert_ne!(
-            hash_value(HashKind::Payload, &normal_form(&value)),
-            hash_value(HashKind::Payload, &normal_form(&fixture.value))
+            hash_value(HashKind::Payload, &noop::normal_form(&value)),
+            hash_value(HashKind::Payload, &noop::normal_form(&fixture.value))
         );
         assert_eq!(
-            is_equivalent_experiment(&world.packs, &value, &fixture.value),
+            noop::is_equivalent_experiment(&world.packs, &value, &fixture.value),
             equivalent,
             "test_fraction {nudged}"
         );

@@ -189,7 +189,6 @@ fn a_tampered_metric_is_rejected_with_path_observed_expected() {
 #[test]
 fn report_hashes_do_not_drift() {
     let packs = packs();
-    let golden_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/report_hashes.json");
     let mut hashes = BTreeMap::new();
     for (name, path) in registered_experiments() {
         let report = counterlab::verify(&payload_bytes(&packs, &path), &packs, &fast(2));
@@ -198,19 +197,9 @@ fn report_hashes_do_not_drift() {
             format!("{} {}", report.verdict().as_str(), report.report_hash()),
         );
     }
-    if std::env::var_os("COUNTERLAB_BLESS").is_some() {
-        std::fs::write(
-            &golden_path,
-            serde_json::to_string_pretty(&hashes).unwrap() + "\n",
-        )
-        .unwrap();
-        return;
-    }
-    let golden: BTreeMap<String, String> =
-        serde_json::from_str(&std::fs::read_to_string(&golden_path).unwrap()).unwrap();
-    assert_eq!(
-        hashes, golden,
-        "report hashes drifted; if a rule change is intended, regenerate (see this test's docs)"
+    counterlab_test_support::golden::check_json(
+        "report_hashes.json",
+        &serde_json::to_value(&hashes).expect("JSON"),
     );
 }
 

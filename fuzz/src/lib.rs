@@ -7,13 +7,16 @@
 //! token such as `NaN` or `1e999`, a byte flip, a truncation) are made on the serialised
 //! text, since a `serde_json::Value` cannot hold them.
 
-use std::path::Path;
 use std::sync::OnceLock;
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use counterlab::canon::{self, HashKind};
 use counterlab::verify::{Status, VerifyOptions, BOUNDARY_CHECK_IDS, CHECK_IDS};
 use counterlab::{Experiment, Packs, Report, RunOptions, Verdict};
+use counterlab_test_support::json_path::{self, get, get_mut};
+pub use counterlab_test_support::json_path::{render as render_path, Seg};
+pub use counterlab_test_support::noop::{is_equivalent_experiment, normal_form};
+use counterlab_test_support::{bundled, noop};
 use serde_json::{Map, Number, Value};
 
 /// One bundled payload and what the edits need to know about it.
@@ -30,15 +33,6 @@ pub struct Fixture {
     pub nodes: Vec<Vec<Seg>>,
 }
 
-/// One step of a JSON path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Seg {
-    /// An object member.
-    Key(String),
-    /// An array element.
-    Index(usize),
-}
-
 /// Packs, payloads and a dictionary of the strings that occur in them.
 pub struct World {
     /// The bundled packs.
@@ -51,7 +45,7 @@ pub struct World {
 
 /// The bundled packs folder (absolute).
 pub fn packs_dir() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/packs")
+    bundled::packs_dir()
 }
 
 /// Loaded on first use, then shared by every execution.
@@ -63,20 +57,10 @@ pub fn world() -> &'static World {
 fn load_world() -> World {
     let dir = packs_dir();
     let packs = Packs::discover(&dir).expect("bundled packs load");
-    let mut experiments = Vec::new();
-    for pack in std::fs::read_dir(&dir).expect("packs dir") {
-        let pack = pack.expect("dir entry").path();
-        let Ok(entries) = std::fs::read_dir(pack.join("experiments")) else {
-            continue;
-        };
-        for entry in entries {
-            let path = entry.expect("dir entry").path();
-            if path.extension().is_some_and(|e| e == "json") {
-                experiments.push(path);
-            }
-        }
-    }
-    experiments.sort();
+    let experiments: Vec<std::path::PathBuf> = bundled::experiment_files()
+        .into_iter()
+        .map(|(_, path)| path)
+        .collect();
     let mut fixtures = Vec::new();
     for path in experiments {
         let experiment =
@@ -88,8 +72,7 @@ fn load_world() -> World {
             .expect("bundled experiments run");
         let text = payload.to_json_pretty().expect("payload encodes");
         let value: Value = serde_json::from_str(&text).expect("payload parses");
-        let mut nodes = Vec::new();
-        collect_nodes(&value, &mut Vec::new(), &mut nodes);
+        let nodes = json_path::nodes(&value);
         let name = format!(
             "{}/{}",
             experiment.pack,
@@ -106,7 +89,7 @@ fn load_world() -> World {
     assert!(!fixtures.is_empty(), "no bundled experiments found");
     let mut strings = Vec::new();
     for f in &fixtures {
-        collect_strings(&f.value, &mut strings);
+        json_path::strings(&f.value, &mut strings);
     }
     strings.sort();
     strings.dedup();
@@ -171,70 +154,6 @@ pub fn calibrate_max_work(world: &World, options: &VerifyOptions) -> u64 {
         needed = needed.max(hi);
     }
     needed
-}
-
-fn collect_nodes(value: &Value, path: &mut Vec<Seg>, out: &mut Vec<Vec<Seg>>) {
-    out.push(path.clone());
-    match value {
-        Value::Object(map) => {
-            for (k, v) in map {
-                path.push(Seg::Key(k.clone()));
-                collect_nodes(v, path, out);
-                path.pop();
-            }
-        }
-        Value::Array(items) => {
-            for (i, v) in items.iter().enumerate() {
-                path.push(Seg::Index(i));
-                collect_nodes(v, path, out);
-                path.pop();
-            }
-        }
-        _ => {}
-    }
-}
-
-fn collect_strings(value: &Value, out: &mut Vec<String>) {
-    match value {
-        Value::Object(map) => {
-            for (k, v) in map {
-                out.push(k.clone());
-                collect_strings(v, out);
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|v| collect_strings(v, out)),
-        Value::String(s) => out.push(s.clone()),
-        _ => {}
-    }
-}
-
-/// `$.a.b[2]`.
-pub fn render_path(path: &[Seg]) -> String {
-    let mut out = String::from("$");
-    for seg in path {
-        match seg {
-            Seg::Key(k) => {
-                out.push('.');
-                out.push_str(k);
-            }
-            Seg::Index(i) => out.push_str(&format!("[{i}]")),
-        }
-    }
-    out
-}
-
-fn get<'v>(value: &'v Value, path: &[Seg]) -> &'v Value {
-    path.iter().fold(value, |v, seg| match seg {
-        Seg::Key(k) => &v[k.as_str()],
-        Seg::Index(i) => &v[*i],
-    })
-}
-
-fn get_mut<'v>(value: &'v mut Value, path: &[Seg]) -> &'v mut Value {
-    path.iter().fold(value, |v, seg| match seg {
-        Seg::Key(k) => &mut v[k.as_str()],
-        Seg::Index(i) => &mut v[*i],
-    })
 }
 
 /// Numbers worth trying: boundaries of every numeric field of a payload.
@@ -684,53 +603,6 @@ pub fn check_report_shape(report: &Report) {
     assert_eq!(json["verdict"], report.verdict().as_str());
 }
 
-/// The payload with the representation differences the verifier does not see today
-/// replaced by a normal form (docs/FUZZING.md, "Known semantic no-ops"):
-///
-/// 1. `$.kernel.version` is not checked by any rule: any string verifies;
-/// 2. `$.experiment` and `$.claim` are compared as typed values, so an explicit
-///    `"features": null` and no `features` verify alike (as do `"c": 1` and `"c": 1.0`,
-///    which `canon` also encodes alike since 477479c).
-///
-/// With `COUNTERLAB_FUZZ_STRICT=1` in the environment nothing is normalised.
-pub fn normal_form(value: &Value) -> Value {
-    let mut value = value.clone();
-    if std::env::var_os("COUNTERLAB_FUZZ_STRICT").is_some() {
-        return value;
-    }
-    if let Ok(experiment) = serde_json::from_value::<Experiment>(value["experiment"].clone()) {
-        value["experiment"] = serde_json::to_value(&experiment).expect("an experiment encodes");
-    }
-    if let Ok(claim) =
-        serde_json::from_value::<Option<counterlab::experiment::Claim>>(value["claim"].clone())
-    {
-        value["claim"] = serde_json::to_value(&claim).expect("a claim encodes");
-    }
-    value
-}
-
-/// Whether `edited` differs from `original` (both in [`normal_form`]) only in
-/// `$.experiment`, and the kernel, running the edited experiment, gets exactly the
-/// original's `result_hash`: an honest payload of an equivalent experiment, such as a
-/// `test_fraction` one ulp off that selects the same rows (docs/FUZZING.md, finding 5).
-pub fn is_equivalent_experiment(packs: &Packs, edited: &Value, original: &Value) -> bool {
-    let (mut edited_form, original_form) = (normal_form(edited), normal_form(original));
-    if !edited_form.is_object() {
-        return false;
-    }
-    edited_form["experiment"] = original_form["experiment"].clone();
-    if canon::hash_value(HashKind::Payload, &edited_form)
-        != canon::hash_value(HashKind::Payload, &original_form)
-    {
-        return false;
-    }
-    let Ok(experiment) = serde_json::from_value::<Experiment>(edited["experiment"].clone()) else {
-        return false;
-    };
-    counterlab::run(packs, &experiment)
-        .is_ok_and(|payload| original["result_hash"] == payload.result_hash.as_str())
-}
-
 /// SUPPORTS only for a no-op edit: the edited bytes' canonical value (in [`normal_form`])
 /// must be the original payload's, or the edit an equivalent experiment
 /// ([`is_equivalent_experiment`]).
@@ -745,13 +617,9 @@ pub fn check_only_noop_supports(world: &World, edited: &Edited, report: &Report)
             edited.description
         )
     });
-    let edited_hash = canon::hash_value(HashKind::Payload, &normal_form(&value));
-    let original_hash = canon::hash_value(HashKind::Payload, &normal_form(&fixture.value));
     assert!(
-        edited_hash == original_hash
-            || is_equivalent_experiment(&world.packs, &value, &fixture.value),
-        "SUPPORTS for a payload that is neither the original nor an equivalent experiment \
-         ({}): {edited_hash} vs {original_hash}",
+        noop::is_noop(&world.packs, &value, &fixture.value),
+        "SUPPORTS for a payload that is neither the original nor an equivalent experiment ({})",
         edited.description
     );
     assert_eq!(
