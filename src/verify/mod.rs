@@ -208,6 +208,14 @@ pub fn verify(bytes: &[u8], packs: &Packs, options: &VerifyOptions) -> Report {
     v.finish(bytes)
 }
 
+/// What the bytes turned out to be, by their format.
+enum Document {
+    /// `counterlab.payload/1`.
+    Payload(Value),
+    /// `counterlab.boundary/1`.
+    Map(Value),
+}
+
 /// The state of one verification: the checks so far and what later checks need.
 struct Verification<'o> {
     options: &'o VerifyOptions,
@@ -521,9 +529,21 @@ impl<'o> Verification<'o> {
         }
     }
 
+    /// The two pipelines share their first stages ([`Verification::read`]); the format
+    /// then picks the payload's or the map's, each a sequence of named stages that stops
+    /// at the first stage that cannot go on.
     fn run(&mut self, bytes: &[u8], packs: &Packs) {
+        match self.read(bytes) {
+            Some(Document::Payload(value)) => self.verify_payload(&value, packs),
+            Some(Document::Map(value)) => self.verify_map(&value, packs),
+            None => {}
+        }
+    }
+
+    /// Shared stages: `budget.payload_bytes`, `payload.parse`, then the format, which fixes
+    /// the check list of the report.
+    fn read(&mut self, bytes: &[u8]) -> Option<Document> {
         let o = self.options;
-        // 1. Bounds first.
         if bytes.len() > o.max_payload_bytes {
             self.unverifiable(
                 CheckId::BudgetPayloadBytes,
@@ -533,11 +553,9 @@ impl<'o> Verification<'o> {
                     bytes.len()
                 ),
             );
-            return;
+            return None;
         }
         self.pass(CheckId::BudgetPayloadBytes);
-
-        // 2. Structure.
         let value = match json::parse_strict(bytes) {
             Ok(v) => v,
             Err(e) => {
@@ -552,25 +570,21 @@ impl<'o> Verification<'o> {
                     format!("not valid JSON at {}: {}", e.path, e.message),
                     vec![ce],
                 );
-                return;
+                return None;
             }
         };
         self.payload_hash = Some(canon::hash_value(HashKind::Payload, &value));
         self.pass(CheckId::PayloadParse);
-        // The format says which schema (and which check list) applies.
         match value.get("format").and_then(Value::as_str) {
             Some(crate::boundary::BOUNDARY_FORMAT) => {
                 self.ids = &MAP_CHECKS;
-                if self.kernel_supported(&value) {
-                    self.run_boundary(&value, packs);
-                }
-                return;
+                Some(Document::Map(value))
             }
-            Some(PAYLOAD_FORMAT) => {}
+            Some(PAYLOAD_FORMAT) => Some(Document::Payload(value)),
             _ if !value.is_object() => {
                 let message = "expected an object (counterlab.payload/1 or counterlab.boundary/1)";
                 self.schema_failure(&value, "$".into(), message.into());
-                return;
+                None
             }
             _ => {
                 let found = value
@@ -581,68 +595,31 @@ impl<'o> Verification<'o> {
                     crate::boundary::BOUNDARY_FORMAT
                 );
                 self.schema_failure(&value, "$.format".into(), message);
-                return;
+                None
             }
         }
-        if !self.kernel_supported(&value)
-            || !self.matches_schema(&value, crate::schema::Schema::payload())
-        {
-            return;
-        }
-        let payload = match parse_payload(&value) {
-            Ok(p) => p,
-            Err((path, message)) => {
-                self.schema_failure(&value, path, message);
-                return;
-            }
-        };
-        self.pass(CheckId::PayloadSchema);
+    }
 
-        // 3. Supported case.
-        let Some(pack) = self.supported_pack(packs, &payload.pack.id) else {
+    /// The map pipeline (`verify/boundary.rs`), after the shared `kernel.version` stage.
+    fn verify_map(&mut self, value: &Value, packs: &Packs) {
+        if self.kernel_supported(value) {
+            self.run_boundary(value, packs);
+        }
+    }
+
+    /// The payload pipeline: structure, supported case, integrity, recompute, invariants,
+    /// the independent runs, then mutations and the claim.
+    fn verify_payload(&mut self, value: &Value, packs: &Packs) {
+        let Some(payload) = self.payload_structure(value) else {
             return;
         };
-        self.pass(CheckId::PackSupported);
-        if !self.fixture_in_budget(pack) {
+        let Some((pack, in_budget)) = self.supported_case(packs, &payload) else {
+            return;
+        };
+        if !self.integrity(pack, &payload, value) {
             return;
         }
-        let table = pack.table();
-        let experiment = &payload.experiment;
-        let mutations_in_budget = self.work_in_budget(
-            work_units(experiment, table, o),
-            design_bytes(experiment, table),
-        );
-
-        // 4. Integrity.
-        if let Err(e) = experiment.check(pack) {
-            let (path, message) = experiment_error_at(&e);
-            let ce = Counterexample::new(
-                CheckId::ExperimentValid,
-                json!(message),
-                json!("an experiment valid on this pack"),
-                json!({ "path": path }),
-            );
-            self.fail(
-                CheckId::ExperimentValid,
-                format!("{path}: {message}"),
-                vec![ce],
-            );
-            return;
-        }
-        self.pass(CheckId::ExperimentValid);
-
-        self.check_fixture_hash(&payload.pack.fixture_blake3, pack, "payload");
-        self.check_manifest_hash(&payload.pack.manifest_hash, pack, "payload");
-
-        self.check_recorded_hash(
-            CheckId::ResultHash,
-            &payload.result_hash,
-            &canon::hash_value(HashKind::Result, &value["results"]),
-            "$.result_hash",
-            "result_hash is not the canonical hash of the recorded results",
-        );
-
-        if !mutations_in_budget {
+        if !in_budget {
             // Bounds first: nothing that runs the model happens over the work budget.
             let first = PAYLOAD_CHECKS
                 .iter()
@@ -653,44 +630,13 @@ impl<'o> Verification<'o> {
             }
             return;
         }
-
-        // 5. Recompute: every arm prepared once on the pack's table; the label mutations,
-        // the nulls and the claim's interval below all read this one preparation.
-        let mut prepared = match PreparedExperiment::new(pack, table, experiment, o.threads) {
-            Ok(p) => p,
-            Err(e) => {
-                self.recompute_failed(&e);
-                return;
-            }
-        };
-        let observed = match prepared.evaluate(table.labels(), o.threads) {
-            Ok(r) => r,
-            Err(e) => {
-                self.recompute_failed(&e);
-                return;
-            }
+        let (table, experiment) = (pack.table(), &payload.experiment);
+        // Every arm prepared once on the pack's table: the label mutations, the nulls and
+        // the claim's interval below all read this one preparation.
+        let Some((mut prepared, observed)) = self.recompute(pack, experiment, value) else {
+            return;
         };
         let recomputed = &observed.results;
-        let recomputed_value = canon::to_value(recomputed).expect("kernel results are finite");
-        let mut differences = Vec::new();
-        diff_values(
-            "$.results",
-            &value["results"],
-            &recomputed_value,
-            &mut differences,
-        );
-        if differences.is_empty() {
-            self.pass(CheckId::RecomputeEqual);
-        } else {
-            let total = differences.len();
-            self.fail(
-                CheckId::RecomputeEqual,
-                format!("{total} recorded value(s) differ from the kernel's"),
-                to_counterexamples(CheckId::RecomputeEqual, differences),
-            );
-        }
-
-        // 6. Invariants, on the recorded and the recomputed results.
         self.invariants(experiment, &payload.results, recomputed);
         let recomputed_hash = run::result_hash(recomputed).expect("kernel results are finite");
         // The labels first (they need the ablations' designs), then only the arms' own
@@ -700,7 +646,7 @@ impl<'o> Verification<'o> {
         prepared.release_ablations();
         self.rerun(pack, table, experiment, &recomputed_hash);
 
-        // 7–9. Mutations and the claim: only worth their cost when nothing failed yet.
+        // Mutations and the claim: only worth their cost when nothing failed yet.
         let mutation_checks = [
             CheckId::MutationRowOrder,
             CheckId::MutationLabelActive,
@@ -718,6 +664,123 @@ impl<'o> Verification<'o> {
         let row_null = self.row_null(&prepared);
         self.label_chance(experiment, &row_null);
         self.claim_evidence(&prepared, &observed, row_null);
+    }
+
+    /// Stage `kernel.version`, `payload.schema`: the payload, typed.
+    fn payload_structure(&mut self, value: &Value) -> Option<Payload> {
+        if !self.kernel_supported(value)
+            || !self.matches_schema(value, crate::schema::Schema::payload())
+        {
+            return None;
+        }
+        match parse_payload(value) {
+            Ok(p) => {
+                self.pass(CheckId::PayloadSchema);
+                Some(p)
+            }
+            Err((path, message)) => {
+                self.schema_failure(value, path, message);
+                None
+            }
+        }
+    }
+
+    /// Stage `pack.supported`, `budget.fixture`, `budget.work`: the verifier's pack, and
+    /// whether the model's work is within budget (checked now, acted on after integrity).
+    fn supported_case<'p>(
+        &mut self,
+        packs: &'p Packs,
+        payload: &Payload,
+    ) -> Option<(&'p Pack, bool)> {
+        let pack = self.supported_pack(packs, &payload.pack.id)?;
+        self.pass(CheckId::PackSupported);
+        if !self.fixture_in_budget(pack) {
+            return None;
+        }
+        let (table, experiment) = (pack.table(), &payload.experiment);
+        let in_budget = self.work_in_budget(
+            work_units(experiment, table, self.options),
+            design_bytes(experiment, table),
+        );
+        Some((pack, in_budget))
+    }
+
+    /// Stage `experiment.valid`, `fixture.hash`, `pack.manifest`, `result.hash`; false when
+    /// the experiment is not valid on the pack (nothing can be recomputed).
+    fn integrity(&mut self, pack: &Pack, payload: &Payload, value: &Value) -> bool {
+        if let Err(e) = payload.experiment.check(pack) {
+            let (path, message) = experiment_error_at(&e);
+            let ce = Counterexample::new(
+                CheckId::ExperimentValid,
+                json!(message),
+                json!("an experiment valid on this pack"),
+                json!({ "path": path }),
+            );
+            self.fail(
+                CheckId::ExperimentValid,
+                format!("{path}: {message}"),
+                vec![ce],
+            );
+            return false;
+        }
+        self.pass(CheckId::ExperimentValid);
+        self.check_fixture_hash(&payload.pack.fixture_blake3, pack, "payload");
+        self.check_manifest_hash(&payload.pack.manifest_hash, pack, "payload");
+        self.check_recorded_hash(
+            CheckId::ResultHash,
+            &payload.result_hash,
+            &canon::hash_value(HashKind::Result, &value["results"]),
+            "$.result_hash",
+            "result_hash is not the canonical hash of the recorded results",
+        );
+        true
+    }
+
+    /// Stage `recompute.equal`: every arm prepared and evaluated on the pack's table,
+    /// compared leaf by leaf with the recorded results.
+    fn recompute<'a>(
+        &mut self,
+        pack: &'a Pack,
+        experiment: &'a Experiment,
+        value: &Value,
+    ) -> Option<(PreparedExperiment<'a>, Evaluation)> {
+        let (table, threads) = (pack.table(), self.options.threads);
+        let evaluated =
+            PreparedExperiment::new(pack, table, experiment, threads).and_then(|prepared| {
+                let observed = prepared.evaluate(table.labels(), threads)?;
+                Ok((prepared, observed))
+            });
+        let (prepared, observed) = match evaluated {
+            Ok(both) => both,
+            Err(e) => {
+                self.fail(
+                    CheckId::RecomputeEqual,
+                    format!("the kernel could not run the experiment: {e}"),
+                    Vec::new(),
+                );
+                return None;
+            }
+        };
+        let recomputed_value =
+            canon::to_value(&observed.results).expect("kernel results are finite");
+        let mut differences = Vec::new();
+        diff_values(
+            "$.results",
+            &value["results"],
+            &recomputed_value,
+            &mut differences,
+        );
+        if differences.is_empty() {
+            self.pass(CheckId::RecomputeEqual);
+        } else {
+            let total = differences.len();
+            self.fail(
+                CheckId::RecomputeEqual,
+                format!("{total} recorded value(s) differ from the kernel's"),
+                to_counterexamples(CheckId::RecomputeEqual, differences),
+            );
+        }
+        Some((prepared, observed))
     }
 
     /// `determinism.rerun`: the experiment run again from scratch, on another thread count.
@@ -754,14 +817,6 @@ impl<'o> Verification<'o> {
                 Vec::new(),
             ),
         }
-    }
-
-    fn recompute_failed(&mut self, e: &crate::Error) {
-        self.fail(
-            CheckId::RecomputeEqual,
-            format!("the kernel could not run the experiment: {e}"),
-            Vec::new(),
-        );
     }
 
     fn invariants(
