@@ -256,7 +256,8 @@ def counterlab_fits(experiment, report):
         fits += K * arms  # the row-level permutations (chance check and row-level claims)
     claim = report.get("claim") or {}
     if status.get("claim.evidence") != "skipped" and claim:
-        fits += len(claim_arms(experiment))  # the claim's interval refits
+        # The claim's interval reads the recompute's fit (docs/VERDICTS.md, "Fits and
+        # preparations"): no fit of its own.
         if claim_nulls(report) == 2:
             # An entity-level or entity-block null: K more fits of each claimed arm.
             fits += K * len(claim_arms(experiment))
