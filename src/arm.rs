@@ -191,14 +191,7 @@ pub fn compute_metrics(
 
 /// Builds the design matrix of `rows` over `features` (row-major, canonical order).
 pub fn design_matrix(table: &Table, rows: &[usize], features: &[String]) -> Matrix {
-    let columns: Vec<&[f64]> = features
-        .iter()
-        .map(|f| {
-            table
-                .feature(f)
-                .expect("experiment features were checked against the pack")
-        })
-        .collect();
+    let columns = table.feature_columns(features);
     let mut data = Vec::with_capacity(rows.len() * columns.len());
     for &row in rows {
         for column in &columns {

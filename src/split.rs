@@ -357,14 +357,7 @@ pub fn overlap(table: &Table, split: &Split, features: &[String]) -> Overlap {
         .filter(|&e| in_train[e] && in_test[e])
         .collect();
 
-    let columns: Vec<&[f64]> = features
-        .iter()
-        .map(|f| {
-            table
-                .feature(f)
-                .expect("experiment features were checked against the pack")
-        })
-        .collect();
+    let columns = table.feature_columns(features);
     // Rows compared by the bits of their feature values, lexicographically; the training
     // rows sorted once, each test row looked up by binary search (no key allocated).
     let by_features = |a: usize, b: usize| {

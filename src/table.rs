@@ -290,6 +290,18 @@ impl Table {
         Some(&self.features[k])
     }
 
+    /// The feature columns `names`, in that order: names an experiment was checked
+    /// against (panics on a name the table lacks, a bug of the caller).
+    pub fn feature_columns(&self, names: &[String]) -> Vec<&[f64]> {
+        names
+            .iter()
+            .map(|f| {
+                self.feature(f)
+                    .expect("experiment features were checked against the pack")
+            })
+            .collect()
+    }
+
     /// The time column, if the pack has one.
     pub fn time(&self) -> Option<&[i64]> {
         self.time.as_deref().map(Vec::as_slice)
