@@ -73,18 +73,7 @@ pub fn get_mut<'v>(value: &'v mut Value, path: &[Seg]) -> &'v mut Value {
 
 /// The value at `path` written as text (`$.a[0]`), mutably, or which step is missing.
 pub fn find_mut<'v>(value: &'v mut Value, path: &str) -> Result<&'v mut Value, String> {
-    let mut current = value;
-    for seg in parse(path)? {
-        current = match seg {
-            Seg::Key(k) => current
-                .get_mut(&k)
-                .ok_or_else(|| format!("{path}: no key {k:?}"))?,
-            Seg::Index(i) => current
-                .get_mut(i)
-                .ok_or_else(|| format!("{path}: no index {i}"))?,
-        };
-    }
-    Ok(current)
+    walk_mut(value, parse(path)?, path)
 }
 
 /// The container holding `path` and the last step.
@@ -93,6 +82,11 @@ pub fn parent_mut<'v>(value: &'v mut Value, path: &str) -> Result<(&'v mut Value
     let last = segs
         .pop()
         .ok_or_else(|| format!("{path}: cannot edit the root"))?;
+    Ok((walk_mut(value, segs, path)?, last))
+}
+
+/// Follows `segs` from `value`; errors name `path` and the missing step.
+fn walk_mut<'v>(value: &'v mut Value, segs: Vec<Seg>, path: &str) -> Result<&'v mut Value, String> {
     let mut current = value;
     for seg in segs {
         current = match seg {
@@ -104,7 +98,7 @@ pub fn parent_mut<'v>(value: &'v mut Value, path: &str) -> Result<(&'v mut Value
                 .ok_or_else(|| format!("{path}: no index {i}"))?,
         };
     }
-    Ok((current, last))
+    Ok(current)
 }
 
 /// Sets the value at `path`; the old one (None when a key was created).
