@@ -414,14 +414,35 @@ impl PreparedArm {
             });
             FeatureSet { features, design }
         };
-        let mut feature_sets = vec![prepare(features.to_vec())];
+        let arm_set = prepare(features.to_vec());
+        let mut feature_sets = Vec::with_capacity(1 + experiment.ablation_list().len());
         let mut overlap = None;
         if scope == Scope::Full {
             for ablation in experiment.ablation_list() {
-                feature_sets.push(prepare(ablation_features(features, &ablation.drop)));
+                let kept = ablation_features(features, &ablation.drop);
+                feature_sets.push(match &arm_set.design {
+                    // Standardising is column by column: the ablation's design is a
+                    // selection of the arm's (`Design::select`), the same bits.
+                    Ok(arm_design) => {
+                        let keep: Vec<usize> = (0..features.len())
+                            .filter(|&k| !ablation.drop.contains(&features[k]))
+                            .collect();
+                        FeatureSet {
+                            features: kept,
+                            design: Ok(PreparedDesign {
+                                design: arm_design.design.select(&keep),
+                                test: arm_design.test.select_columns(&keep),
+                            }),
+                        }
+                    }
+                    // The arm's error may name a column index of its own matrix: the
+                    // ablation meets its own error, from scratch.
+                    Err(_) => prepare(kept),
+                });
             }
             overlap = Some(split::overlap(table, &split, features));
         }
+        feature_sets.insert(0, arm_set);
         Ok(PreparedArm {
             index,
             split,

@@ -37,6 +37,19 @@ impl Matrix {
     pub fn as_slice(&self) -> &[f64] {
         &self.data
     }
+
+    /// The columns `keep` (indices, in the order given) of every row.
+    pub fn select_columns(&self, keep: &[usize]) -> Matrix {
+        assert!(
+            keep.iter().all(|&k| k < self.cols),
+            "column index out of range"
+        );
+        let mut data = Vec::with_capacity(self.rows * keep.len());
+        for row in self.data.chunks_exact(self.cols.max(1)).take(self.rows) {
+            data.extend(keep.iter().map(|&k| row[k]));
+        }
+        Matrix::from_row_major(self.rows, keep.len(), data)
+    }
 }
 
 /// Copies an ndarray matrix (any memory layout) row by row.

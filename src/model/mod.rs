@@ -298,18 +298,27 @@ impl Design {
                 a.push(standardizer.transform_value(k, v));
             }
         }
-        let mut columns: Vec<f64> = Vec::with_capacity(n * m);
-        for j in 0..m {
-            columns.extend(a.iter().skip(j).step_by(m));
+        Ok(Design::from_rows(standardizer, n, m, a))
+    }
+
+    /// The design from its augmented rows `a` (n × m, row-major): the column-major copy and
+    /// the column bounds. Every part is a function of one column at a time.
+    fn from_rows(standardizer: Standardizer, n: usize, m: usize, a: Vec<f64>) -> Design {
+        let mut columns = vec![0.0; n * m];
+        for (i, row) in a.chunks_exact(m).enumerate() {
+            for (j, &v) in row.iter().enumerate() {
+                columns[j * n + i] = v;
+            }
         }
         // Sums of |values| rounded below the exact sums by at most γₙ of them; widened
         // past that (the same margin as `sum_bounds`) they are upper bounds.
         let widen = 1.0 + 4.0 * UNIT_ROUNDOFF * (n + 1) as f64;
         let column_abs_sums = columns
-            .chunks_exact(n)
+            .chunks_exact(n.max(1))
+            .take(m)
             .map(|column| column.iter().map(|v| v.abs()).sum::<f64>() * widen)
             .collect();
-        Ok(Design {
+        Design {
             standardizer,
             n,
             m,
@@ -317,7 +326,46 @@ impl Design {
             columns,
             column_abs_sums,
             start_hessians: StartHessians::default(),
-        })
+        }
+    }
+
+    /// The design of the features `keep` (indices into this design's features, in
+    /// increasing order): equal, field for field and bit for bit, to [`Design::new`] of the
+    /// matrix of those columns alone. The standardiser, each standardised value and each
+    /// column's bound are functions of their own column only, so an ablation's design is a
+    /// selection of its arm's, not a second pass over the table.
+    pub fn select(&self, keep: &[usize]) -> Design {
+        assert!(
+            keep.windows(2).all(|w| w[0] < w[1]) && keep.iter().all(|&k| k + 1 < self.m),
+            "features to keep: increasing indices of this design's features"
+        );
+        let standardizer = Standardizer {
+            mean: keep.iter().map(|&k| self.standardizer.mean[k]).collect(),
+            scale: keep.iter().map(|&k| self.standardizer.scale[k]).collect(),
+        };
+        let m = keep.len() + 1;
+        let mut a = Vec::with_capacity(self.n * m);
+        for row in self.a.chunks_exact(self.m) {
+            a.push(row[0]);
+            a.extend(keep.iter().map(|&k| row[k + 1]));
+        }
+        let mut columns = Vec::with_capacity(self.n * m);
+        for j in std::iter::once(0).chain(keep.iter().map(|&k| k + 1)) {
+            columns.extend_from_slice(&self.columns[j * self.n..(j + 1) * self.n]);
+        }
+        let column_abs_sums = std::iter::once(0)
+            .chain(keep.iter().map(|&k| k + 1))
+            .map(|j| self.column_abs_sums[j])
+            .collect();
+        Design {
+            standardizer,
+            n: self.n,
+            m,
+            a,
+            columns,
+            column_abs_sums,
+            start_hessians: StartHessians::default(),
+        }
     }
 
     /// The training problem on these rows with labels `y` and inverse regularisation `c`.

@@ -3,7 +3,9 @@
 //! (docs/DETERMINISM.md, "work the solver skips").
 
 use super::bounds::{log1p_bounds, softplus_bounds, LANES};
-use super::kernels::{column_sums, hessian_tile, MARGIN_ROWS, ROW_CHUNK, SUM_LANES, UNIT_ROUNDOFF};
+use super::kernels::{
+    column_sums, hessian_chunk, MARGIN_ROWS, ROW_CHUNK, SCALED_FROM, SUM_LANES, UNIT_ROUNDOFF,
+};
 use super::lanes::exp_neg_abs;
 use super::linalg::{logloss, solve_spd};
 use super::{FitStop, StartHessians, ARMIJO, MAX_HALVINGS, PURE_NEWTON};
@@ -493,36 +495,27 @@ impl Problem<'_> {
     /// addition on AVX2: 10% faster than 4 × 4 at 28 features.) A strip's last 1–7 columns
     /// are one tile, and the last two rows one strip (one pass over the chunk each instead
     /// of up to three: 5–8% faster fits at 9 and 28 features). Any tiling gives the same
-    /// bits: each entry is summed by one tile, over the rows in order.
+    /// bits: each entry is summed by one tile, over the rows in order. From
+    /// [`SCALED_FROM`] parameters on, a chunk's products `sᵢ·aᵢⱼ` are computed once for all
+    /// its tiles ([`hessian_chunk`]).
     #[inline(always)]
     pub(super) fn hessian(&self, weights: &[f64]) -> Vec<f64> {
         let m = self.m;
         let mut hess = vec![0.0; m * m];
+        let mut scaled_chunk = vec![0.0; if m >= SCALED_FROM { ROW_CHUNK * m } else { 0 }];
         for (rows, s) in self.a.chunks(ROW_CHUNK * m).zip(weights.chunks(ROW_CHUNK)) {
-            let mut j0 = 0;
-            while j0 < m {
-                let height = match m - j0 {
-                    4.. => 4,
-                    2.. => 2,
-                    _ => 1,
-                };
-                let mut k0 = j0;
-                while k0 < m {
-                    k0 += match (height, m - k0) {
-                        (4, 8..) => hessian_tile::<4, 8>(rows, m, s, j0, k0, &mut hess),
-                        (4, 7) => hessian_tile::<4, 7>(rows, m, s, j0, k0, &mut hess),
-                        (4, 6) => hessian_tile::<4, 6>(rows, m, s, j0, k0, &mut hess),
-                        (4, 5) => hessian_tile::<4, 5>(rows, m, s, j0, k0, &mut hess),
-                        (4, 4) => hessian_tile::<4, 4>(rows, m, s, j0, k0, &mut hess),
-                        (4, 3) => hessian_tile::<4, 3>(rows, m, s, j0, k0, &mut hess),
-                        (4, 2) => hessian_tile::<4, 2>(rows, m, s, j0, k0, &mut hess),
-                        (4, _) => hessian_tile::<4, 1>(rows, m, s, j0, k0, &mut hess),
-                        (2, 2..) => hessian_tile::<2, 2>(rows, m, s, j0, k0, &mut hess),
-                        (2, _) => hessian_tile::<2, 1>(rows, m, s, j0, k0, &mut hess),
-                        (_, _) => hessian_tile::<1, 1>(rows, m, s, j0, k0, &mut hess),
-                    };
+            if m >= SCALED_FROM {
+                let scaled = &mut scaled_chunk[..rows.len()];
+                for ((sa_row, row), &si) in
+                    scaled.chunks_exact_mut(m).zip(rows.chunks_exact(m)).zip(s)
+                {
+                    for (sa, &a) in sa_row.iter_mut().zip(row) {
+                        *sa = si * a;
+                    }
                 }
-                j0 += height;
+                hessian_chunk::<true>(rows, scaled, s, m, &mut hess);
+            } else {
+                hessian_chunk::<false>(rows, &[], s, m, &mut hess);
             }
         }
         for j in 0..m {

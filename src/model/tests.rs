@@ -599,3 +599,57 @@ fn the_bound_approximations_are_far_inside_their_slack() {
     eprintln!("worst relative error: log1p {log1p:e}, softplus {softplus:e}");
     assert!(log1p < BOUND_SLACK / 20.0 && softplus < BOUND_SLACK / 20.0);
 }
+
+/// Every part of a design, as bits (`Design`'s `==` would take −0 for +0).
+fn design_bits(d: &Design) -> Vec<Vec<u64>> {
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+    vec![
+        vec![d.n as u64, d.m as u64],
+        bits(&d.standardizer.mean),
+        bits(&d.standardizer.scale),
+        bits(&d.a),
+        bits(&d.columns),
+        bits(&d.column_abs_sums),
+    ]
+}
+
+#[test]
+fn a_selection_of_a_design_has_the_bits_of_the_design_of_those_columns() {
+    let mut rng = ChaCha8Rng::seed_from_u64(20261202);
+    for round in 0..60 {
+        let n = 1 + (rng.next_u64() % 700) as usize;
+        let p = 1 + (rng.next_u64() % 20) as usize;
+        let (x, y) = problem(&mut rng, n, p, [0.5, 3.0, 40.0][round % 3], false);
+        let design = Design::new(&x).expect("finite");
+        // Every subset when there are few features, random ones (the empty one too) else.
+        let subsets: Vec<u64> = if p <= 4 {
+            (0..1u64 << p).collect()
+        } else {
+            (0..12)
+                .map(|_| rng.next_u64() & ((1u64 << p) - 1))
+                .collect()
+        };
+        for mask in subsets {
+            let keep: Vec<usize> = (0..p).filter(|&k| mask >> k & 1 == 1).collect();
+            let selected = design.select(&keep);
+            let columns = x.select_columns(&keep);
+            assert_eq!(columns.cols(), keep.len());
+            for (i, row) in (0..n).map(|i| (i, columns.row(i))) {
+                let want: Vec<f64> = keep.iter().map(|&k| x.row(i)[k]).collect();
+                assert_eq!(row, want.as_slice(), "round {round}, row {i}");
+            }
+            let fresh = Design::new(&columns).expect("finite");
+            assert_eq!(
+                design_bits(&selected),
+                design_bits(&fresh),
+                "round {round}, keep {keep:?}"
+            );
+            if n >= 2 && y.iter().any(|&v| v) && !y.iter().all(|&v| v) {
+                let params = LogisticRegression::new(1.0);
+                let on_selected = params.fit_design(&selected, &y).expect("valid");
+                let on_fresh = params.fit_design(&fresh, &y).expect("valid");
+                assert_eq!(bits(&on_selected), bits(&on_fresh), "round {round}");
+            }
+        }
+    }
+}
