@@ -22,11 +22,25 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::experiment::{Experiment, MetricName, ModelSpec};
 use crate::metrics::{self, MetricValue};
-use crate::model::{Design, FittedLogistic, LogisticRegression, Matrix};
+use crate::model::{Design, FittedLogistic, LogisticRegression, Matrix, DEFAULT_TOL};
 use crate::pack::Pack;
 use crate::parallel::parallel_map;
 use crate::split::{self, Overlap, Split, SplitSummary};
 use crate::table::Table;
+
+/// The gradient tolerance of a permutation null's fits
+/// ([`PreparedExperiment::null_predictions`]), on the same scaled max-abs gradient test as
+/// every other fit's [`DEFAULT_TOL`] of 1e-10 (kernel version 3 on; docs/DETERMINISM.md).
+///
+/// A null statistic is only placed against the observed one. Newton's method from the
+/// intercept-only start reaches 1e-5 about an iteration before 1e-10 (3.6–4.4 iterations
+/// per null fit on the packs at 1e-10), and the null fits are most of a verification's
+/// work. 1e-5 is ten times tighter than the `tol` scikit-learn's `permutation_test_score`
+/// refits with. Each null statistic stays a deterministic function of (pack, experiment,
+/// permutation seed); the observed fit, and every result `counterlab run` computes, keep
+/// 1e-10. How far the two tolerances' null statistics differ is measured by
+/// `tests/calibration.rs` (`null_fits_at_the_null_tolerance_score_like_converged_fits`).
+pub const NULL_FIT_TOL: f64 = 1e-5;
 
 /// One arm's results.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -321,12 +335,13 @@ impl<'a> PreparedExperiment<'a> {
         collect(self.experiment, outputs)
     }
 
-    /// Arm `index`'s model fitted on its own features under `labels` and scored on its test
-    /// rows (no ablations, no summaries): what one permutation of a null needs of an arm.
-    pub fn predictions(&self, index: usize, labels: &[bool]) -> Result<ArmPredictions> {
+    /// Arm `index`'s model fitted on its own features under `labels` (a permutation), to
+    /// [`NULL_FIT_TOL`], and scored on its test rows (no ablations, no summaries): what one
+    /// permutation of a null needs of an arm.
+    pub fn null_predictions(&self, index: usize, labels: &[bool]) -> Result<ArmPredictions> {
         assert_eq!(labels.len(), self.table.n_rows(), "one label per row");
         let arm = self.arms[index].as_ref().map_err(Clone::clone)?;
-        let (train, test, scored) = arm.fit(self.experiment, 0, labels)?;
+        let (train, test, scored) = arm.fit(self.experiment, 0, labels, NULL_FIT_TOL)?;
         Ok(arm.predictions(train, test, scored))
     }
 }
@@ -340,7 +355,7 @@ pub fn arm_predictions(
     index: usize,
 ) -> Result<ArmPredictions> {
     let arm = PreparedArm::new(pack, table, experiment, index, Scope::ArmOnly)?;
-    let (train, test, scored) = arm.fit(experiment, 0, table.labels())?;
+    let (train, test, scored) = arm.fit(experiment, 0, table.labels(), DEFAULT_TOL)?;
     Ok(arm.predictions(train, test, scored))
 }
 
@@ -453,19 +468,23 @@ impl PreparedArm {
         })
     }
 
-    /// Fits feature set `which` (0: the arm's, 1 + a: ablation `a`'s) under `labels` and
-    /// scores the test rows; with the training and test labels.
+    /// Fits feature set `which` (0: the arm's, 1 + a: ablation `a`'s) under `labels` to
+    /// gradient tolerance `tol` and scores the test rows; with the training and test labels.
     fn fit(
         &self,
         experiment: &Experiment,
         which: usize,
         labels: &[bool],
+        tol: f64,
     ) -> Result<(Vec<bool>, Vec<bool>, Scored)> {
         let arm = &experiment.arms[self.index].name;
         let ModelSpec::Logistic { c } = experiment.model;
         let train: Vec<bool> = self.train_rows.iter().map(|&r| labels[r]).collect();
         let test: Vec<bool> = self.test_rows.iter().map(|&r| labels[r]).collect();
-        let model = LogisticRegression::new(c);
+        let model = LogisticRegression {
+            tol,
+            ..LogisticRegression::new(c)
+        };
         let in_arm = |e: Error| Error::invalid(format!("arm {arm:?}: {e}"));
         let prepared_design = match &self.feature_sets[which].design {
             Ok(d) => d,
@@ -517,7 +536,7 @@ impl PreparedArm {
         labels: &[bool],
     ) -> Result<(ArmResult, ArmPredictions)> {
         let arm = &experiment.arms[self.index];
-        let (train_labels, test_labels, scored) = self.fit(experiment, 0, labels)?;
+        let (train_labels, test_labels, scored) = self.fit(experiment, 0, labels, DEFAULT_TOL)?;
         let summary = split::summarize_labels(table, &self.split, arm.split.kind(), labels);
         let failure = fit_failure(&scored.fitted, &scored.test_probability);
         let metric_values = compute_metrics(
@@ -544,7 +563,7 @@ impl PreparedArm {
 
         let mut ablations = BTreeMap::new();
         for (a, ablation) in experiment.ablation_list().iter().enumerate() {
-            let (_, _, ablated) = self.fit(experiment, 1 + a, labels)?;
+            let (_, _, ablated) = self.fit(experiment, 1 + a, labels, DEFAULT_TOL)?;
             let ablated_metrics = compute_metrics(
                 &experiment.metrics,
                 &train_labels,

@@ -730,3 +730,34 @@ fn a_recorded_cell_without_the_sweeps_knob_is_rejected_not_a_panic() {
         report.to_json()
     );
 }
+
+/// A payload recorded by kernel 2 (every bundled payload until the null fits' tolerance
+/// moved, docs/DETERMINISM.md) is an unsupported case, never a forgery: INCONCLUSIVE, with
+/// `kernel.version` unverifiable naming both versions, whatever the payload claims and
+/// even where its results are those kernel 3 computes too.
+#[test]
+fn a_payload_of_kernel_2_is_inconclusive_never_rejected() {
+    let world = world();
+    for recorded in counterlab_test_support::bundled::recorded_payloads(&world.packs) {
+        let mut value: Value =
+            serde_json::from_slice(&std::fs::read(&recorded.path).unwrap()).unwrap();
+        assert_eq!(value["kernel"]["version"], counterlab::run::KERNEL_VERSION);
+        value["kernel"]["version"] = Value::from("2");
+        let report =
+            counterlab::verify(&serde_json::to_vec(&value).unwrap(), &world.packs, &fast());
+        assert_eq!(
+            report.verdict().as_str(),
+            "INCONCLUSIVE",
+            "{}",
+            recorded.file
+        );
+        let check = report.check("kernel.version").unwrap();
+        assert_eq!(check.status, Status::Unverifiable, "{}", recorded.file);
+        let why = check.reason.as_deref().unwrap_or_default();
+        assert!(
+            why.contains(r#"recorded by kernel "2", this verifier computes kernel "3""#),
+            "{}: {why}",
+            recorded.file
+        );
+    }
+}

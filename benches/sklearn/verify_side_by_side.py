@@ -22,7 +22,8 @@ What each side does (the comparison is conservative for counterlab):
   whose null is entity-aware (entity-level when labels are constant within entities,
   entity-block otherwise), K = 199 more permutations of each arm the claim names; then the
   report is printed. Newton solver to a
-  max-abs gradient of 1e-10.
+  max-abs scaled gradient of 1e-10 for every fit but a null's, which stop at 1e-5 (kernel 3,
+  `counterlab::arm::NULL_FIT_TOL`; scikit-learn's own default is 1e-4).
 * scikit-learn: in process, the CSV already parsed into numpy arrays (start-up and ingest
   **excluded**), for each arm the claim names (one arm, or the gap's two):
   `permutation_test_score(Pipeline([StandardScaler(), LogisticRegression(C=c)]), X, y,

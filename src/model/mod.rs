@@ -123,14 +123,18 @@ const MAX_HALVINGS: u32 = 60;
 /// digits and the full Newton step is taken without a test.
 const PURE_NEWTON: f64 = 1e-10;
 
+/// [`LogisticRegression::new`]'s gradient tolerance: every fit of a result
+/// (`counterlab run`) stops at it.
+pub const DEFAULT_TOL: f64 = 1e-10;
+
 impl LogisticRegression {
-    /// scikit-learn-like defaults for a given `C`: `tol = 1e-10` (scaled as documented on
+    /// scikit-learn-like defaults for a given `C`: `tol =` [`DEFAULT_TOL`] (scaled as documented on
     /// [`LogisticRegression::tol`]) and at most 100 Newton iterations (well-posed problems
     /// take under 20).
     pub fn new(c: f64) -> Self {
         LogisticRegression {
             c,
-            tol: 1e-10,
+            tol: DEFAULT_TOL,
             max_iter: 100,
         }
     }

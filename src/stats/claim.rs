@@ -202,7 +202,7 @@ pub(crate) fn permutation_runs(
         let mut per_arm = BTreeMap::new();
         for &i in &refit {
             let predictions = prepared
-                .predictions(i, &permuted)
+                .null_predictions(i, &permuted)
                 .map_err(|e| e.to_string())?;
             per_arm.insert(experiment.arms[i].name.clone(), predictions.metrics(&read));
         }
