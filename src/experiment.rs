@@ -308,18 +308,12 @@ impl Experiment {
         }
         let mut arm_names = BTreeSet::new();
         for (i, arm) in self.arms.iter().enumerate() {
-            if arm.name.is_empty() {
-                return Err(Error::experiment(
-                    format!("$.arms[{i}].name"),
-                    "must not be empty",
-                ));
-            }
-            if !arm_names.insert(arm.name.as_str()) {
-                return Err(Error::experiment(
-                    format!("$.arms[{i}].name"),
-                    format!("duplicate arm name {:?}", arm.name),
-                ));
-            }
+            new_name(
+                &mut arm_names,
+                &arm.name,
+                format!("$.arms[{i}].name"),
+                "arm",
+            )?;
             if let SplitSpec::EntityOverlap { overlap, .. } = arm.split {
                 if !(overlap.is_finite() && (0.0..=1.0).contains(&overlap)) {
                     return Err(Error::experiment(
@@ -344,18 +338,8 @@ impl Experiment {
 
         let mut ablation_names = BTreeSet::new();
         for (i, ablation) in self.ablation_list().iter().enumerate() {
-            if ablation.name.is_empty() {
-                return Err(Error::experiment(
-                    format!("$.ablations[{i}].name"),
-                    "must not be empty",
-                ));
-            }
-            if !ablation_names.insert(ablation.name.as_str()) {
-                return Err(Error::experiment(
-                    format!("$.ablations[{i}].name"),
-                    format!("duplicate ablation name {:?}", ablation.name),
-                ));
-            }
+            let path = format!("$.ablations[{i}].name");
+            new_name(&mut ablation_names, &ablation.name, path, "ablation")?;
             let mut dropped = BTreeSet::new();
             for (j, feature) in ablation.drop.iter().enumerate() {
                 if !dropped.insert(feature) {
@@ -579,4 +563,24 @@ mod raw {
             }
         }
     }
+}
+
+/// Records `name` (of an arm or an ablation, `kind`) at JSON path `path` among `names`: an
+/// error when it is empty or already taken.
+fn new_name<'a>(
+    names: &mut BTreeSet<&'a str>,
+    name: &'a str,
+    path: String,
+    kind: &str,
+) -> Result<()> {
+    if name.is_empty() {
+        return Err(Error::experiment(path, "must not be empty"));
+    }
+    if !names.insert(name) {
+        return Err(Error::experiment(
+            path,
+            format!("duplicate {kind} name {name:?}"),
+        ));
+    }
+    Ok(())
 }

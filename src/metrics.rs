@@ -146,16 +146,7 @@ struct SortedClasses {
 /// Errors (as lower-case reasons): empty input, length mismatch, a non-finite score, or a
 /// class with no rows.
 fn class_counts(labels: &[bool], scores: &[f64]) -> Result<(usize, usize), String> {
-    if labels.len() != scores.len() {
-        return Err(format!(
-            "labels and scores differ in length ({} vs {})",
-            labels.len(),
-            scores.len()
-        ));
-    }
-    if labels.is_empty() {
-        return Err("test set is empty".to_string());
-    }
+    check_lengths(labels.len(), scores.len(), "scores")?;
     if let Some(i) = scores.iter().position(|s| !s.is_finite()) {
         return Err(format!(
             "score at row {i} (0-based) is not finite ({})",
@@ -420,14 +411,18 @@ pub fn delong(labels: &[bool], scores: &[f64]) -> Result<DeLong, String> {
 
 /// Checks two parallel columns; a reason when their lengths differ or they are empty.
 fn check_paired(labels: &[bool], predicted: &[bool]) -> Result<(), String> {
-    if labels.len() != predicted.len() {
+    check_lengths(labels.len(), predicted.len(), "predictions")
+}
+
+/// A reason when `labels` labels and `other` values (`what`) differ in number or there are
+/// none.
+fn check_lengths(labels: usize, other: usize, what: &str) -> Result<(), String> {
+    if labels != other {
         return Err(format!(
-            "labels and predictions differ in length ({} vs {})",
-            labels.len(),
-            predicted.len()
+            "labels and {what} differ in length ({labels} vs {other})"
         ));
     }
-    if labels.is_empty() {
+    if labels == 0 {
         return Err("test set is empty".to_string());
     }
     Ok(())

@@ -62,44 +62,7 @@ enum Command {
     ///
     /// Exit codes: 0 SUPPORTS, 1 REJECTED, 3 INCONCLUSIVE, 2 usage or I/O error
     /// (with --observe: 0 for every verdict).
-    Verify {
-        /// The payload JSON (as written by `counterlab run`).
-        payload: PathBuf,
-        /// A folder of pack folders (default: fixtures/packs of the working directory).
-        #[arg(long)]
-        packs: Option<PathBuf>,
-        /// Print the report as JSON (counterlab.report/1).
-        #[arg(long)]
-        json: bool,
-        /// Same report, but exit 0 whatever the verdict.
-        #[arg(long)]
-        observe: bool,
-        /// Label permutations K for the claim's p-value, 0 to 100000 (default 199).
-        #[arg(long)]
-        permutations: Option<usize>,
-        /// Seed of every mutation, any u64 (default 0).
-        #[arg(long)]
-        seed: Option<u64>,
-        /// Significance level, 0 < alpha <= 0.1 (default 0.05).
-        #[arg(long)]
-        alpha: Option<f64>,
-        /// Largest payload accepted, in bytes, 1 to 16777216 (default 1048576).
-        #[arg(long)]
-        max_payload_bytes: Option<usize>,
-        /// Largest work in fit units (rows x ((features + 1)^2 + 32) per fit), any u64 (default 1e10).
-        #[arg(long)]
-        max_work: Option<u64>,
-        /// Worker threads, at least 1 (the report is identical for any number; more than 64
-        /// are used as 64).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Write the claim's permutation null (histogram, observed statistic marked) as SVG.
-        #[arg(long)]
-        svg: Option<PathBuf>,
-        /// Write the same histogram as a Vega-Lite JSON spec.
-        #[arg(long)]
-        vega: Option<PathBuf>,
-    },
+    Verify(verify::VerifyArgs),
     /// Compute a pack's boundary map: the claim's outcome in every cell of its [boundary] sweep.
     Boundary {
         /// The pack id.
@@ -192,33 +155,7 @@ pub(crate) fn main() -> i32 {
             packs,
             threads,
         } => run(&experiment, out.as_deref(), packs.as_deref(), threads),
-        Command::Verify {
-            payload,
-            packs,
-            json,
-            observe,
-            permutations,
-            seed,
-            alpha,
-            max_payload_bytes,
-            max_work,
-            threads,
-            svg,
-            vega,
-        } => verify::command(&verify::VerifyArgs {
-            payload: &payload,
-            packs: packs.as_deref(),
-            json,
-            observe,
-            permutations,
-            seed,
-            alpha,
-            max_payload_bytes,
-            max_work,
-            threads,
-            svg: svg.as_deref(),
-            vega: vega.as_deref(),
-        }),
+        Command::Verify(args) => verify::command(&args),
         Command::Metrics {
             predictions,
             label,

@@ -1,7 +1,7 @@
 //! `counterlab verify PAYLOAD`: the verdict, human-readable or as the JSON report.
 
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use counterlab::chart::HistogramChart;
 use counterlab::input::Bounded;
@@ -13,26 +13,52 @@ use counterlab::Verdict;
 use super::style::safe;
 use super::{fail, fail_usage, load_packs_within, style, threads_option};
 
-/// Options of `verify` as given on the command line.
-pub(crate) struct VerifyArgs<'a> {
-    pub(crate) payload: &'a Path,
-    pub(crate) packs: Option<&'a Path>,
-    pub(crate) json: bool,
-    pub(crate) observe: bool,
-    pub(crate) permutations: Option<usize>,
-    pub(crate) seed: Option<u64>,
-    pub(crate) alpha: Option<f64>,
-    pub(crate) max_payload_bytes: Option<usize>,
-    pub(crate) max_work: Option<u64>,
-    pub(crate) threads: Option<usize>,
-    pub(crate) svg: Option<&'a Path>,
-    pub(crate) vega: Option<&'a Path>,
+// Options of `verify` as given on the command line (a plain comment: clap would read a
+// doc comment as the command's description, which the `Verify` variant gives).
+#[derive(clap::Args)]
+pub(crate) struct VerifyArgs {
+    /// The payload JSON (as written by `counterlab run`).
+    payload: PathBuf,
+    /// A folder of pack folders (default: fixtures/packs of the working directory).
+    #[arg(long)]
+    packs: Option<PathBuf>,
+    /// Print the report as JSON (counterlab.report/1).
+    #[arg(long)]
+    json: bool,
+    /// Same report, but exit 0 whatever the verdict.
+    #[arg(long)]
+    observe: bool,
+    /// Label permutations K for the claim's p-value, 0 to 100000 (default 199).
+    #[arg(long)]
+    permutations: Option<usize>,
+    /// Seed of every mutation, any u64 (default 0).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Significance level, 0 < alpha <= 0.1 (default 0.05).
+    #[arg(long)]
+    alpha: Option<f64>,
+    /// Largest payload accepted, in bytes, 1 to 16777216 (default 1048576).
+    #[arg(long)]
+    max_payload_bytes: Option<usize>,
+    /// Largest work in fit units (rows x ((features + 1)^2 + 32) per fit), any u64 (default 1e10).
+    #[arg(long)]
+    max_work: Option<u64>,
+    /// Worker threads, at least 1 (the report is identical for any number; more than 64
+    /// are used as 64).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Write the claim's permutation null (histogram, observed statistic marked) as SVG.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// Write the same histogram as a Vega-Lite JSON spec.
+    #[arg(long)]
+    vega: Option<PathBuf>,
 }
 
 /// The options of `args` checked against their documented ranges (docs/VERDICTS.md):
 /// a value outside one is a usage error, never a panic or a silent clamp (except
 /// `--threads`, whose excess only costs threads that are never started).
-fn options(args: &VerifyArgs<'_>) -> Result<VerifyOptions, i32> {
+fn options(args: &VerifyArgs) -> Result<VerifyOptions, i32> {
     let mut options = VerifyOptions::default();
     if args.observe {
         options.mode = Mode::Observe;
@@ -72,7 +98,7 @@ fn options(args: &VerifyArgs<'_>) -> Result<VerifyOptions, i32> {
     Ok(options)
 }
 
-pub(crate) fn command(args: &VerifyArgs<'_>) -> i32 {
+pub(crate) fn command(args: &VerifyArgs) -> i32 {
     let options = match options(args) {
         Ok(o) => o,
         Err(code) => return code,
@@ -80,7 +106,7 @@ pub(crate) fn command(args: &VerifyArgs<'_>) -> i32 {
     // At most the budget + 1 bytes are read: a larger payload gets its report
     // (budget.payload_bytes unverifiable) from the bytes read.
     let bytes =
-        match counterlab::input::read_bounded(args.payload, options.max_payload_bytes as u64) {
+        match counterlab::input::read_bounded(&args.payload, options.max_payload_bytes as u64) {
             Ok(Bounded::Whole(bytes)) => bytes,
             Ok(Bounded::OverBudget { prefix, .. }) => prefix,
             Err(e) => return fail(&e),
@@ -91,7 +117,7 @@ pub(crate) fn command(args: &VerifyArgs<'_>) -> i32 {
     // INCONCLUSIVE) without any fixture loaded.
     let named = named_packs(&bytes, options.max_payload_bytes);
     let only: Vec<&str> = named.iter().map(String::as_str).collect();
-    let packs = match load_packs_within(args.packs, Some(&only), &options.fixture) {
+    let packs = match load_packs_within(args.packs.as_deref(), Some(&only), &options.fixture) {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };
@@ -115,14 +141,14 @@ pub(crate) fn command(args: &VerifyArgs<'_>) -> i32 {
         print_human(&report);
     }
     if args.svg.is_some() || args.vega.is_some() {
-        match null_histogram(&report, args.payload) {
+        match null_histogram(&report, &args.payload) {
             Some(chart) => {
-                if let Some(path) = args.svg {
+                if let Some(path) = &args.svg {
                     if let Err(e) = std::fs::write(path, counterlab::chart::histogram_svg(&chart)) {
                         return super::fail_usage(&format!("{}: {e}", path.display()));
                     }
                 }
-                if let Some(path) = args.vega {
+                if let Some(path) = &args.vega {
                     let spec = serde_json::to_string_pretty(&counterlab::chart::histogram_vega(&chart))
                         .expect("a JSON value encodes");
                     if let Err(e) = std::fs::write(path, format!("{spec}\n")) {

@@ -43,6 +43,24 @@ pub(super) struct Point<'p> {
     pub(super) gradient: &'p [f64],
 }
 
+impl<'p> Point<'p> {
+    pub(super) fn new(
+        theta: &'p [f64],
+        z: &'p [f64],
+        e: &'p [f64],
+        weights: &'p [f64],
+        gradient: &'p [f64],
+    ) -> Self {
+        Point {
+            theta,
+            z,
+            e,
+            weights,
+            gradient,
+        }
+    }
+}
+
 /// The sums over the rows of [`Problem::full_step_certain`], `LANES` rows side by side.
 #[derive(Default)]
 pub(super) struct StepSums {
@@ -663,13 +681,7 @@ impl Problem<'_> {
                 (true, false)
             } else {
                 self.margins(&step, &mut u);
-                let at = Point {
-                    theta: &theta,
-                    z: &z,
-                    e: &e,
-                    weights: &weights,
-                    gradient: &gradient,
-                };
+                let at = Point::new(&theta, &z, &e, &weights, &gradient);
                 (self.full_step_certain(&at, &step, slope, &u), true)
             };
             let mut t = 1.0;

@@ -138,13 +138,7 @@ fn a_certain_full_step_passes_the_test_it_replaces() {
             let Some(newton) = solve_spd(&problem.hessian(&weights), m, &neg) else {
                 break;
             };
-            let at = Point {
-                theta: &theta,
-                z: &z,
-                e: &e,
-                weights: &weights,
-                gradient: &gradient,
-            };
+            let at = Point::new(&theta, &z, &e, &weights, &gradient);
             let f = problem.objective_at(&theta, &z, &e);
             for trial_index in 0..40 {
                 let t = match trial_index {

@@ -106,19 +106,15 @@ impl Verification<'_> {
                 &mut spec_differences,
             );
         }
-        if spec_differences.is_empty() {
-            self.pass(CheckId::BoundarySpec);
-        } else {
-            let total = spec_differences.len();
-            let ces = to_counterexamples(CheckId::BoundarySpec, spec_differences);
-            self.fail(
-                CheckId::BoundarySpec,
+        self.pass_unless(
+            CheckId::BoundarySpec,
+            to_counterexamples(CheckId::BoundarySpec, spec_differences),
+            |total| {
                 format!(
                     "{total} value(s) differ from the pack's [boundary] sweep and its experiment"
-                ),
-                ces,
-            );
-        }
+                )
+            },
+        );
 
         self.check_fixture_hash(&map.pack.fixture_blake3, pack, "map");
         self.check_manifest_hash(&map.pack.manifest_hash, pack, "map");
@@ -141,16 +137,9 @@ impl Verification<'_> {
                 ));
             }
         }
-        if hash_ces.is_empty() {
-            self.pass(CheckId::BoundaryCellHash);
-        } else {
-            let total = hash_ces.len();
-            self.fail(
-                CheckId::BoundaryCellHash,
-                format!("{total} cell hash(es) are not the canonical hash of their cell"),
-                hash_ces,
-            );
-        }
+        self.pass_unless(CheckId::BoundaryCellHash, hash_ces, |total| {
+            format!("{total} cell hash(es) are not the canonical hash of their cell")
+        });
         let recorded_map_hash = canon::hash_value(
             HashKind::BoundaryMap,
             &json!({
@@ -203,20 +192,14 @@ impl Verification<'_> {
                 &canon::to_value(&ours.cells).expect("kernel cells encode"),
                 &mut differences,
             );
-            if differences.is_empty() {
-                self.pass(CheckId::RecomputeEqual);
-            } else {
-                // A cell's hash differs whenever anything in it does: witness the
-                // substantive values first, the derived hashes last.
-                differences.sort_by_key(|(path, _, _)| path.ends_with(".cell_hash"));
-                let total = differences.len();
-                let ces = to_counterexamples(CheckId::RecomputeEqual, differences);
-                self.fail(
-                    CheckId::RecomputeEqual,
-                    format!("{total} recorded value(s) differ from the kernel's"),
-                    ces,
-                );
-            }
+            // A cell's hash differs whenever anything in it does: witness the substantive
+            // values first, the derived hashes last.
+            differences.sort_by_key(|(path, _, _)| path.ends_with(".cell_hash"));
+            self.pass_unless(
+                CheckId::RecomputeEqual,
+                to_counterexamples(CheckId::RecomputeEqual, differences),
+                |total| format!("{total} recorded value(s) differ from the kernel's"),
+            );
         }
 
         // Chart provenance: the chart must be exactly what the kernel derives from its cells
@@ -254,34 +237,27 @@ impl Verification<'_> {
             &canon::to_value(&expected_chart).expect("chart data encodes"),
             &mut differences,
         );
-        if differences.is_empty() {
-            self.pass(CheckId::ChartProvenance);
-        } else {
-            let total = differences.len();
-            let ces = differences
-                .into_iter()
-                .map(|(path, observed, expected)| {
-                    let cell = chart_row_index(&path)
-                        .and_then(|row| expected_chart.rows.get(row))
-                        .map(|row| (row.cell, row.cell_hash.clone()));
-                    let witness = match cell {
-                        Some((index, hash)) => json!({
-                            "path": path,
-                            "cell": index,
-                            "cell_hash": hash,
-                            "axes": cells.get(index).map(|c| c.axes.clone()),
-                        }),
-                        None => json!({ "path": path }),
-                    };
-                    Counterexample::new(CheckId::ChartProvenance, observed, expected, witness)
-                })
-                .collect();
-            self.fail(
-                CheckId::ChartProvenance,
-                format!("{total} chart value(s) do not come from the kernel's cells"),
-                ces,
-            );
-        }
+        let ces = differences
+            .into_iter()
+            .map(|(path, observed, expected)| {
+                let cell = chart_row_index(&path)
+                    .and_then(|row| expected_chart.rows.get(row))
+                    .map(|row| (row.cell, row.cell_hash.clone()));
+                let witness = match cell {
+                    Some((index, hash)) => json!({
+                        "path": path,
+                        "cell": index,
+                        "cell_hash": hash,
+                        "axes": cells.get(index).map(|c| c.axes.clone()),
+                    }),
+                    None => json!({ "path": path }),
+                };
+                Counterexample::new(CheckId::ChartProvenance, observed, expected, witness)
+            })
+            .collect();
+        self.pass_unless(CheckId::ChartProvenance, ces, |total| {
+            format!("{total} chart value(s) do not come from the kernel's cells")
+        });
     }
 }
 

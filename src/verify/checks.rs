@@ -92,8 +92,9 @@ impl std::fmt::Display for CheckId {
     }
 }
 
-/// A payload's checks, in the order they run and appear in reports.
-pub const PAYLOAD_CHECKS: [CheckId; 20] = [
+/// The checks every document starts with, before its format decides the rest: read within
+/// its budgets, of this kernel, well-formed, on a supported pack.
+const READ_CHECKS: [CheckId; 7] = [
     CheckId::BudgetPayloadBytes,
     CheckId::PayloadParse,
     CheckId::KernelVersion,
@@ -101,38 +102,56 @@ pub const PAYLOAD_CHECKS: [CheckId; 20] = [
     CheckId::PackSupported,
     CheckId::BudgetFixture,
     CheckId::BudgetWork,
-    CheckId::ExperimentValid,
-    CheckId::FixtureHash,
-    CheckId::PackManifest,
-    CheckId::ResultHash,
-    CheckId::RecomputeEqual,
-    CheckId::SplitZeroGroupOverlap,
-    CheckId::SplitTemporalOrder,
-    CheckId::AblationIdentity,
-    CheckId::DeterminismRerun,
-    CheckId::MutationRowOrder,
-    CheckId::MutationLabelActive,
-    CheckId::MutationLabelChance,
-    CheckId::ClaimEvidence,
 ];
 
+/// A payload's checks, in the order they run and appear in reports.
+pub const PAYLOAD_CHECKS: [CheckId; 20] = concat(
+    READ_CHECKS,
+    [
+        CheckId::ExperimentValid,
+        CheckId::FixtureHash,
+        CheckId::PackManifest,
+        CheckId::ResultHash,
+        CheckId::RecomputeEqual,
+        CheckId::SplitZeroGroupOverlap,
+        CheckId::SplitTemporalOrder,
+        CheckId::AblationIdentity,
+        CheckId::DeterminismRerun,
+        CheckId::MutationRowOrder,
+        CheckId::MutationLabelActive,
+        CheckId::MutationLabelChance,
+        CheckId::ClaimEvidence,
+    ],
+);
+
 /// A boundary map's checks, in the order they run and appear in reports.
-pub const MAP_CHECKS: [CheckId; 14] = [
-    CheckId::BudgetPayloadBytes,
-    CheckId::PayloadParse,
-    CheckId::KernelVersion,
-    CheckId::PayloadSchema,
-    CheckId::PackSupported,
-    CheckId::BudgetFixture,
-    CheckId::BudgetWork,
-    CheckId::BoundarySpec,
-    CheckId::FixtureHash,
-    CheckId::PackManifest,
-    CheckId::BoundaryCellHash,
-    CheckId::BoundaryMapHash,
-    CheckId::RecomputeEqual,
-    CheckId::ChartProvenance,
-];
+pub const MAP_CHECKS: [CheckId; 14] = concat(
+    READ_CHECKS,
+    [
+        CheckId::BoundarySpec,
+        CheckId::FixtureHash,
+        CheckId::PackManifest,
+        CheckId::BoundaryCellHash,
+        CheckId::BoundaryMapHash,
+        CheckId::RecomputeEqual,
+        CheckId::ChartProvenance,
+    ],
+);
+
+/// `first` then `then`, as one list of `N = A + B` checks (a compile error otherwise).
+const fn concat<const A: usize, const B: usize, const N: usize>(
+    first: [CheckId; A],
+    then: [CheckId; B],
+) -> [CheckId; N] {
+    assert!(A + B == N, "a check list is its two parts");
+    let mut out = [CheckId::BudgetPayloadBytes; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < A { first[i] } else { then[i - A] };
+        i += 1;
+    }
+    out
+}
 
 /// The ids of a check list as strings (what reports and the rules hash carry).
 pub(crate) const fn names<const N: usize>(ids: [CheckId; N]) -> [&'static str; N] {

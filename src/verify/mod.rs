@@ -294,6 +294,38 @@ impl<'o> Verification<'o> {
         self.set(id, Status::Skipped, Some(reason.into()), Vec::new());
     }
 
+    /// Passes check `id` when there is no counterexample; otherwise fails it, the reason
+    /// given the number of counterexamples (all of them: the report keeps the first few).
+    fn pass_unless(
+        &mut self,
+        id: CheckId,
+        counterexamples: Vec<Counterexample>,
+        reason: impl FnOnce(usize) -> String,
+    ) {
+        if counterexamples.is_empty() {
+            self.pass(id);
+        } else {
+            let reason = reason(counterexamples.len());
+            self.fail(id, reason, counterexamples);
+        }
+    }
+
+    /// [`Verification::pass_unless`] for a check that applies to `applicable` parts of the
+    /// experiment (arms or ablations of a kind), skipped with `none` when there are none.
+    fn pass_unless_in(
+        &mut self,
+        id: CheckId,
+        (applicable, none): (usize, &str),
+        counterexamples: Vec<Counterexample>,
+        reason: &str,
+    ) {
+        if applicable == 0 {
+            self.skip(id, none);
+        } else {
+            self.pass_unless(id, counterexamples, |_| reason.to_owned());
+        }
+    }
+
     fn failed(&self) -> bool {
         self.checks.values().any(|c| c.status == Status::Fail)
     }
@@ -770,16 +802,11 @@ impl<'o> Verification<'o> {
             &recomputed_value,
             &mut differences,
         );
-        if differences.is_empty() {
-            self.pass(CheckId::RecomputeEqual);
-        } else {
-            let total = differences.len();
-            self.fail(
-                CheckId::RecomputeEqual,
-                format!("{total} recorded value(s) differ from the kernel's"),
-                to_counterexamples(CheckId::RecomputeEqual, differences),
-            );
-        }
+        self.pass_unless(
+            CheckId::RecomputeEqual,
+            to_counterexamples(CheckId::RecomputeEqual, differences),
+            |total| format!("{total} recorded value(s) differ from the kernel's"),
+        );
         Some((prepared, observed))
     }
 
@@ -888,33 +915,24 @@ impl<'o> Verification<'o> {
                 }
             }
         }
-        match (grouped_arms, overlap_ces.is_empty()) {
-            (0, _) => self.skip(CheckId::SplitZeroGroupOverlap, "no entity_grouped arm"),
-            (_, true) => self.pass(CheckId::SplitZeroGroupOverlap),
-            (_, false) => self.fail(
-                CheckId::SplitZeroGroupOverlap,
-                "an entity_grouped arm shares entities between train and test",
-                overlap_ces,
-            ),
-        }
-        match (temporal_arms, temporal_ces.is_empty()) {
-            (0, _) => self.skip(CheckId::SplitTemporalOrder, "no temporal arm"),
-            (_, true) => self.pass(CheckId::SplitTemporalOrder),
-            (_, false) => self.fail(
-                CheckId::SplitTemporalOrder,
-                "a temporal arm has test rows not after every training row",
-                temporal_ces,
-            ),
-        }
-        match (identity_ablations, identity_ces.is_empty()) {
-            (0, _) => self.skip(CheckId::AblationIdentity, "no identity ablation (drop: [])"),
-            (_, true) => self.pass(CheckId::AblationIdentity),
-            (_, false) => self.fail(
-                CheckId::AblationIdentity,
-                "an identity ablation does not reproduce its arm bit for bit",
-                identity_ces,
-            ),
-        }
+        self.pass_unless_in(
+            CheckId::SplitZeroGroupOverlap,
+            (grouped_arms, "no entity_grouped arm"),
+            overlap_ces,
+            "an entity_grouped arm shares entities between train and test",
+        );
+        self.pass_unless_in(
+            CheckId::SplitTemporalOrder,
+            (temporal_arms, "no temporal arm"),
+            temporal_ces,
+            "a temporal arm has test rows not after every training row",
+        );
+        self.pass_unless_in(
+            CheckId::AblationIdentity,
+            (identity_ablations, "no identity ablation (drop: [])"),
+            identity_ces,
+            "an identity ablation does not reproduce its arm bit for bit",
+        );
     }
 
     fn row_order(&mut self, pack: &Pack, experiment: &Experiment, expected_hash: &str) {
@@ -950,15 +968,9 @@ impl<'o> Verification<'o> {
                 )),
             }
         }
-        if ces.is_empty() {
-            self.pass(CheckId::MutationRowOrder);
-        } else {
-            self.fail(
-                CheckId::MutationRowOrder,
-                "a row-order shuffle of the fixture changed the result hash",
-                ces,
-            );
-        }
+        self.pass_unless(CheckId::MutationRowOrder, ces, |_| {
+            "a row-order shuffle of the fixture changed the result hash".to_owned()
+        });
     }
 
     /// The result hashes of the active label mutations (None: a permutation that left

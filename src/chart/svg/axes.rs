@@ -3,9 +3,9 @@
 use super::scene::{
     centred_baseline, Scene, AXIS, M, ROTATED_MAX, ROTATE_COS, ROTATE_DEG, ROTATE_SIN, TICK,
 };
-use crate::chart::fixed;
 use crate::chart::palette::{AXIS_LINE, GRIDLINE, TICK_HEX};
 use crate::chart::text::{self, line_height, Anchor, Text};
+use crate::chart::{fixed, GridChart, HistogramChart, LineChart};
 
 /// How categorical x tick labels are set: wrapped under their slot, or rotated.
 pub(super) struct XTicks {
@@ -18,11 +18,14 @@ pub(super) struct XTicks {
 /// Wraps each label under its slot if every label fits in at most three lines without
 /// breaking a word; otherwise rotates them all.
 pub(super) fn x_ticks(ticks: &[String], slot: f64) -> XTicks {
+    let wrap_each = |width: f64| -> Vec<Vec<String>> {
+        ticks
+            .iter()
+            .map(|t| text::wrap(t, TICK, false, width))
+            .collect()
+    };
     let max = slot - 8.0;
-    let wrapped: Vec<Vec<String>> = ticks
-        .iter()
-        .map(|t| text::wrap(t, TICK, false, max))
-        .collect();
+    let wrapped = wrap_each(max);
     let fits = ticks
         .iter()
         .zip(&wrapped)
@@ -35,10 +38,7 @@ pub(super) fn x_ticks(ticks: &[String], slot: f64) -> XTicks {
             height: 8.0 + n * line_height(TICK),
         };
     }
-    let labels: Vec<Vec<String>> = ticks
-        .iter()
-        .map(|t| text::wrap(t, TICK, false, ROTATED_MAX))
-        .collect();
+    let labels = wrap_each(ROTATED_MAX);
     let height = labels
         .iter()
         .map(|lines| {
@@ -65,17 +65,32 @@ pub(super) fn rotated_overhang(labels: &[Vec<String>], slot: f64) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// Writes the x-axis label (wrapped to the plot's width, centred) from `y` down, sizes the
-/// canvas to end a margin below it, and finishes the document.
+/// What every chart is captioned with: `[title, subtitle, x-axis label]`.
+pub(super) trait Captions {
+    fn captions(&self) -> [&str; 3];
+}
+
+macro_rules! captions_of {
+    ($($chart:ty),*) => {$(
+        impl Captions for $chart {
+            fn captions(&self) -> [&str; 3] {
+                [&self.title, &self.subtitle, &self.x_label]
+            }
+        }
+    )*};
+}
+captions_of!(GridChart, LineChart, HistogramChart);
+
+/// Writes `chart`'s x-axis label (wrapped to the plot's width `(left, right)`, centred) from
+/// `y` down, sizes the canvas to end a margin below it, and finishes the document with the
+/// chart's title and subtitle.
 pub(super) fn finish_below_x_label(
     mut scene: Scene,
-    x_label: &str,
-    left: f64,
-    right: f64,
+    chart: &impl Captions,
+    (left, right): (f64, f64),
     y: f64,
-    title: &str,
-    subtitle: &str,
 ) -> String {
+    let [title, subtitle, x_label] = chart.captions();
     let lines = text::wrap(x_label, AXIS, false, right - left);
     let n = lines.len() as f64;
     scene.text(

@@ -163,13 +163,5 @@ pub fn grid_svg(chart: &GridChart) -> String {
         .collect();
     draw_x_ticks(&mut s, &xt, &centres, bottom);
     let y = bottom + xt.height + 8.0;
-    finish_below_x_label(
-        s,
-        &chart.x_label,
-        left,
-        right,
-        y,
-        &chart.title,
-        &chart.subtitle,
-    )
+    finish_below_x_label(s, chart, (left, right), y)
 }

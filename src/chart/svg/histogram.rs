@@ -177,13 +177,5 @@ pub fn histogram_svg(chart: &HistogramChart) -> String {
     }
 
     let y = bottom + 8.0 + line_height(TICK) + 8.0;
-    finish_below_x_label(
-        s,
-        &chart.x_label,
-        left,
-        right,
-        y,
-        &chart.title,
-        &chart.subtitle,
-    )
+    finish_below_x_label(s, chart, (left, right), y)
 }

@@ -216,13 +216,5 @@ pub fn line_svg(chart: &LineChart) -> String {
 
     draw_x_ticks(&mut s, &xt, &xs, bottom);
     let y = bottom + xt.height + 8.0;
-    finish_below_x_label(
-        s,
-        &chart.x_label,
-        left,
-        right,
-        y,
-        &chart.title,
-        &chart.subtitle,
-    )
+    finish_below_x_label(s, chart, (left, right), y)
 }

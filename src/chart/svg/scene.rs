@@ -27,11 +27,10 @@ pub(super) const ROTATED_MAX: f64 = 220.0;
 /// A shape at pixel coordinates (rounded to whole pixels when drawn).
 #[derive(Debug, Clone)]
 pub(super) enum Shape {
+    /// The rectangle with opposite corners `from` and `to`.
     Rect {
-        x0: f64,
-        y0: f64,
-        x1: f64,
-        y1: f64,
+        from: (f64, f64),
+        to: (f64, f64),
         fill: Rgb,
         alpha: f64,
     },
@@ -84,10 +83,8 @@ impl Scene {
 
     pub(super) fn rect(&mut self, x0: f64, y0: f64, x1: f64, y1: f64, fill: Rgb, alpha: f64) {
         self.shapes.push(Shape::Rect {
-            x0,
-            y0,
-            x1,
-            y1,
+            from: (x0, y0),
+            to: (x1, y1),
             fill,
             alpha,
         });
@@ -156,17 +153,12 @@ type Area<'a> = plotters::drawing::DrawingArea<SVGBackend<'a>, plotters::coord::
 fn draw(root: &Area<'_>, shape: &Shape) {
     match shape {
         Shape::Rect {
-            x0,
-            y0,
-            x1,
-            y1,
+            from,
+            to,
             fill,
             alpha,
         } => {
-            let r = Rectangle::new(
-                [pt((*x0, *y0)), pt((*x1, *y1))],
-                fill.style(*alpha, true, 0),
-            );
+            let r = Rectangle::new([pt(*from), pt(*to)], fill.style(*alpha, true, 0));
             root.draw(&r).expect(INFALLIBLE);
         }
         Shape::Path {
