@@ -360,33 +360,21 @@ pub fn overlap(table: &Table, split: &Split, features: &[String]) -> Overlap {
         .filter(|&e| in_train[e] && in_test[e])
         .collect();
 
-    // Rows compared by the bits of their feature values. Each row gets a 64-bit digest of
-    // them (read once, not at every comparison of a sort); the training rows are sorted by
-    // (digest, bits) and each test row looked up by binary search. Equal digests fall back
-    // to the bits, so the count is exact whatever the digest; memory: two words a row.
     let columns = table.feature_columns(features);
-    let digest = |row: usize| {
-        columns
-            .iter()
-            .fold(0u64, |h, c| splitmix(h ^ float_bits(c[row])))
-    };
+    // Rows compared by the bits of their feature values, lexicographically; the training
+    // rows sorted once, each test row looked up by binary search (no key allocated).
     let by_features = |a: usize, b: usize| {
         let bits = |row: usize| columns.iter().map(move |c| float_bits(c[row]));
         bits(a).cmp(bits(b))
     };
-    let mut train: Vec<(u64, usize)> = split
-        .train_rows()
-        .into_iter()
-        .map(|row| (digest(row), row))
-        .collect();
-    train.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| by_features(a.1, b.1)));
+    let mut train_rows = split.train_rows();
+    train_rows.sort_unstable_by(|&a, &b| by_features(a, b));
     let duplicate_feature_rows = split
         .test_rows()
         .into_iter()
         .filter(|&row| {
-            let d = digest(row);
-            train
-                .binary_search_by(|&(td, t)| td.cmp(&d).then_with(|| by_features(t, row)))
+            train_rows
+                .binary_search_by(|&t| by_features(t, row))
                 .is_ok()
         })
         .count() as u64;
@@ -413,12 +401,4 @@ pub fn overlap(table: &Table, split: &Split, features: &[String]) -> Overlap {
         duplicate_feature_rows,
         temporal_rows,
     }
-}
-
-/// SplitMix64's finaliser: a fixed, well-mixing map of 64-bit words (Steele, Lea & Flood
-/// 2014), for [`overlap`]'s row digests.
-fn splitmix(x: u64) -> u64 {
-    let x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    let x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
 }
