@@ -434,22 +434,21 @@ impl PreparedArm {
         let mut overlap = None;
         if scope == Scope::Full {
             for ablation in experiment.ablation_list() {
-                let kept = ablation_features(features, &ablation.drop);
+                // The arm's features without those the ablation drops, in the arm's order.
+                let keep: Vec<usize> = (0..features.len())
+                    .filter(|&k| !ablation.drop.contains(&features[k]))
+                    .collect();
+                let kept: Vec<String> = keep.iter().map(|&k| features[k].clone()).collect();
                 feature_sets.push(match &arm_set.design {
                     // Standardising is column by column: the ablation's design is a
                     // selection of the arm's (`Design::select`), the same bits.
-                    Ok(arm_design) => {
-                        let keep: Vec<usize> = (0..features.len())
-                            .filter(|&k| !ablation.drop.contains(&features[k]))
-                            .collect();
-                        FeatureSet {
-                            features: kept,
-                            design: Ok(PreparedDesign {
-                                design: arm_design.design.select(&keep),
-                                test: arm_design.test.select_columns(&keep),
-                            }),
-                        }
-                    }
+                    Ok(arm_design) => FeatureSet {
+                        features: kept,
+                        design: Ok(PreparedDesign {
+                            design: arm_design.design.select(&keep),
+                            test: arm_design.test.select_columns(&keep),
+                        }),
+                    },
                     // The arm's error may name a column index of its own matrix: the
                     // ablation meets its own error, from scratch.
                     Err(_) => prepare(kept),
@@ -623,13 +622,4 @@ impl PreparedArm {
         };
         Ok((result, self.predictions(train_labels, test_labels, scored)))
     }
-}
-
-/// The arm's features without those an ablation drops, in the arm's order.
-fn ablation_features(features: &[String], drop: &[String]) -> Vec<String> {
-    features
-        .iter()
-        .filter(|f| !drop.contains(f))
-        .cloned()
-        .collect()
 }
