@@ -25,7 +25,7 @@ use crate::metrics::{self, MetricValue};
 use crate::model::{Design, FittedLogistic, LogisticRegression, Matrix, DEFAULT_TOL};
 use crate::pack::Pack;
 use crate::parallel::parallel_map;
-use crate::split::{self, Overlap, Split, SplitSummary};
+use crate::split::{self, Folds, Overlap, Split, SplitSummary};
 use crate::table::Table;
 
 /// The gradient tolerance of a permutation null's fits
@@ -42,23 +42,46 @@ use crate::table::Table;
 /// `tests/calibration.rs` (`null_fits_at_the_null_tolerance_score_like_converged_fits`).
 pub const NULL_FIT_TOL: f64 = 1e-5;
 
-/// One arm's results.
+/// One arm's results. A cross-validation arm's are those of its pooled out-of-fold
+/// predictions, with each fold's beside them (docs/FORMATS.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ArmResult {
-    /// Split counts and membership hash.
+    /// Split counts and membership hash. For a cross-validation arm: `test_*` count the
+    /// rows with an out-of-fold prediction, `train_*` the rows that train at least one
+    /// fold, and the membership hash is the fold assignment's ([`Folds::membership_hash`]).
     pub split: SplitSummary,
-    /// What train and test share.
+    /// What train and test share; for a cross-validation arm, summed over its folds
+    /// (`entities`: those on both sides of at least one fold).
     pub overlap: Overlap,
-    /// The fitted model.
-    pub model: ModelSummary,
-    /// The experiment's metrics on the test rows, by name.
+    /// The fitted model (absent for a cross-validation arm: one per fold, in `folds`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelSummary>,
+    /// The experiment's metrics on the test rows (pooled out-of-fold rows), by name.
     pub metrics: BTreeMap<String, MetricValue>,
     /// DeLong standard error and 95% CI of the test ROC AUC (when `roc_auc` is asked for).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roc_auc_delong: Option<DeLongSummary>,
-    /// Per ablation name, its results.
+    /// Per ablation name, its results (a cross-validation arm refits each fold without the
+    /// dropped features and pools).
     pub ablations: BTreeMap<String, AblationResult>,
+    /// A cross-validation arm's folds, in fold order (absent for a single split).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folds: Option<Vec<FoldResult>>,
+}
+
+/// One fold of a cross-validation arm.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FoldResult {
+    /// The fold's split counts and membership hash.
+    pub split: SplitSummary,
+    /// What the fold's train and test rows share.
+    pub overlap: Overlap,
+    /// The model fitted on the fold's training rows.
+    pub model: ModelSummary,
+    /// The experiment's metrics on the fold's test rows alone.
+    pub metrics: BTreeMap<String, MetricValue>,
 }
 
 /// DeLong's SE and CI, or why they are undefined.
@@ -112,19 +135,19 @@ pub struct AblationResult {
     pub vacuous: bool,
 }
 
-/// What an arm's model predicts on its test rows: the raw material of claim evidence.
+/// What an arm's model predicts on its test rows (a cross-validation arm's: on its pooled
+/// out-of-fold rows): the raw material of claim evidence.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArmPredictions {
-    /// The arm's split.
-    pub split: Split,
-    /// Labels of the training rows, in canonical order.
-    pub train_labels: Vec<bool>,
     /// Canonical indices of the test rows, ascending.
     pub test_rows: Vec<usize>,
     /// Labels of the test rows.
     pub test_labels: Vec<bool>,
     /// Predicted probability of each test row.
     pub test_scores: Vec<f64>,
+    /// Per test row, the class the majority baseline predicts for it: the majority class
+    /// of the training rows of the model that scored it.
+    pub baseline: Vec<bool>,
     /// Why the scores are no model's ([`fit_failure`]); `None` for a fitted model.
     pub fit_failure: Option<String>,
 }
@@ -134,8 +157,8 @@ impl ArmPredictions {
     pub fn metrics(&self, names: &[MetricName]) -> BTreeMap<String, MetricValue> {
         compute_metrics(
             names,
-            &self.train_labels,
             &self.test_labels,
+            &self.baseline,
             &self.test_scores,
             self.fit_failure.as_deref(),
         )
@@ -172,19 +195,20 @@ pub fn fit_failure(fitted: &FittedLogistic, test_probability: &[f64]) -> Option<
     })
 }
 
-/// The experiment's metrics on test rows, keyed by name. With a `fit_failure` (see
-/// [`fit_failure`]) every metric that reads the model's scores is undefined with that
-/// reason; the majority baseline, which reads labels only, keeps its value.
+/// The experiment's metrics on test rows, keyed by name; `baseline` holds, per test row, the
+/// class the majority baseline predicts. With a `fit_failure` (see [`fit_failure`]) every
+/// metric that reads the model's scores is undefined with that reason; the majority
+/// baseline, which reads labels only, keeps its value.
 pub fn compute_metrics(
     names: &[MetricName],
-    train_labels: &[bool],
     test_labels: &[bool],
+    baseline: &[bool],
     test_probability: &[f64],
     fit_failure: Option<&str>,
 ) -> BTreeMap<String, MetricValue> {
     let predicted: Vec<bool> = test_probability.iter().map(|&p| p >= 0.5).collect();
     let accuracy = metrics::accuracy(test_labels, &predicted);
-    let baseline = metrics::majority_baseline_accuracy(train_labels, test_labels);
+    let baseline = metrics::accuracy(test_labels, baseline);
     names
         .iter()
         .map(|&name| {
@@ -296,7 +320,9 @@ impl<'a> PreparedExperiment<'a> {
     /// [`PreparedExperiment::evaluate`] panics.
     pub fn release_ablations(&mut self) {
         for arm in self.arms.iter_mut().flatten() {
-            arm.feature_sets.truncate(1);
+            for fold in &mut arm.folds {
+                fold.feature_sets.truncate(1);
+            }
         }
         self.full = false;
     }
@@ -341,8 +367,9 @@ impl<'a> PreparedExperiment<'a> {
     pub fn null_predictions(&self, index: usize, labels: &[bool]) -> Result<ArmPredictions> {
         assert_eq!(labels.len(), self.table.n_rows(), "one label per row");
         let arm = self.arms[index].as_ref().map_err(Clone::clone)?;
-        let (train, test, scored) = arm.fit(self.experiment, 0, labels, NULL_FIT_TOL)?;
-        Ok(arm.predictions(train, test, scored))
+        Ok(arm
+            .fit(self.experiment, 0, labels, NULL_FIT_TOL)?
+            .predictions)
     }
 }
 
@@ -355,13 +382,22 @@ pub fn arm_predictions(
     index: usize,
 ) -> Result<ArmPredictions> {
     let arm = PreparedArm::new(pack, table, experiment, index, Scope::ArmOnly)?;
-    let (train, test, scored) = arm.fit(experiment, 0, table.labels(), DEFAULT_TOL)?;
-    Ok(arm.predictions(train, test, scored))
+    Ok(arm
+        .fit(experiment, 0, table.labels(), DEFAULT_TOL)?
+        .predictions)
 }
 
-/// One arm with everything that does not depend on the labels.
+/// One arm with everything that does not depend on the labels: its folds (one for a
+/// single train/test split), each split and standardised.
 struct PreparedArm {
     index: usize,
+    folds: Vec<PreparedFold>,
+    /// A cross-validation arm's fold assignment and pooled rows; `None` for a single split.
+    cv: Option<Pooling>,
+}
+
+/// One train/test split of an arm: a single split's only one, or one fold.
+struct PreparedFold {
     split: Split,
     train_rows: Vec<usize>,
     test_rows: Vec<usize>,
@@ -370,6 +406,15 @@ struct PreparedArm {
     feature_sets: Vec<FeatureSet>,
     /// What train and test share (prepared in full only: it is a full result's).
     overlap: Option<Overlap>,
+}
+
+/// How a cross-validation arm's out-of-fold predictions are pooled.
+struct Pooling {
+    folds: Folds,
+    /// Canonical rows with an out-of-fold prediction, ascending.
+    rows: Vec<usize>,
+    /// Per pooled row: its fold and its position among that fold's test rows.
+    origin: Vec<(usize, usize)>,
 }
 
 /// How much of an arm to prepare.
@@ -381,7 +426,7 @@ enum Scope {
     ArmOnly,
 }
 
-/// One feature set of an arm: its features and its standardised rows, or the error the
+/// One feature set of a fold: its features and its standardised rows, or the error the
 /// standardisation gave (returned by every fit of it, after the label checks).
 struct FeatureSet {
     features: Vec<String>,
@@ -393,14 +438,28 @@ struct PreparedDesign {
     test: Matrix,
 }
 
-/// A model fitted on the training rows and scored on the test rows.
+/// A model fitted on a fold's training rows and scored on its test rows.
 struct Scored {
     fitted: FittedLogistic,
     test_probability: Vec<f64>,
 }
 
+/// One fold of a feature set fitted under some labels.
+struct FoldFit {
+    train_labels: Vec<bool>,
+    test_labels: Vec<bool>,
+    scored: Scored,
+}
+
+/// A feature set fitted in every fold of an arm, with its pooled test predictions.
+struct SetFit {
+    folds: Vec<FoldFit>,
+    predictions: ArmPredictions,
+}
+
 impl PreparedArm {
-    /// Prepares arm `index`: its split (the arm's first error), then its feature sets.
+    /// Prepares arm `index`: its split or folds (the arm's first error), then each fold's
+    /// feature sets.
     fn new(
         pack: &Pack,
         table: &Table,
@@ -411,15 +470,240 @@ impl PreparedArm {
         #[cfg(test)]
         crate::work_counter::preparation();
         let arm_path = format!("$.arms[{index}].split");
-        let split = split::split(
-            table,
-            &experiment.arms[index].split,
-            experiment.seed,
-            &arm_path,
-        )?;
+        let spec = &experiment.arms[index].split;
+        let features = experiment.feature_list(pack);
+        let (splits, cv) = if spec.cross_validation().is_some() {
+            let folds = split::folds(table, spec, experiment.seed, &arm_path)?;
+            (folds.splits.clone(), Some(folds))
+        } else {
+            (
+                vec![split::split(table, spec, experiment.seed, &arm_path)?],
+                None,
+            )
+        };
+        let folds: Vec<PreparedFold> = splits
+            .into_iter()
+            .map(|split| PreparedFold::new(table, experiment, features, split, scope))
+            .collect();
+        let cv = cv.map(|assignment| {
+            let mut origin_of_row = vec![None; table.n_rows()];
+            for (f, fold) in folds.iter().enumerate() {
+                for (position, &row) in fold.test_rows.iter().enumerate() {
+                    origin_of_row[row] = Some((f, position));
+                }
+            }
+            let (rows, origin) = origin_of_row
+                .into_iter()
+                .enumerate()
+                .filter_map(|(row, origin)| origin.map(|o| (row, o)))
+                .unzip();
+            Pooling {
+                folds: assignment,
+                rows,
+                origin,
+            }
+        });
+        Ok(PreparedArm { index, folds, cv })
+    }
+
+    /// Fits feature set `which` (0: the arm's, 1 + a: ablation `a`'s) in every fold under
+    /// `labels` to gradient tolerance `tol`, and pools the test predictions.
+    fn fit(
+        &self,
+        experiment: &Experiment,
+        which: usize,
+        labels: &[bool],
+        tol: f64,
+    ) -> Result<SetFit> {
+        let arm = &experiment.arms[self.index].name;
+        let folds = self
+            .folds
+            .iter()
+            .enumerate()
+            .map(|(f, fold)| {
+                let in_arm = |e: Error| match self.cv {
+                    None => Error::invalid(format!("arm {arm:?}: {e}")),
+                    Some(_) => Error::invalid(format!("arm {arm:?}, fold {f}: {e}")),
+                };
+                fold.fit(experiment, which, labels, tol).map_err(in_arm)
+            })
+            .collect::<Result<Vec<FoldFit>>>()?;
+        let predictions = match &self.cv {
+            None => {
+                let fold = &folds[0];
+                ArmPredictions {
+                    test_rows: self.folds[0].test_rows.clone(),
+                    test_labels: fold.test_labels.clone(),
+                    test_scores: fold.scored.test_probability.clone(),
+                    baseline: vec![majority_class(&fold.train_labels); fold.test_labels.len()],
+                    fit_failure: fit_failure(&fold.scored.fitted, &fold.scored.test_probability),
+                }
+            }
+            Some(pooling) => {
+                let majority: Vec<bool> = folds
+                    .iter()
+                    .map(|f| majority_class(&f.train_labels))
+                    .collect();
+                let mut predictions = ArmPredictions {
+                    test_rows: pooling.rows.clone(),
+                    test_labels: Vec::with_capacity(pooling.rows.len()),
+                    test_scores: Vec::with_capacity(pooling.rows.len()),
+                    baseline: Vec::with_capacity(pooling.rows.len()),
+                    fit_failure: None,
+                };
+                for &(f, position) in &pooling.origin {
+                    predictions.test_labels.push(folds[f].test_labels[position]);
+                    predictions
+                        .test_scores
+                        .push(folds[f].scored.test_probability[position]);
+                    predictions.baseline.push(majority[f]);
+                }
+                // The first fold whose model is no model's makes the pooled scores none.
+                predictions.fit_failure = folds.iter().enumerate().find_map(|(f, fold)| {
+                    fit_failure(&fold.scored.fitted, &fold.scored.test_probability)
+                        .map(|why| format!("fold {f}: {why}"))
+                });
+                predictions
+            }
+        };
+        Ok(SetFit { folds, predictions })
+    }
+
+    /// The arm's full results and predictions under `labels`.
+    fn evaluate(
+        &self,
+        table: &Table,
+        experiment: &Experiment,
+        labels: &[bool],
+    ) -> Result<(ArmResult, ArmPredictions)> {
+        let arm = &experiment.arms[self.index];
+        let kind = arm.split.kind();
+        let own = self.fit(experiment, 0, labels, DEFAULT_TOL)?;
+        let predictions = &own.predictions;
+        let metric_values = predictions.metrics(&experiment.metrics);
+
+        let roc_auc_delong = experiment.metrics.contains(&MetricName::RocAuc).then(|| {
+            let delong = match &predictions.fit_failure {
+                Some(reason) => Err(reason.clone()),
+                None => metrics::delong(&predictions.test_labels, &predictions.test_scores),
+            };
+            match delong {
+                Ok(d) => DeLongSummary::Value {
+                    se: d.se,
+                    ci: [d.ci.0, d.ci.1],
+                },
+                Err(reason) => DeLongSummary::Undefined { undefined: reason },
+            }
+        });
+
+        let mut ablations = BTreeMap::new();
+        for (a, ablation) in experiment.ablation_list().iter().enumerate() {
+            let ablated = self
+                .fit(experiment, 1 + a, labels, DEFAULT_TOL)?
+                .predictions;
+            let ablated_metrics = ablated.metrics(&experiment.metrics);
+            let roc_auc_delta = match (metric_values.get("roc_auc"), ablated_metrics.get("roc_auc"))
+            {
+                (Some(MetricValue::Value(arm_auc)), Some(MetricValue::Value(ablated_auc))) => {
+                    Some(ablated_auc - arm_auc)
+                }
+                _ => None,
+            };
+            let pairs = predictions.test_scores.iter().zip(&ablated.test_scores);
+            let changed_predictions = pairs
+                .clone()
+                .filter(|(a, b)| (**a >= 0.5) != (**b >= 0.5))
+                .count() as u64;
+            let changed_scores = pairs.filter(|(a, b)| a.to_bits() != b.to_bits()).count() as u64;
+            ablations.insert(
+                ablation.name.clone(),
+                AblationResult {
+                    drop: ablation.drop.clone(),
+                    metrics: ablated_metrics,
+                    roc_auc_delta,
+                    changed_predictions,
+                    changed_scores,
+                    vacuous: changed_predictions == 0,
+                },
+            );
+        }
+
+        let model_summary = |fold: &PreparedFold, fit: &FoldFit| ModelSummary {
+            intercept: fit.scored.fitted.intercept,
+            coefficients: fold.feature_sets[0]
+                .features
+                .iter()
+                .cloned()
+                .zip(fit.scored.fitted.coefficients.iter().copied())
+                .collect(),
+            iterations: fit.scored.fitted.iterations as u64,
+            converged: fit.scored.fitted.converged,
+        };
+        let overlap_of = |fold: &PreparedFold| {
+            fold.overlap
+                .clone()
+                .expect("a full result comes from an arm prepared in full")
+        };
+        let result = match &self.cv {
+            None => ArmResult {
+                split: split::summarize_labels(table, &self.folds[0].split, kind, labels),
+                overlap: overlap_of(&self.folds[0]),
+                model: Some(model_summary(&self.folds[0], &own.folds[0])),
+                metrics: metric_values,
+                roc_auc_delong,
+                ablations,
+                folds: None,
+            },
+            Some(pooling) => {
+                let splits: Vec<&Split> = self.folds.iter().map(|f| &f.split).collect();
+                let fold_results = self
+                    .folds
+                    .iter()
+                    .zip(&own.folds)
+                    .map(|(fold, fit)| {
+                        let baseline =
+                            vec![majority_class(&fit.train_labels); fit.test_labels.len()];
+                        FoldResult {
+                            split: split::summarize_labels(table, &fold.split, kind, labels),
+                            overlap: overlap_of(fold),
+                            model: model_summary(fold, fit),
+                            metrics: compute_metrics(
+                                &experiment.metrics,
+                                &fit.test_labels,
+                                &baseline,
+                                &fit.scored.test_probability,
+                                fit_failure(&fit.scored.fitted, &fit.scored.test_probability)
+                                    .as_deref(),
+                            ),
+                        }
+                    })
+                    .collect();
+                let overlaps: Vec<Overlap> = self.folds.iter().map(overlap_of).collect();
+                ArmResult {
+                    split: split::summarize_folds(table, &pooling.folds, kind, labels),
+                    overlap: split::pooled_overlap(table, &splits, &overlaps),
+                    model: None,
+                    metrics: metric_values,
+                    roc_auc_delong,
+                    ablations,
+                    folds: Some(fold_results),
+                }
+            }
+        };
+        Ok((result, own.predictions))
+    }
+}
+
+impl PreparedFold {
+    fn new(
+        table: &Table,
+        experiment: &Experiment,
+        features: &[String],
+        split: Split,
+        scope: Scope,
+    ) -> PreparedFold {
         let train_rows = split.train_rows();
         let test_rows = split.test_rows();
-        let features = experiment.feature_list(pack);
         let prepare = |features: Vec<String>| {
             let design = Design::new(&design_matrix(table, &train_rows, &features)).map(|design| {
                 let test = design
@@ -457,169 +741,58 @@ impl PreparedArm {
             overlap = Some(split::overlap(table, &split, features));
         }
         feature_sets.insert(0, arm_set);
-        Ok(PreparedArm {
-            index,
+        PreparedFold {
             split,
             train_rows,
             test_rows,
             feature_sets,
             overlap,
-        })
+        }
     }
 
-    /// Fits feature set `which` (0: the arm's, 1 + a: ablation `a`'s) under `labels` to
-    /// gradient tolerance `tol` and scores the test rows; with the training and test labels.
+    /// Fits feature set `which` under `labels` to gradient tolerance `tol` and scores the
+    /// test rows. Errors are the fit's own; the caller says which arm and fold.
     fn fit(
         &self,
         experiment: &Experiment,
         which: usize,
         labels: &[bool],
         tol: f64,
-    ) -> Result<(Vec<bool>, Vec<bool>, Scored)> {
-        let arm = &experiment.arms[self.index].name;
+    ) -> Result<FoldFit> {
         let ModelSpec::Logistic { c } = experiment.model;
-        let train: Vec<bool> = self.train_rows.iter().map(|&r| labels[r]).collect();
-        let test: Vec<bool> = self.test_rows.iter().map(|&r| labels[r]).collect();
+        let train_labels: Vec<bool> = self.train_rows.iter().map(|&r| labels[r]).collect();
+        let test_labels: Vec<bool> = self.test_rows.iter().map(|&r| labels[r]).collect();
         let model = LogisticRegression {
             tol,
             ..LogisticRegression::new(c)
         };
-        let in_arm = |e: Error| Error::invalid(format!("arm {arm:?}: {e}"));
         let prepared_design = match &self.feature_sets[which].design {
             Ok(d) => d,
             Err(e) => {
                 // A fit from scratch checks the labels before it standardises.
-                model
-                    .check_labels(self.train_rows.len(), &train)
-                    .map_err(in_arm)?;
-                return Err(in_arm(e.clone()));
+                model.check_labels(self.train_rows.len(), &train_labels)?;
+                return Err(e.clone());
             }
         };
         #[cfg(test)]
         crate::work_counter::fit();
-        let fitted = model
-            .fit_design(&prepared_design.design, &train)
-            .map_err(in_arm)?;
+        let fitted = model.fit_design(&prepared_design.design, &train_labels)?;
         let test_probability = fitted.predict_proba_standardized(&prepared_design.test);
-        Ok((
-            train,
-            test,
-            Scored {
+        Ok(FoldFit {
+            train_labels,
+            test_labels,
+            scored: Scored {
                 fitted,
                 test_probability,
             },
-        ))
+        })
     }
+}
 
-    fn predictions(
-        &self,
-        train_labels: Vec<bool>,
-        test_labels: Vec<bool>,
-        scored: Scored,
-    ) -> ArmPredictions {
-        ArmPredictions {
-            split: self.split.clone(),
-            train_labels,
-            test_rows: self.test_rows.clone(),
-            test_labels,
-            fit_failure: fit_failure(&scored.fitted, &scored.test_probability),
-            test_scores: scored.test_probability,
-        }
-    }
-
-    /// The arm's full results and predictions under `labels`.
-    fn evaluate(
-        &self,
-        table: &Table,
-        experiment: &Experiment,
-        labels: &[bool],
-    ) -> Result<(ArmResult, ArmPredictions)> {
-        let arm = &experiment.arms[self.index];
-        let (train_labels, test_labels, scored) = self.fit(experiment, 0, labels, DEFAULT_TOL)?;
-        let summary = split::summarize_labels(table, &self.split, arm.split.kind(), labels);
-        let failure = fit_failure(&scored.fitted, &scored.test_probability);
-        let metric_values = compute_metrics(
-            &experiment.metrics,
-            &train_labels,
-            &test_labels,
-            &scored.test_probability,
-            failure.as_deref(),
-        );
-
-        let roc_auc_delong = experiment.metrics.contains(&MetricName::RocAuc).then(|| {
-            let delong = match &failure {
-                Some(reason) => Err(reason.clone()),
-                None => metrics::delong(&test_labels, &scored.test_probability),
-            };
-            match delong {
-                Ok(d) => DeLongSummary::Value {
-                    se: d.se,
-                    ci: [d.ci.0, d.ci.1],
-                },
-                Err(reason) => DeLongSummary::Undefined { undefined: reason },
-            }
-        });
-
-        let mut ablations = BTreeMap::new();
-        for (a, ablation) in experiment.ablation_list().iter().enumerate() {
-            let (_, _, ablated) = self.fit(experiment, 1 + a, labels, DEFAULT_TOL)?;
-            let ablated_metrics = compute_metrics(
-                &experiment.metrics,
-                &train_labels,
-                &test_labels,
-                &ablated.test_probability,
-                fit_failure(&ablated.fitted, &ablated.test_probability).as_deref(),
-            );
-            let roc_auc_delta = match (metric_values.get("roc_auc"), ablated_metrics.get("roc_auc"))
-            {
-                (Some(MetricValue::Value(arm_auc)), Some(MetricValue::Value(ablated_auc))) => {
-                    Some(ablated_auc - arm_auc)
-                }
-                _ => None,
-            };
-            let pairs = scored
-                .test_probability
-                .iter()
-                .zip(&ablated.test_probability);
-            let changed_predictions = pairs
-                .clone()
-                .filter(|(a, b)| (**a >= 0.5) != (**b >= 0.5))
-                .count() as u64;
-            let changed_scores = pairs.filter(|(a, b)| a.to_bits() != b.to_bits()).count() as u64;
-            ablations.insert(
-                ablation.name.clone(),
-                AblationResult {
-                    drop: ablation.drop.clone(),
-                    metrics: ablated_metrics,
-                    roc_auc_delta,
-                    changed_predictions,
-                    changed_scores,
-                    vacuous: changed_predictions == 0,
-                },
-            );
-        }
-
-        let result = ArmResult {
-            split: summary,
-            overlap: self
-                .overlap
-                .clone()
-                .expect("a full result comes from an arm prepared in full"),
-            model: ModelSummary {
-                intercept: scored.fitted.intercept,
-                coefficients: self.feature_sets[0]
-                    .features
-                    .iter()
-                    .cloned()
-                    .zip(scored.fitted.coefficients.iter().copied())
-                    .collect(),
-                iterations: scored.fitted.iterations as u64,
-                converged: scored.fitted.converged,
-            },
-            metrics: metric_values,
-            roc_auc_delong,
-            ablations,
-        };
-        Ok((result, self.predictions(train_labels, test_labels, scored)))
-    }
+/// The class a majority baseline trained on `train_labels` predicts: positive only when
+/// positives are strictly more (an exact tie predicts negative, as
+/// [`metrics::majority_baseline_accuracy`]).
+fn majority_class(train_labels: &[bool]) -> bool {
+    let positives = train_labels.iter().filter(|&&l| l).count();
+    positives * 2 > train_labels.len()
 }

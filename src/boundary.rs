@@ -504,12 +504,12 @@ pub fn chart_data(
 }
 
 /// Work of computing a map, in the verifier's units (rows × ((features + 1)² + 32) per fit): per
-/// cell, every arm's fit for the results (with ablations), its claim estimates and K
-/// permutations of every arm (an upper bound: a claim's null refits only the arms the
+/// cell, every arm's fit (every fold's) for the results (with ablations), its claim
+/// estimates and K permutations of every arm (an upper bound: a claim's null refits only the arms the
 /// claim names). Counted on the full fixture (subsampled cells cost less).
 pub fn work_units(spec: &BoundarySpec, experiment: &Experiment, table: &Table) -> u64 {
     let per_fit = crate::budget::work_per_fit(experiment, table);
-    let arms = experiment.arms.len() as u64;
+    let arms = crate::budget::arm_fits(experiment);
     let fits_per_cell = arms
         .saturating_mul(1 + experiment.ablation_list().len() as u64)
         .saturating_add(arms.saturating_mul(spec.permutations as u64 + 1));

@@ -22,14 +22,28 @@ pub fn work_per_fit(experiment: &Experiment, table: &Table) -> u64 {
 /// (the measurement: docs/VERDICTS.md, "Budgets and options").
 pub const ROW_WORK: u64 = 32;
 
+/// The fits one labelling of the experiment's arms takes per feature set: one per arm, and
+/// one per fold for a cross-validation arm (each fold fits on fewer rows than the table,
+/// so a fold counted as a fit on every row is an upper bound).
+pub fn arm_fits(experiment: &Experiment) -> u64 {
+    experiment
+        .arms
+        .iter()
+        .map(|arm| {
+            arm.split
+                .cross_validation()
+                .map_or(1, |(folds, _)| u64::from(folds))
+        })
+        .fold(0u64, u64::saturating_add)
+}
+
 /// The memory of the designs a verification prepares and holds at once, in bytes: every
-/// arm's and every ablation's standardised training rows (twice: row- and column-major)
-/// and test rows, bounded by 16 × rows × (features + 1) each (a verdict rule,
-/// docs/VERDICTS.md).
+/// arm's (every fold's) and every ablation's standardised training rows (twice: row- and
+/// column-major) and test rows, bounded by 16 × rows × (features + 1) each (a verdict
+/// rule, docs/VERDICTS.md).
 pub fn design_bytes(experiment: &Experiment, table: &Table) -> u64 {
     let (rows, features) = (table.n_rows() as u64, feature_count(experiment, table));
-    let sets =
-        (experiment.arms.len() as u64).saturating_mul(1 + experiment.ablation_list().len() as u64);
+    let sets = arm_fits(experiment).saturating_mul(1 + experiment.ablation_list().len() as u64);
     rows.saturating_mul(features + 1)
         .saturating_mul(16)
         .saturating_mul(sets)

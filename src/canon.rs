@@ -57,6 +57,8 @@ pub enum HashKind {
     BoundaryMap,
     /// A transfer evaluation's evidence (without its own `result_hash`).
     Transfer,
+    /// A cross-validation arm's fold assignment over the canonical table.
+    Folds,
     /// The meaning of a pack manifest: the parts of `[data]` that decide what the
     /// fixture's cells are.
     Manifest,
@@ -79,6 +81,7 @@ impl HashKind {
             HashKind::BoundaryMap => "counterlab 2026-11 boundary map v1",
             HashKind::Transfer => "counterlab 2026-11 transfer v1",
             HashKind::Manifest => "counterlab 2026-12 manifest v1",
+            HashKind::Folds => "counterlab 2026-12 folds v1",
         }
     }
 

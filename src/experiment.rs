@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 pub use crate::metrics::MetricName;
 use crate::pack::Pack;
-pub use crate::split::SplitSpec;
+pub use crate::split::{Assignment, SplitSpec, MAX_FOLDS};
 
 /// Largest experiment file read, in bytes (an experiment is a few hundred bytes).
 pub const MAX_EXPERIMENT_BYTES: u64 = 1 << 20;
@@ -322,6 +322,14 @@ impl Experiment {
                     ));
                 }
             }
+            if let Some((folds, _)) = arm.split.cross_validation() {
+                if !(2..=MAX_FOLDS).contains(&folds) {
+                    return Err(Error::experiment(
+                        format!("$.arms[{i}].split.folds"),
+                        format!("must be an integer in [2, {MAX_FOLDS}], found {folds}"),
+                    ));
+                }
+            }
             if let SplitSpec::RandomRows { test_fraction }
             | SplitSpec::EntityGrouped { test_fraction }
             | SplitSpec::EntityOverlap { test_fraction, .. }
@@ -430,7 +438,9 @@ impl Experiment {
     ) -> Result<()> {
         let path = format!("$.arms[{i}].split");
         match split {
-            SplitSpec::Temporal { .. } if pack.manifest().data.time.is_none() => {
+            SplitSpec::Temporal { .. } | SplitSpec::RollingOrigin { .. }
+                if pack.manifest().data.time.is_none() =>
+            {
                 Err(Error::experiment(
                     format!("{path}.kind"),
                     format!("pack {:?} has no time column", pack.id()),
@@ -449,6 +459,12 @@ impl Experiment {
             // Every cell of the column must be 0/1 or false/true; the split says which is not.
             SplitSpec::Predefined { .. } => {
                 crate::split::split(pack.table(), split, self.seed, &path).map(|_| ())
+            }
+            // The table must fill every fold: the folds say which count it cannot.
+            SplitSpec::KFold { .. }
+            | SplitSpec::EntityKFold { .. }
+            | SplitSpec::RollingOrigin { .. } => {
+                crate::split::folds(pack.table(), split, self.seed, &path).map(|_| ())
             }
             _ => Ok(()),
         }

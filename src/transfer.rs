@@ -263,8 +263,8 @@ fn separation(
         MetricName::Accuracy | MetricName::MajorityBaselineAccuracy => {
             let m = run::compute_metrics(
                 &[MetricName::MajorityBaselineAccuracy],
-                &p.train_labels,
                 &p.test_labels,
+                &p.baseline,
                 &p.test_scores,
                 p.fit_failure.as_deref(),
             );

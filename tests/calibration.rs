@@ -260,7 +260,7 @@ fn row_level_estimate(metric: MetricName, p: &ArmPredictions) -> Option<interval
             labels: &p.test_labels,
             scores: &p.test_scores,
             entities: &singletons,
-            train_labels: &p.train_labels,
+            baseline: &p.baseline,
         },
     )
     .ok()?;
@@ -280,8 +280,8 @@ fn arm_metrics(pack: &Pack, table: &counterlab::pack::Table, e: &Experiment) -> 
         let p = run::arm_predictions(pack, table, e, i).unwrap();
         let metrics = run::compute_metrics(
             &e.metrics,
-            &p.train_labels,
             &p.test_labels,
+            &p.baseline,
             &p.test_scores,
             p.fit_failure.as_deref(),
         );

@@ -111,7 +111,7 @@ fn a_constant_predictor_is_no_evidence() {
     .unwrap();
     let payload = counterlab::run(&packs, &experiment).unwrap();
     let arm = &payload.results["a"];
-    assert!(arm.model.converged);
+    assert!(arm.model.as_ref().expect("a single split").converged);
     for metric in ["roc_auc", "accuracy"] {
         let value = &arm.metrics[metric];
         assert!(
@@ -189,7 +189,7 @@ proptest! {
         let pack = packs.get("synth").unwrap();
         let payload = counterlab::run_with(pack, &experiment, &RunOptions { threads: 1 }).unwrap();
         for (arm, result) in &payload.results {
-            if !result.model.converged {
+            if !result.model.as_ref().expect("a single split").converged {
                 prop_assert!(result.metrics["roc_auc"].value().is_none(), "{arm} at C = {c}");
             }
         }
@@ -199,11 +199,11 @@ proptest! {
         prop_assert_eq!(report.check("recompute.equal").unwrap().status, Status::Pass, "C = {}", c);
         let decided = matches!(report.verdict(), Verdict::Supports(_) | Verdict::Rejected { .. });
         if decided {
-            prop_assert!(payload.results["grouped"].model.converged, "{} at C = {}", report.verdict().as_str(), c);
+            prop_assert!(payload.results["grouped"].model.as_ref().expect("a single split").converged, "{} at C = {}", report.verdict().as_str(), c);
         } else {
             prop_assert_eq!(report.verdict().as_str(), "INCONCLUSIVE");
         }
-        if !payload.results["grouped"].model.converged {
+        if !payload.results["grouped"].model.as_ref().expect("a single split").converged {
             prop_assert_eq!(report.verdict().as_str(), "INCONCLUSIVE", "C = {}", c);
         }
     }

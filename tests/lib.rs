@@ -9,6 +9,7 @@ mod canon;
 mod chart;
 mod cli;
 mod common;
+mod cv;
 mod determinism;
 mod guide;
 mod hardening;

@@ -5,7 +5,7 @@ Run from the crate root, after the release binary and the criterion benches:
 
     cargo build --release
     cargo bench --bench run && cargo bench --bench split
-    python3 benches/sklearn/pipeline_side_by_side.py                # entity-leakage/random-vs-grouped
+    python3 benches/sklearn/pipeline_side_by_side.py                # entity-leakage/random-vs-grouped-one-split
     python3 benches/sklearn/pipeline_side_by_side.py --all          # every bundled experiment
     python3 benches/sklearn/pipeline_side_by_side.py EXPERIMENT.json ...
 
@@ -79,7 +79,7 @@ from sklearn.model_selection import GroupShuffleSplit, ShuffleSplit  # noqa: E40
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 
 CRATE = Path(__file__).resolve().parents[2]
-DEFAULT_EXPERIMENT = "fixtures/packs/entity-leakage/experiments/random-vs-grouped.json"
+DEFAULT_EXPERIMENT = "fixtures/packs/entity-leakage/experiments/random-vs-grouped-one-split.json"
 TOLERANCES = {"default": {}, "1e-10": {"tol": 1e-10, "max_iter": 10_000}}
 
 
@@ -351,8 +351,8 @@ def experiment_rows(path, args, medians, binary):
         lambda kw: lambda: run_experiment(data, experiment, kw),
         f"{len(experiment['arms'])} arms × {1 + len(experiment.get('ablations') or [])} fits",
     )
-    if pack_id == "entity-leakage" and stem == "random-vs-grouped":
-        base = "run_stage/entity-leakage/random-vs-grouped"
+    if pack_id == "entity-leakage" and stem == "random-vs-grouped-one-split":
+        base = "run_stage/entity-leakage/random-vs-grouped-one-split"
         for arm in experiment["arms"]:
             add(
                 f"one arm `{arm['name']}`: split + fit + score",

@@ -63,6 +63,11 @@ impl ClaimReport {
     }
 }
 
+/// The fewest distinct entities each arm of a `metric_gap` claim must hold among its test
+/// rows when the gap's interval is clustered (docs/CALIBRATION.md, "Fewer entities"): the
+/// verdict is INCONCLUSIVE below it.
+pub const MIN_GAP_HELD_OUT_ENTITIES: usize = 20;
+
 /// Which label permutation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Null {
@@ -252,12 +257,21 @@ pub(crate) fn evaluate(
     let table = prepared.table();
     let recomputed = &observed.results;
     let metric = claim.metric();
-    let estimate_arm = |name: &str| -> Result<Estimate, String> {
-        let p = observed
+    let predictions = |name: &str| {
+        observed
             .predictions
             .get(name)
-            .expect("claim arms were checked");
-        intervals::estimate_arm(metric, p, table)
+            .expect("claim arms were checked")
+    };
+    let estimate_arm = |name: &str| -> Result<Estimate, String> {
+        intervals::estimate_arm(metric, predictions(name), table)
+    };
+    let is_cross_validated = |name: &str| {
+        let experiment = prepared.experiment();
+        experiment
+            .arms
+            .iter()
+            .any(|a| a.name == name && a.split.cross_validation().is_some())
     };
     let (statistic, threshold, higher_is_claimed, estimate) = match claim {
         Claim::MetricGap {
@@ -269,7 +283,14 @@ pub(crate) fn evaluate(
             format!("{m}({higher}) - {m}({lower})", m = metric.as_str()),
             *at_least,
             true,
-            estimate_arm(higher).and_then(|h| estimate_arm(lower).map(|l| intervals::gap(&h, &l))),
+            if is_cross_validated(higher) && is_cross_validated(lower) {
+                // Both arms scored rows of the same table out of fold: the paired
+                // comparison, with the covariance of the two estimates.
+                intervals::paired_gap(metric, predictions(higher), predictions(lower), table)
+            } else {
+                estimate_arm(higher)
+                    .and_then(|h| estimate_arm(lower).map(|l| intervals::gap(&h, &l)))
+            },
         ),
         Claim::MetricAtLeast { arm, value, .. } => (
             format!("{}({arm})", metric.as_str()),
@@ -376,6 +397,32 @@ pub(crate) fn evaluate(
     };
     let min_k = (1.0 / settings.alpha).ceil() as usize - 1;
     let mut reasons = Vec::new();
+    // A gap's clustered interval has no second guard (its null is row-level), and with few
+    // held-out entities the cluster-robust variance is biased low (docs/CALIBRATION.md: 6.6%
+    // false SUPPORTS at 10 held-out entities): below the minimum it supports nothing. (A
+    // CI wholly on the wrong side still contradicts: the guard is against false SUPPORTS.)
+    let few_clusters = match claim {
+        Claim::MetricGap { higher, lower, .. } if estimate.method.contains("clust") => {
+            let held_out = |name: &str| {
+                let mut entities: Vec<u32> = predictions(name)
+                    .test_rows
+                    .iter()
+                    .map(|&r| table.entity_of_row()[r])
+                    .collect();
+                entities.sort_unstable();
+                entities.dedup();
+                entities.len()
+            };
+            let fewest = held_out(higher).min(held_out(lower));
+            (fewest < MIN_GAP_HELD_OUT_ENTITIES).then(|| {
+                format!(
+                    "too few held-out entities: an arm's test rows hold {fewest}, a clustered interval of a gap needs at least {MIN_GAP_HELD_OUT_ENTITIES}"
+                )
+            })
+        }
+        _ => None,
+    };
+    reasons.extend(few_clusters);
     if !claimed_side {
         reasons.push(format!(
             "the 95% CI [{lo:.6}, {hi:.6}] does not lie entirely on the claimed side of {threshold}"

@@ -43,11 +43,22 @@ pub struct TestRows<'a> {
     pub scores: &'a [f64],
     /// Entity index of each row (rows of one entity form a cluster).
     pub entities: &'a [u32],
-    /// Labels of the arm's training rows (for the majority baseline).
-    pub train_labels: &'a [bool],
+    /// Per row, the class the majority baseline predicts (the majority class of the rows
+    /// that trained the model that scored it).
+    pub baseline: &'a [bool],
 }
 
-impl TestRows<'_> {
+impl<'a> TestRows<'a> {
+    /// An arm's test rows with their entities.
+    fn of(predictions: &'a ArmPredictions, entities: &'a [u32]) -> TestRows<'a> {
+        TestRows {
+            labels: &predictions.test_labels,
+            scores: &predictions.test_scores,
+            entities,
+            baseline: &predictions.baseline,
+        }
+    }
+
     /// True when no two test rows share an entity.
     fn independent(&self) -> bool {
         let mut seen = self.entities.to_vec();
@@ -72,15 +83,7 @@ pub fn estimate_arm(
         .iter()
         .map(|&r| table.entity_of_row()[r])
         .collect();
-    estimate(
-        metric,
-        &TestRows {
-            labels: &predictions.test_labels,
-            scores: &predictions.test_scores,
-            entities: &entities,
-            train_labels: &predictions.train_labels,
-        },
-    )
+    estimate(metric, &TestRows::of(predictions, &entities))
 }
 
 /// The estimate of `metric` on the rows, or why there is none.
@@ -90,16 +93,9 @@ pub fn estimate(metric: MetricName, rows: &TestRows<'_>) -> Result<Estimate, Str
     if n < 2 {
         return Err("fewer than two test rows".into());
     }
-    let predicted: Vec<bool> = rows.scores.iter().map(|&s| s >= 0.5).collect();
-    let correct: Vec<f64> = rows
-        .labels
-        .iter()
-        .zip(&predicted)
-        .map(|(l, p)| f64::from(u8::from(l == p)))
-        .collect();
-    match metric {
-        MetricName::RocAuc => {
-            if independent {
+    if independent {
+        match metric {
+            MetricName::RocAuc => {
                 let d = metrics::delong(rows.labels, rows.scores)?;
                 return Ok(Estimate {
                     value: d.auc,
@@ -108,49 +104,75 @@ pub fn estimate(metric: MetricName, rows: &TestRows<'_>) -> Result<Estimate, Str
                     method: "delong",
                 });
             }
-            let (auc, influence) = auc_influence(rows.labels, rows.scores)?;
-            clustered(
-                auc,
-                &influence,
-                rows.entities,
-                (0.0, 1.0),
-                "obuchowski-clustered",
-            )
+            MetricName::Accuracy | MetricName::MajorityBaselineAccuracy => {
+                let (value, _) = influence(metric, rows)?;
+                return Ok(wilson(value, n));
+            }
+            MetricName::AccuracyLift | MetricName::BalancedAccuracy => {}
         }
+    }
+    let (value, influence) = influence(metric, rows)?;
+    let method = match (metric, independent) {
+        (MetricName::RocAuc, _) => "obuchowski-clustered",
+        (_, true) => "normal",
+        (_, false) => "cluster-robust-normal",
+    };
+    clustered(value, &influence, rows.entities, range(metric), method)
+}
+
+/// The range of `metric`'s values, which its interval is clipped to.
+fn range(metric: MetricName) -> (f64, f64) {
+    match metric {
+        MetricName::AccuracyLift => (-1.0, 1.0),
+        _ => (0.0, 1.0),
+    }
+}
+
+/// The metric's value on the rows and each row's influence value: the row's term in the
+/// linearisation of the estimate, so that the variance is the (cluster-)sum of squares
+/// (module docs). Accuracy-type metrics are ratios of sums, `(aᵣ − R·bᵣ)/Σb`; the AUC's
+/// are DeLong's structural components.
+fn influence(metric: MetricName, rows: &TestRows<'_>) -> Result<(f64, Vec<f64>), String> {
+    let n = rows.labels.len();
+    let predicted: Vec<bool> = rows.scores.iter().map(|&s| s >= 0.5).collect();
+    let correct: Vec<f64> = rows
+        .labels
+        .iter()
+        .zip(&predicted)
+        .map(|(l, p)| f64::from(u8::from(l == p)))
+        .collect();
+    let proportion = |value: f64, hits: &[f64]| -> Vec<f64> {
+        let n = hits.len() as f64;
+        hits.iter().map(|h| (h - value) / n).collect()
+    };
+    match metric {
+        MetricName::RocAuc => auc_influence(rows.labels, rows.scores),
         MetricName::Accuracy => {
             let value = metric_value(metrics::accuracy(rows.labels, &predicted))?;
-            proportion(value, &correct, rows.entities, independent)
+            Ok((value, proportion(value, &correct)))
         }
         MetricName::MajorityBaselineAccuracy => {
-            let value = metric_value(metrics::majority_baseline_accuracy(
-                rows.train_labels,
-                rows.labels,
-            ))?;
-            let majority = majority_class(rows.train_labels);
+            let value = metric_value(metrics::accuracy(rows.labels, rows.baseline))?;
             let hits: Vec<f64> = rows
                 .labels
                 .iter()
-                .map(|&l| f64::from(u8::from(l == majority)))
+                .zip(rows.baseline)
+                .map(|(l, b)| f64::from(u8::from(l == b)))
                 .collect();
-            proportion(value, &hits, rows.entities, independent)
+            Ok((value, proportion(value, &hits)))
         }
         MetricName::AccuracyLift => {
-            let majority = majority_class(rows.train_labels);
             let accuracy = metrics::accuracy(rows.labels, &predicted);
-            let baseline = metrics::majority_baseline_accuracy(rows.train_labels, rows.labels);
+            let baseline = metrics::accuracy(rows.labels, rows.baseline);
             let value = metric_value(metrics::accuracy_lift(&accuracy, &baseline))?;
             let influence: Vec<f64> = rows
                 .labels
                 .iter()
                 .zip(&correct)
-                .map(|(&l, c)| (c - f64::from(u8::from(l == majority)) - value) / n as f64)
+                .zip(rows.baseline)
+                .map(|((&l, c), &b)| (c - f64::from(u8::from(l == b)) - value) / n as f64)
                 .collect();
-            let method = if independent {
-                "normal"
-            } else {
-                "cluster-robust-normal"
-            };
-            clustered(value, &influence, rows.entities, (-1.0, 1.0), method)
+            Ok((value, influence))
         }
         MetricName::BalancedAccuracy => {
             let value = metric_value(metrics::balanced_accuracy(rows.labels, &predicted))?;
@@ -177,14 +199,82 @@ pub fn estimate(metric: MetricName, rows: &TestRows<'_>) -> Result<Estimate, Str
                     }
                 })
                 .collect();
-            let method = if independent {
-                "normal"
-            } else {
-                "cluster-robust-normal"
-            };
-            clustered(value, &influence, rows.entities, (0.0, 1.0), method)
+            Ok((value, influence))
         }
     }
+}
+
+/// The difference `metric(higher) − metric(lower)` of two arms that scored rows of the same
+/// table (cross-validation arms: every row, or every row after a first time block, gets an
+/// out-of-fold score), with the covariance of the two estimates in its variance: the
+/// *paired* comparison, far narrower than [`gap`]'s sum of variances when the two arms
+/// rank the same rows alike.
+///
+/// - Both arms scored the same rows, no two of them share an entity, and the metric is the
+///   ROC AUC: DeLong's paired test ([`metrics::paired_delong`], pROC's
+///   `roc.test(paired = TRUE)`), `delong-paired`.
+/// - Otherwise: the cluster-robust variance of the difference of the two estimates'
+///   influence values, summed per entity over both arms' rows (for the AUC, Obuchowski's
+///   clustered comparison of two correlated AUCs, Biometrics 1997): `…-paired`. A row only
+///   one arm scored contributes that arm's influence alone.
+pub fn paired_gap(
+    metric: MetricName,
+    higher: &ArmPredictions,
+    lower: &ArmPredictions,
+    table: &Table,
+) -> Result<Estimate, String> {
+    for p in [higher, lower] {
+        if let (Some(reason), true) = (&p.fit_failure, metric.depends_on_model()) {
+            return Err(reason.clone());
+        }
+        if p.test_rows.len() < 2 {
+            return Err("fewer than two test rows".into());
+        }
+    }
+    let entities_of = |p: &ArmPredictions| -> Vec<u32> {
+        p.test_rows
+            .iter()
+            .map(|&r| table.entity_of_row()[r])
+            .collect()
+    };
+    let (entities_h, entities_l) = (entities_of(higher), entities_of(lower));
+    let (rows_h, rows_l) = (
+        TestRows::of(higher, &entities_h),
+        TestRows::of(lower, &entities_l),
+    );
+    let same_rows = higher.test_rows == lower.test_rows;
+    let independent = rows_h.independent() && rows_l.independent();
+    if metric == MetricName::RocAuc && same_rows && independent {
+        let d =
+            metrics::paired_delong(&higher.test_labels, &higher.test_scores, &lower.test_scores)?;
+        return Ok(Estimate {
+            value: d.difference,
+            se: d.se,
+            ci: d.ci,
+            method: "delong-paired",
+        });
+    }
+    let (value_h, influence_h) = influence(metric, &rows_h)?;
+    let (value_l, influence_l) = influence(metric, &rows_l)?;
+    let entities: Vec<u32> = entities_h.iter().chain(&entities_l).copied().collect();
+    let difference: Vec<f64> = influence_h
+        .iter()
+        .copied()
+        .chain(influence_l.iter().map(|u| -u))
+        .collect();
+    let method = match (metric, independent) {
+        (MetricName::RocAuc, false) => "obuchowski-clustered-paired",
+        (_, true) => "normal-paired",
+        (_, false) => "cluster-robust-normal-paired",
+    };
+    let (low, high) = range(metric);
+    clustered(
+        value_h - value_l,
+        &difference,
+        &entities,
+        (low - high, high - low),
+        method,
+    )
 }
 
 /// The difference of two estimates from different test sets: variances add.
@@ -208,33 +298,6 @@ fn metric_value(value: metrics::MetricValue) -> Result<f64, String> {
         metrics::MetricValue::Value(v) => Ok(v),
         metrics::MetricValue::Undefined { undefined } => Err(undefined),
     }
-}
-
-fn majority_class(train_labels: &[bool]) -> bool {
-    let positives = train_labels.iter().filter(|&&l| l).count();
-    // As metrics::majority_baseline_accuracy: an exact tie predicts negative.
-    positives * 2 > train_labels.len()
-}
-
-/// A proportion of 0/1 `hits`: Wilson on independent rows, cluster-robust otherwise.
-fn proportion(
-    value: f64,
-    hits: &[f64],
-    entities: &[u32],
-    independent: bool,
-) -> Result<Estimate, String> {
-    if independent {
-        return Ok(wilson(value, hits.len()));
-    }
-    let n = hits.len() as f64;
-    let influence: Vec<f64> = hits.iter().map(|h| (h - value) / n).collect();
-    clustered(
-        value,
-        &influence,
-        entities,
-        (0.0, 1.0),
-        "cluster-robust-normal",
-    )
 }
 
 /// Wilson's score interval for a proportion on n independent rows; se is the normal one
@@ -376,7 +439,7 @@ mod tests {
             labels: &labels,
             scores: &scores,
             entities: &(0..100).collect::<Vec<u32>>(),
-            train_labels: &labels,
+            baseline: &vec![false; labels.len()],
         };
         let twice_labels: Vec<bool> = labels.iter().chain(&labels).copied().collect();
         let twice_scores: Vec<f64> = scores.iter().chain(&scores).copied().collect();
@@ -385,7 +448,7 @@ mod tests {
             labels: &twice_labels,
             scores: &twice_scores,
             entities: &twice_entities,
-            train_labels: &labels,
+            baseline: &vec![false; twice_labels.len()],
         };
         for metric in [
             MetricName::RocAuc,

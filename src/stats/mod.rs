@@ -6,7 +6,7 @@
 pub(crate) mod claim;
 pub mod intervals;
 
-pub use claim::ClaimReport;
+pub use claim::{ClaimReport, MIN_GAP_HELD_OUT_ENTITIES};
 pub use intervals::{Estimate, Z95};
 
 use crate::rng;

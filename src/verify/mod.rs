@@ -37,7 +37,7 @@ pub use report::{
 };
 
 /// The verifier's version (changes whenever a rule changes; the rules hash pins them).
-pub const VERIFIER_VERSION: &str = "counterlab-verifier/3";
+pub const VERIFIER_VERSION: &str = "counterlab-verifier/4";
 
 /// The most label permutations K a verification runs per null.
 pub const MAX_PERMUTATIONS: usize = 100_000;
@@ -175,7 +175,8 @@ pub fn rules() -> Value {
         "active_permutations": ACTIVE_PERMUTATIONS,
         "chance_margin": CHANCE_MARGIN,
         "work_unit": "rows x ((features + 1)^2 + 32) per model fit",
-        "design_bytes": "16 x rows x (features + 1) per prepared feature set, every arm and ablation at once",
+        "design_bytes": "16 x rows x (features + 1) per prepared feature set, every arm (every fold of a cross-validation arm) and ablation at once",
+        "work_per_arm": "one fit per arm, one per fold of a cross-validation arm",
         "kernel_version": run::KERNEL_VERSION,
         "other_kernel_version": "unverifiable (unsupported case), never a failure",
         "alpha_range": "0 < alpha <= 0.1",
@@ -188,7 +189,8 @@ pub fn rules() -> Value {
         "p_value": "(b+1)/(K+1), b = non-vacuous permutations with statistic >= observed",
         "min_permutations": "ceil(1/alpha) - 1",
         "claim_null": "metric_at_least: entity-level permutation when labels are constant within entities, else entity-block permutation (label sequences among entities with equal row counts) when entities have several rows, else row-level; metric_gap: row-level; metric_at_most: no p-value",
-        "intervals": "delong | wilson | normal on independent test rows; obuchowski-clustered | cluster-robust-normal when test rows share entities; gaps add variances",
+        "intervals": "delong | wilson | normal on independent test rows; obuchowski-clustered | cluster-robust-normal when test rows share entities; gaps add variances, except between two cross-validation arms: delong-paired (same rows, independent) or the clustered variance of the difference of influence values (…-paired)",
+        "min_gap_held_out_entities": crate::stats::MIN_GAP_HELD_OUT_ENTITIES,
         "payload_format": PAYLOAD_FORMAT,
         "boundary_format": crate::boundary::BOUNDARY_FORMAT,
         "boundary_checks": BOUNDARY_CHECK_IDS,
@@ -857,13 +859,12 @@ impl<'o> Verification<'o> {
         let mut identity_ces = Vec::new();
         let (mut grouped_arms, mut temporal_arms, mut identity_ablations) = (0, 0, 0);
         for arm in &experiment.arms {
-            let kind = arm.split.kind();
             for (source, results) in [("recorded", recorded), ("recomputed", recomputed)] {
                 let Some(result) = results.get(&arm.name) else {
                     continue;
                 };
                 let path = format!("$.results.{}", arm.name);
-                if kind == "entity_grouped" {
+                if arm.split.separates_entities() {
                     grouped_arms += 1;
                     if result.overlap.entities != 0 {
                         let witness = result
@@ -880,7 +881,7 @@ impl<'o> Verification<'o> {
                         ));
                     }
                 }
-                if kind == "temporal" {
+                if arm.split.orders_time() {
                     temporal_arms += 1;
                     if result.overlap.temporal_rows != Some(0) {
                         temporal_ces.push(Counterexample::new(
@@ -917,15 +918,15 @@ impl<'o> Verification<'o> {
         }
         self.pass_unless_in(
             CheckId::SplitZeroGroupOverlap,
-            (grouped_arms, "no entity_grouped arm"),
+            (grouped_arms, "no entity_grouped or entity_k_fold arm"),
             overlap_ces,
-            "an entity_grouped arm shares entities between train and test",
+            "an entity-grouped arm shares entities between train and test (of a fold)",
         );
         self.pass_unless_in(
             CheckId::SplitTemporalOrder,
-            (temporal_arms, "no temporal arm"),
+            (temporal_arms, "no temporal or rolling_origin arm"),
             temporal_ces,
-            "a temporal arm has test rows not after every training row",
+            "a temporal arm has test rows not after every training row (of a fold)",
         );
         self.pass_unless_in(
             CheckId::AblationIdentity,
@@ -1239,8 +1240,8 @@ fn metric_bits_equal(a: &MetricValue, b: Option<&MetricValue>) -> bool {
     }
 }
 
-/// Work in units of rows × ((features + 1)² + 32) per fit, summed over every fit a verification
-/// makes: recompute, rerun, row-order shuffles and active label permutations (all arms and
+/// Work in units of rows × ((features + 1)² + 32) per fit (a cross-validation arm: per
+/// fold), summed over every fit a verification makes: recompute, rerun, row-order shuffles and active label permutations (all arms and
 /// ablations), the claim's permutations and the claim's estimates. The permutations are
 /// counted as two nulls over every arm: exact for the row null, an upper bound for an
 /// entity-aware claim null, which refits only the claimed arms (the formula is a verdict
@@ -1249,7 +1250,7 @@ pub fn work_units(experiment: &Experiment, table: &Table, o: &VerifyOptions) -> 
     // Every product and sum saturates: a hostile K or shuffle count gives u64::MAX, which
     // is over any budget, never a wrapped small number.
     let per_fit = work_per_fit(experiment, table);
-    let arms = experiment.arms.len() as u64;
+    let arms = crate::budget::arm_fits(experiment);
     let fits_per_run = arms.saturating_mul(1 + experiment.ablation_list().len() as u64);
     let full_runs = (o.row_order_shuffles as u64).saturating_add(2 + ACTIVE_PERMUTATIONS as u64);
     let permutation_fits = (o.permutations as u64)

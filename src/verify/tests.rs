@@ -40,12 +40,25 @@ fn status(report: &Report, id: CheckId) -> Status {
 }
 
 /// Arms a claim's null refits: the gap's two, or the one it names.
-fn claimed_arms(claim: &Value) -> u64 {
-    if claim["kind"] == "metric_gap" {
-        2
-    } else {
-        1
-    }
+/// The fits one labelling of an arm takes: 1, or its fold count for cross-validation.
+fn arm_fits(arm: &Value) -> u64 {
+    arm["split"]["folds"].as_u64().unwrap_or(1)
+}
+
+/// The fits one labelling of the claimed arms takes (what a null refits per permutation).
+fn claimed_fits(experiment: &Value) -> u64 {
+    let claim = &experiment["claim"];
+    experiment["arms"]
+        .as_array()
+        .expect("arms")
+        .iter()
+        .filter(|arm| {
+            [&claim["higher"], &claim["lower"], &claim["arm"]]
+                .iter()
+                .any(|&name| *name == arm["name"])
+        })
+        .map(arm_fits)
+        .sum()
 }
 
 /// Whether a claim report's p-value came from a null of its own (entity-aware), run besides
@@ -75,7 +88,10 @@ fn a_verification_prepares_each_arm_once_per_table_and_fits_it_once_per_labellin
     for (name, bytes) in bundled_documents() {
         let value: Value = serde_json::from_slice(&bytes).expect("JSON");
         let experiment = &value["experiment"];
-        let a = experiment["arms"].as_array().expect("arms").len() as u64;
+        let arms = experiment["arms"].as_array().expect("arms");
+        let a = arms.len() as u64;
+        // One fit per arm per feature set and labelling; per fold for cross-validation.
+        let f: u64 = arms.iter().map(arm_fits).sum();
         let b = experiment["ablations"].as_array().map_or(0, Vec::len) as u64;
         let counts = work_counter::start();
         let report = verify(&bytes, &packs, &options);
@@ -87,16 +103,16 @@ fn a_verification_prepares_each_arm_once_per_table_and_fits_it_once_per_labellin
             // (none for metric_at_most, none when the claim is undefined before it).
             let cells = value["cells"].as_array().expect("cells");
             let spec_k = value["boundary"]["permutations"].as_u64().expect("K");
-            let per_claim = claimed_arms(&experiment["claim"]);
+            let per_claim = claimed_fits(experiment);
             let mut fits = 0;
             for cell in cells {
                 let with_null = cell["claim"]["null"] != "none";
-                fits += a * (1 + b) + if with_null { spec_k * per_claim } else { 0 };
+                fits += f * (1 + b) + if with_null { spec_k * per_claim } else { 0 };
             }
             (cells.len() as u64 * a, fits)
         } else if status(&report, CheckId::RecomputeEqual) == Status::Fail {
             // Recompute and rerun only: nothing else runs on a rejected payload.
-            (2 * a, 2 * a * (1 + b))
+            (2 * a, 2 * f * (1 + b))
         } else {
             payloads += 1;
             assert_eq!(
@@ -105,7 +121,7 @@ fn a_verification_prepares_each_arm_once_per_table_and_fits_it_once_per_labellin
                 "{name}"
             );
             let claim_null = if own_null(report.claim()) {
-                k * claimed_arms(&experiment["claim"])
+                k * claimed_fits(experiment)
             } else {
                 0
             };
@@ -116,7 +132,7 @@ fn a_verification_prepares_each_arm_once_per_table_and_fits_it_once_per_labellin
             // claim null one fit per claimed arm and permutation.
             (
                 a * (2 + r),
-                a * (1 + b) * (2 + r + active) + k * a + claim_null,
+                f * (1 + b) * (2 + r + active) + k * f + claim_null,
             )
         };
         assert_eq!(

@@ -1,4 +1,7 @@
-//! Parity with scikit-learn: goldens produced by the committed Python scripts beside this file.
+//! Parity with scikit-learn and pROC: goldens produced by the committed Python and R scripts
+//! beside this file.
 
 mod auc;
+mod cv;
 mod logistic;
+mod paired;

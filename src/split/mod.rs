@@ -13,6 +13,9 @@ use crate::error::{Error, Result};
 use crate::rng;
 use crate::table::Table;
 
+mod folds;
+pub use folds::{folds, Folds, MAX_FOLDS};
+
 /// How an arm divides rows into train and test.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 // The schema (docs/payload.schema.json) is checked first and reports every problem with
@@ -50,6 +53,46 @@ pub enum SplitSpec {
         /// The column; not a feature.
         column: String,
     },
+    /// K-fold cross-validation over rows: every row is a test row of exactly one fold
+    /// (`folds.rs`).
+    KFold {
+        /// Number of folds (≥ 2).
+        folds: u32,
+        /// How rows are dealt to folds; omitted = seeded.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        assignment: Option<Assignment>,
+    },
+    /// K-fold cross-validation over entities: all rows of an entity are in one fold, so no
+    /// entity is on both sides of any fold.
+    EntityKFold {
+        /// Number of folds (≥ 2).
+        folds: u32,
+        /// How entities are dealt to folds; omitted = seeded.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        assignment: Option<Assignment>,
+    },
+    /// Rolling-origin (time-series) cross-validation: the time values are cut into
+    /// `folds + 1` consecutive blocks; fold k tests block k + 1 and trains on every earlier
+    /// time. The first block is never tested.
+    RollingOrigin {
+        /// Number of folds (≥ 2).
+        folds: u32,
+        /// Where the blocks are cut; omitted = seeded.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        assignment: Option<Assignment>,
+    },
+}
+
+/// How a cross-validation arm deals rows, entities or time values to its folds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Assignment {
+    /// The kernel's own: a ChaCha shuffle from the experiment's seed for `k_fold` and
+    /// `entity_k_fold`; row-balanced time blocks for `rolling_origin` (nothing random).
+    Seeded,
+    /// scikit-learn 1.9's `KFold`, `GroupKFold` and `TimeSeriesSplit` (on time values),
+    /// without shuffling, reproduced exactly.
+    Sklearn,
 }
 
 impl SplitSpec {
@@ -61,23 +104,73 @@ impl SplitSpec {
             SplitSpec::EntityOverlap { .. } => "entity_overlap",
             SplitSpec::Temporal { .. } => "temporal",
             SplitSpec::Predefined { .. } => "predefined",
+            SplitSpec::KFold { .. } => "k_fold",
+            SplitSpec::EntityKFold { .. } => "entity_k_fold",
+            SplitSpec::RollingOrigin { .. } => "rolling_origin",
         }
+    }
+
+    /// The fold count and assignment of a cross-validation split, `None` for a single
+    /// train/test split.
+    pub fn cross_validation(&self) -> Option<(u32, Assignment)> {
+        match self {
+            SplitSpec::KFold { folds, assignment }
+            | SplitSpec::EntityKFold { folds, assignment }
+            | SplitSpec::RollingOrigin { folds, assignment } => {
+                Some((*folds, assignment.unwrap_or(Assignment::Seeded)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether no entity may have rows on both sides (of the split, or of any fold).
+    pub fn separates_entities(&self) -> bool {
+        matches!(
+            self,
+            SplitSpec::EntityGrouped { .. } | SplitSpec::EntityKFold { .. }
+        )
+    }
+
+    /// Whether every test row must come after every training row (of the split, or of
+    /// each fold).
+    pub fn orders_time(&self) -> bool {
+        matches!(
+            self,
+            SplitSpec::Temporal { .. } | SplitSpec::RollingOrigin { .. }
+        )
     }
 }
 
 /// How many overlapping entity ids a summary lists.
 pub const OVERLAP_IDS_SHOWN: usize = 5;
 
-/// A split: which canonical rows are test rows.
+/// A split: which canonical rows are test rows and which train. Every row of a single
+/// split is one or the other; a rolling-origin fold also leaves rows out (those after its
+/// test window).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Split {
     is_test: Vec<bool>,
+    /// Per row, whether it trains; `None` when every non-test row does.
+    in_train: Option<Vec<bool>>,
 }
 
 impl Split {
-    /// A split from a test-membership mask over the canonical rows.
+    /// A split from a test-membership mask over the canonical rows; every other row trains.
     pub fn from_mask(is_test: Vec<bool>) -> Split {
-        Split { is_test }
+        Split {
+            is_test,
+            in_train: None,
+        }
+    }
+
+    /// A split whose training rows are `in_train` and test rows `is_test` (disjoint); rows
+    /// in neither take no part.
+    pub fn with_unused(is_test: Vec<bool>, in_train: Vec<bool>) -> Split {
+        debug_assert!(is_test.iter().zip(&in_train).all(|(&t, &r)| !(t && r)));
+        Split {
+            is_test,
+            in_train: Some(in_train),
+        }
     }
 
     /// Per canonical row, whether it is a test row.
@@ -85,10 +178,18 @@ impl Split {
         &self.is_test
     }
 
+    /// Whether canonical row `row` trains the model.
+    pub fn is_train(&self, row: usize) -> bool {
+        match &self.in_train {
+            Some(mask) => mask[row],
+            None => !self.is_test[row],
+        }
+    }
+
     /// Canonical indices of the training rows, ascending.
     pub fn train_rows(&self) -> Vec<usize> {
         (0..self.is_test.len())
-            .filter(|&i| !self.is_test[i])
+            .filter(|&i| self.is_train(i))
             .collect()
     }
 
@@ -100,11 +201,18 @@ impl Split {
     }
 
     /// blake3 (context `counterlab 2026-11 membership v1`) of the row count and one byte
-    /// per canonical row (1 = test).
+    /// per canonical row (1 = test, 0 = train, 2 = neither: only a rolling-origin fold
+    /// has such rows).
     pub fn membership_hash(&self) -> String {
         let mut hasher = HashKind::Membership.hasher();
         hasher.update(&(self.is_test.len() as u64).to_le_bytes());
-        let bytes: Vec<u8> = self.is_test.iter().map(|&t| u8::from(t)).collect();
+        let bytes: Vec<u8> = (0..self.is_test.len())
+            .map(|i| match (self.is_test[i], self.is_train(i)) {
+                (true, _) => 1,
+                (false, true) => 0,
+                (false, false) => 2,
+            })
+            .collect();
         hasher.update(&bytes);
         hasher.finalize().to_hex().to_string()
     }
@@ -229,6 +337,14 @@ pub fn split(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Resu
             }
             time.iter().map(|&t| t >= cutoff).collect()
         }
+        SplitSpec::KFold { .. }
+        | SplitSpec::EntityKFold { .. }
+        | SplitSpec::RollingOrigin { .. } => {
+            return Err(Error::experiment(
+                format!("{arm_path}.kind"),
+                "a cross-validation split has folds, not one train/test split (split::folds)",
+            ))
+        }
         SplitSpec::Predefined { column } => {
             let values = table.extra_column(column).ok_or_else(|| {
                 Error::experiment(
@@ -267,7 +383,7 @@ pub fn split(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Resu
             ),
         ));
     }
-    Ok(Split { is_test })
+    Ok(Split::from_mask(is_test))
 }
 
 /// Counts and the membership hash of a split.
@@ -325,7 +441,7 @@ pub fn summarize_labels(table: &Table, split: &Split, kind: &str, labels: &[bool
             test_rows += 1;
             test_pos += positive;
             test_entities.insert(entity);
-        } else {
+        } else if split.is_train(row) {
             train_rows += 1;
             train_pos += positive;
             train_entities.insert(entity);
@@ -343,6 +459,82 @@ pub fn summarize_labels(table: &Table, split: &Split, kind: &str, labels: &[bool
     }
 }
 
+/// Summarises a cross-validation arm's folds under `labels`: `test_*` count the rows with
+/// an out-of-fold prediction (each row once), `train_*` the rows that train at least one
+/// fold; the membership hash is the fold assignment's.
+pub fn summarize_folds(table: &Table, folds: &Folds, kind: &str, labels: &[bool]) -> SplitSummary {
+    let mut trains = vec![false; table.n_rows()];
+    for split in &folds.splits {
+        for (row, slot) in trains.iter_mut().enumerate() {
+            *slot |= split.is_train(row);
+        }
+    }
+    let mut train_entities = BTreeSet::new();
+    let mut test_entities = BTreeSet::new();
+    let (mut train_rows, mut test_rows, mut train_pos, mut test_pos) = (0u64, 0u64, 0u64, 0u64);
+    for (row, fold) in folds.fold_of_row().iter().enumerate() {
+        let entity = table.entity_of_row()[row];
+        let positive = u64::from(labels[row]);
+        if fold.is_some() {
+            test_rows += 1;
+            test_pos += positive;
+            test_entities.insert(entity);
+        }
+        if trains[row] {
+            train_rows += 1;
+            train_pos += positive;
+            train_entities.insert(entity);
+        }
+    }
+    SplitSummary {
+        kind: kind.to_owned(),
+        train_rows,
+        test_rows,
+        train_entities: train_entities.len() as u64,
+        test_entities: test_entities.len() as u64,
+        train_positives: train_pos,
+        test_positives: test_pos,
+        membership_hash: folds.membership_hash(),
+    }
+}
+
+/// What the folds of a cross-validation arm share between their train and test rows, from
+/// each fold's own [`overlap`]: entities on both sides of at least one fold (the first few
+/// in canonical order), and the duplicated and temporally overlapping test rows summed
+/// over the folds.
+pub fn pooled_overlap(table: &Table, splits: &[&Split], overlaps: &[Overlap]) -> Overlap {
+    let mut shared = vec![false; table.n_entities()];
+    for split in splits {
+        let mut in_train = vec![false; table.n_entities()];
+        let mut in_test = vec![false; table.n_entities()];
+        for (row, &is_test) in split.is_test().iter().enumerate() {
+            let e = table.entity_of_row()[row] as usize;
+            if is_test {
+                in_test[e] = true;
+            } else if split.is_train(row) {
+                in_train[e] = true;
+            }
+        }
+        for e in 0..shared.len() {
+            shared[e] |= in_train[e] && in_test[e];
+        }
+    }
+    let shared: Vec<usize> = (0..shared.len()).filter(|&e| shared[e]).collect();
+    Overlap {
+        entities: shared.len() as u64,
+        first_entities: shared
+            .iter()
+            .take(OVERLAP_IDS_SHOWN)
+            .map(|&e| table.entity_ids()[e].clone())
+            .collect(),
+        duplicate_feature_rows: overlaps.iter().map(|o| o.duplicate_feature_rows).sum(),
+        temporal_rows: overlaps
+            .iter()
+            .map(|o| o.temporal_rows)
+            .sum::<Option<u64>>(),
+    }
+}
+
 /// Measures what train and test share, on the features the model uses.
 pub fn overlap(table: &Table, split: &Split, features: &[String]) -> Overlap {
     let n_entities = table.n_entities();
@@ -352,7 +544,7 @@ pub fn overlap(table: &Table, split: &Split, features: &[String]) -> Overlap {
         let e = table.entity_of_row()[row] as usize;
         if is_test {
             in_test[e] = true;
-        } else {
+        } else if split.is_train(row) {
             in_train[e] = true;
         }
     }

@@ -1,0 +1,263 @@
+//! Cross-validation folds: `k_fold`, `entity_k_fold` and `rolling_origin`, each with the
+//! kernel's seeded assignment or scikit-learn 1.9's, reproduced exactly.
+//!
+//! scikit-learn's algorithms (read from `sklearn/model_selection/_split.py`, 1.9.1; see
+//! `../shared`'s reference notes and the goldens of `tests/parity/gen_cv_goldens.py`):
+//! - `KFold(n_splits=k)`: consecutive folds over the rows in order, sizes `n // k`, the
+//!   first `n % k` folds one larger. The kernel applies it to the canonical row order.
+//! - `GroupKFold(n_splits=k)` (no shuffling): groups in sorted order (`np.unique`), their
+//!   sizes sorted stably and reversed (largest first; among equal sizes the group that
+//!   sorts last comes first), each group to the fold with the fewest rows so far (the
+//!   lowest-numbered among equally light ones).
+//! - `TimeSeriesSplit(n_splits=k)`, applied to the sorted *distinct time values* (not to
+//!   rows, so that no time value is cut in two): `test_size = m // (k + 1)`, fold f tests
+//!   the values `[m − k·test_size + f·test_size, … + test_size)` and trains on every
+//!   earlier value.
+
+use crate::canon::HashKind;
+use crate::error::{Error, Result};
+use crate::rng;
+use crate::table::Table;
+
+use super::{Assignment, Split, SplitSpec};
+
+/// The most folds a cross-validation split may have (docs/payload.schema.json).
+pub const MAX_FOLDS: u32 = 100;
+
+/// A cross-validation arm's folds over the canonical table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Folds {
+    /// Per fold, in fold order: its training and test rows.
+    pub splits: Vec<Split>,
+    /// Per canonical row, the fold whose test rows hold it (`None`: never tested, the first
+    /// time block of a rolling origin).
+    fold_of_row: Vec<Option<u32>>,
+}
+
+impl Folds {
+    /// Per canonical row, the fold that tests it.
+    pub fn fold_of_row(&self) -> &[Option<u32>] {
+        &self.fold_of_row
+    }
+
+    /// blake3 (context `counterlab 2026-12 folds v1`) of the row count, the fold count and,
+    /// per canonical row, its test fold as a little-endian u32 (`u32::MAX`: never tested).
+    pub fn membership_hash(&self) -> String {
+        let mut hasher = HashKind::Folds.hasher();
+        hasher.update(&(self.fold_of_row.len() as u64).to_le_bytes());
+        hasher.update(&(self.splits.len() as u64).to_le_bytes());
+        let mut bytes = Vec::with_capacity(4 * self.fold_of_row.len());
+        for fold in &self.fold_of_row {
+            bytes.extend_from_slice(&fold.unwrap_or(u32::MAX).to_le_bytes());
+        }
+        hasher.update(&bytes);
+        hasher.finalize().to_hex().to_string()
+    }
+
+    /// Folds where row r is tested by fold `fold_of_row[r]` and trains every other fold.
+    fn complementary(fold_of_row: Vec<u32>, k: u32) -> Folds {
+        let splits = (0..k)
+            .map(|f| Split::from_mask(fold_of_row.iter().map(|&g| g == f).collect()))
+            .collect();
+        Folds {
+            splits,
+            fold_of_row: fold_of_row.into_iter().map(Some).collect(),
+        }
+    }
+}
+
+/// The folds of a cross-validation split spec on `table`. `arm_path` (`$.arms[i].split`)
+/// names the arm in errors; a fold count the table cannot fill is an error at
+/// `…split.folds`.
+pub fn folds(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Result<Folds> {
+    let Some((k, assignment)) = spec.cross_validation() else {
+        return Err(Error::experiment(
+            format!("{arm_path}.kind"),
+            "a single train/test split has no folds",
+        ));
+    };
+    let too_many = |units: usize, what: &str| {
+        Error::experiment(
+            format!("{arm_path}.folds"),
+            format!("{k} folds need at least {k} {what}; the table has {units}"),
+        )
+    };
+    if !(2..=MAX_FOLDS).contains(&k) {
+        return Err(Error::experiment(
+            format!("{arm_path}.folds"),
+            format!("folds must be an integer in [2, {MAX_FOLDS}], got {k}"),
+        ));
+    }
+    let folds = match spec {
+        SplitSpec::KFold { .. } => {
+            let n = table.n_rows();
+            if n < k as usize {
+                return Err(too_many(n, "rows"));
+            }
+            let mut order: Vec<usize> = (0..n).collect();
+            if assignment == Assignment::Seeded {
+                rng::shuffle(&mut order, &mut rng::stream(seed, "split/k_fold"));
+            }
+            let mut fold_of_row = vec![0u32; n];
+            for (f, range) in consecutive_blocks(n, k as usize).into_iter().enumerate() {
+                for &row in &order[range] {
+                    fold_of_row[row] = f as u32;
+                }
+            }
+            Folds::complementary(fold_of_row, k)
+        }
+        SplitSpec::EntityKFold { .. } => {
+            let entities = table.n_entities();
+            if entities < k as usize {
+                return Err(too_many(entities, "entities"));
+            }
+            let mut size = vec![0usize; entities];
+            for &e in table.entity_of_row() {
+                size[e as usize] += 1;
+            }
+            let order: Vec<usize> = match assignment {
+                Assignment::Sklearn => {
+                    // np.argsort(sizes, kind="stable")[::-1]: ascending by size with ties
+                    // in entity order, then reversed.
+                    let mut order: Vec<usize> = (0..entities).collect();
+                    order.sort_by_key(|&e| size[e]);
+                    order.reverse();
+                    order
+                }
+                Assignment::Seeded => {
+                    let mut order: Vec<usize> = (0..entities).collect();
+                    rng::shuffle(&mut order, &mut rng::stream(seed, "split/entity_k_fold"));
+                    order
+                }
+            };
+            // Each entity in turn to the fold with the fewest rows so far (the lowest
+            // index among equals): GroupKFold's rule, and a row-balanced deal of the
+            // shuffled entities for the seeded assignment.
+            let mut rows_in = vec![0usize; k as usize];
+            let mut fold_of_entity = vec![0u32; entities];
+            for e in order {
+                let lightest = (0..k as usize)
+                    .min_by_key(|&f| (rows_in[f], f))
+                    .expect("k ≥ 2");
+                rows_in[lightest] += size[e];
+                fold_of_entity[e] = lightest as u32;
+            }
+            let fold_of_row = table
+                .entity_of_row()
+                .iter()
+                .map(|&e| fold_of_entity[e as usize])
+                .collect();
+            Folds::complementary(fold_of_row, k)
+        }
+        SplitSpec::RollingOrigin { .. } => {
+            let time = table.time().ok_or_else(|| {
+                Error::experiment(format!("{arm_path}.kind"), "the pack has no time column")
+            })?;
+            let mut values: Vec<i64> = time.to_vec();
+            values.sort_unstable();
+            let n = values.len();
+            values.dedup();
+            // The first time value of each of the k test blocks, ascending.
+            let starts: Vec<i64> = match assignment {
+                Assignment::Sklearn => {
+                    let m = values.len();
+                    let test_size = m / (k as usize + 1);
+                    if test_size == 0 {
+                        return Err(too_many(m, "distinct time values beyond the first block"));
+                    }
+                    (0..k as usize)
+                        .map(|f| values[m - k as usize * test_size + f * test_size])
+                        .collect()
+                }
+                Assignment::Seeded => row_balanced_starts(time, &values, n, k as usize)
+                    .ok_or_else(|| {
+                        too_many(values.len(), "distinct time values with rows to fill them")
+                    })?,
+            };
+            // The test blocks are consecutive and the last one ends with the last value
+            // (TimeSeriesSplit leaves the values that do not divide evenly to the first,
+            // train-only block), so fold f tests [starts[f], starts[f + 1]).
+            let block_of = |t: i64| starts.iter().rposition(|&s| t >= s);
+            let splits = (0..k as usize)
+                .map(|f| {
+                    let start = starts[f];
+                    let end = starts.get(f + 1).copied().unwrap_or(i64::MAX);
+                    let is_test = time.iter().map(|&t| t >= start && t < end).collect();
+                    let in_train = time.iter().map(|&t| t < start).collect();
+                    Split::with_unused(is_test, in_train)
+                })
+                .collect();
+            let fold_of_row = time
+                .iter()
+                .map(|&t| block_of(t).map(|f| f as u32))
+                .collect();
+            Folds {
+                splits,
+                fold_of_row,
+            }
+        }
+        _ => unreachable!("cross_validation() is Some only for the fold kinds"),
+    };
+    Ok(folds)
+}
+
+/// `k` consecutive index ranges over `0..n`: sizes `n / k`, the first `n % k` one larger
+/// (`KFold`'s).
+fn consecutive_blocks(n: usize, k: usize) -> Vec<std::ops::Range<usize>> {
+    let (base, extra) = (n / k, n % k);
+    let mut start = 0;
+    (0..k)
+        .map(|f| {
+            let size = base + usize::from(f < extra);
+            let range = start..start + size;
+            start += size;
+            range
+        })
+        .collect()
+}
+
+/// The seeded rolling origin's block starts: the rows, in time order, cut into k + 1
+/// blocks of about n / (k + 1) rows at whole time values. Block j (1 ≤ j ≤ k) starts at the
+/// first time value with at least ⌈j·n / (k + 1)⌉ rows before it. `None` when two blocks
+/// would start at the same value (too few time values, or one value holding too many rows).
+fn row_balanced_starts(time: &[i64], values: &[i64], n: usize, k: usize) -> Option<Vec<i64>> {
+    // Rows strictly before each distinct value, from the sorted times.
+    let mut sorted = time.to_vec();
+    sorted.sort_unstable();
+    let mut starts = Vec::with_capacity(k);
+    for j in 1..=k {
+        let wanted = (j * n).div_ceil(k + 1);
+        let start = values
+            .iter()
+            .copied()
+            .find(|&v| sorted.partition_point(|&t| t < v) >= wanted)?;
+        if starts.last().is_some_and(|&last| last >= start) {
+            return None;
+        }
+        starts.push(start);
+    }
+    Some(starts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn consecutive_blocks_are_kfolds_sizes() {
+        let sizes: Vec<usize> = consecutive_blocks(11, 3).iter().map(|r| r.len()).collect();
+        assert_eq!(sizes, vec![4, 4, 3]);
+        assert_eq!(consecutive_blocks(11, 3)[2], 8..11);
+    }
+
+    #[test]
+    fn row_balanced_starts_cut_at_whole_time_values() {
+        // 12 rows over times 1..=6, two rows each: k = 2 → blocks of 4 rows.
+        let time: Vec<i64> = (1..=6).flat_map(|t| [t, t]).collect();
+        let values: Vec<i64> = (1..=6).collect();
+        assert_eq!(row_balanced_starts(&time, &values, 12, 2), Some(vec![3, 5]));
+        // One value holding most rows cannot be cut into three blocks.
+        let heavy = [1, 2, 2, 2, 2, 2, 2, 2, 2, 3];
+        assert_eq!(row_balanced_starts(&heavy, &[1, 2, 3], 10, 2), None);
+    }
+}
