@@ -322,6 +322,18 @@ impl Experiment {
                     ));
                 }
             }
+            if let SplitSpec::RollingOrigin {
+                test_fraction: Some(test_fraction),
+                ..
+            } = arm.split
+            {
+                if !(test_fraction.is_finite() && test_fraction > 0.0 && test_fraction < 1.0) {
+                    return Err(Error::experiment(
+                        format!("$.arms[{i}].split.test_fraction"),
+                        format!("must lie strictly between 0 and 1, found {test_fraction}"),
+                    ));
+                }
+            }
             if let Some((folds, _)) = arm.split.cross_validation() {
                 if !(2..=MAX_FOLDS).contains(&folds) {
                     return Err(Error::experiment(

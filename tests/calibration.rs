@@ -48,6 +48,9 @@ struct Case {
     name: String,
     /// The experiment's arms (names from [`arm`]).
     arms: &'static [&'static str],
+    /// The arms are 5-fold cross-validation (`k_fold`, `entity_k_fold`) instead of
+    /// single splits.
+    cv: bool,
     /// The claim, as written in an experiment.
     claim: Value,
     /// Whether the claim is true on these packs.
@@ -70,6 +73,7 @@ fn cases(spec: &NullPackSpec, gap_boundary: Option<f64>) -> Vec<Case> {
         Case {
             name: "roc_auc(entity_grouped) >= 0.55".into(),
             arms: TWO_SPLITS,
+            cv: false,
             claim: at_least("roc_auc", "entity_grouped", 0.55),
             truth: Truth::False,
         },
@@ -78,12 +82,14 @@ fn cases(spec: &NullPackSpec, gap_boundary: Option<f64>) -> Vec<Case> {
             // claim (any upward fluctuation "supports" it under a too-narrow interval).
             name: "roc_auc(entity_grouped) >= 0.50".into(),
             arms: TWO_SPLITS,
+            cv: false,
             claim: at_least("roc_auc", "entity_grouped", 0.5),
             truth: Truth::False,
         },
         Case {
             name: "accuracy_lift(entity_grouped) >= 0".into(),
             arms: TWO_SPLITS,
+            cv: false,
             claim: at_least("accuracy_lift", "entity_grouped", 0.0),
             truth: Truth::False,
         },
@@ -92,12 +98,14 @@ fn cases(spec: &NullPackSpec, gap_boundary: Option<f64>) -> Vec<Case> {
             // but it is not label signal (no skill on a new customer).
             name: "roc_auc(random_rows) >= 0.55".into(),
             arms: TWO_SPLITS,
+            cv: false,
             claim: at_least("roc_auc", "random_rows", 0.55),
             truth: Truth::False,
         },
         Case {
             name: "accuracy_lift(random_rows) >= 0".into(),
             arms: TWO_SPLITS,
+            cv: false,
             claim: at_least("accuracy_lift", "random_rows", 0.0),
             truth: Truth::False,
         },
@@ -107,6 +115,7 @@ fn cases(spec: &NullPackSpec, gap_boundary: Option<f64>) -> Vec<Case> {
             // higher. (The verifier uses a row-level null for gaps.)
             name: "gap roc_auc(random_rows - latest_months) >= 0".into(),
             arms: &["random_rows", "latest_months"],
+            cv: false,
             claim: json!({ "kind": "metric_gap", "metric": "roc_auc", "higher": "random_rows", "lower": "latest_months", "at_least": 0.0 }),
             truth: Truth::False,
         },
@@ -116,6 +125,7 @@ fn cases(spec: &NullPackSpec, gap_boundary: Option<f64>) -> Vec<Case> {
             // removes the memorisation the gap consists of), only the interval is.
             name: "gap roc_auc(random_rows - entity_grouped) >= 0.40".into(),
             arms: TWO_SPLITS,
+            cv: false,
             claim: json!({ "kind": "metric_gap", "metric": "roc_auc", "higher": "random_rows", "lower": "entity_grouped", "at_least": 0.40 }),
             truth: known(default_pack),
         },
@@ -125,6 +135,7 @@ fn cases(spec: &NullPackSpec, gap_boundary: Option<f64>) -> Vec<Case> {
             // claimed side about 2.5% of the time. The hardest test of the interval.
             name: format!("gap roc_auc(random_rows - entity_grouped) >= {boundary} [boundary]"),
             arms: TWO_SPLITS,
+            cv: false,
             claim: json!({ "kind": "metric_gap", "metric": "roc_auc", "higher": "random_rows", "lower": "entity_grouped", "at_least": boundary }),
             truth: known(default_pack || gap_boundary.is_some()),
         },
@@ -133,17 +144,83 @@ fn cases(spec: &NullPackSpec, gap_boundary: Option<f64>) -> Vec<Case> {
             // teaches). Shows that SUPPORTS is reachable on these packs at all.
             name: "gap roc_auc(random_rows - entity_grouped) >= 0 [true]".into(),
             arms: TWO_SPLITS,
+            cv: false,
             claim: json!({ "kind": "metric_gap", "metric": "roc_auc", "higher": "random_rows", "lower": "entity_grouped", "at_least": 0.0 }),
             truth: Truth::True,
         },
     ]
 }
 
+fn gap_claim(at_least: f64) -> Value {
+    json!({ "kind": "metric_gap", "metric": "roc_auc", "higher": "random_rows", "lower": "entity_grouped", "at_least": at_least })
+}
+
+/// The cross-validated claims: arms `random_rows` = 5-fold `k_fold` and `entity_grouped` =
+/// 5-fold `entity_k_fold`, so a gap between them takes the paired interval. `boundary` is
+/// the boundary gap claim's threshold (see [`cv_boundary`]).
+fn cv_cases(boundary: f64) -> Vec<Case> {
+    let case = |name: String, claim: Value, truth: Truth| Case {
+        name: format!("CV {name}"),
+        arms: TWO_SPLITS,
+        cv: true,
+        claim,
+        truth,
+    };
+    vec![
+        case(
+            "roc_auc(entity_grouped) >= 0.55".into(),
+            at_least("roc_auc", "entity_grouped", 0.55),
+            Truth::False,
+        ),
+        case(
+            format!("gap roc_auc(random_rows - entity_grouped) >= {boundary} [boundary]"),
+            gap_claim(boundary),
+            Truth::False,
+        ),
+        case(
+            "gap roc_auc(random_rows - entity_grouped) >= 0 [true]".into(),
+            gap_claim(0.0),
+            Truth::True,
+        ),
+    ]
+}
+
+/// The cross-validated boundary gap: the observed CV gap's mean over 100 null packs of
+/// seeds disjoint from the measured ones (10_000…), rounded up to the hundredth, plus
+/// 0.01: just above the true mean gap, so the claim is false, but barely.
+fn cv_boundary(spec: &NullPackSpec) -> f64 {
+    let root = TempDir::new("calibration-cv-boundary");
+    let seeds: Vec<u64> = (10_000..10_100).collect();
+    let gaps: Vec<f64> = seeds
+        .iter()
+        .map(|&seed| {
+            let id = format!("null-{seed:05}");
+            let dir = write_null_pack(root.path(), &id, seed, spec).unwrap();
+            let pack = Pack::open(&dir).unwrap();
+            std::fs::remove_dir_all(&dir).unwrap();
+            let e = experiment(&id, seed, TWO_SPLITS, true, &gap_claim(0.0));
+            statistic(&gap_claim(0.0), &arm_metrics(&pack, pack.table(), &e)).unwrap()
+        })
+        .collect();
+    let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+    let boundary = (mean * 100.0).ceil() / 100.0 + 0.01;
+    println!("CV gap over seeds 10000..10100: mean {mean:.4}; boundary {boundary:.2}");
+    boundary
+}
+
 /// The arms used anywhere: a random row split, a split by customer, the latest months.
 const ALL_ARMS: &[&str] = &["random_rows", "entity_grouped", "latest_months"];
 const TWO_SPLITS: &[&str] = &["random_rows", "entity_grouped"];
 
-fn arm(name: &str) -> Value {
+fn arm(name: &str, cv: bool) -> Value {
+    if cv {
+        let kind = match name {
+            "random_rows" => "k_fold",
+            "entity_grouped" => "entity_k_fold",
+            _ => unreachable!("no cross-validation arm {name}"),
+        };
+        return json!({ "name": name, "split": { "kind": kind, "folds": 5 } });
+    }
     let kind = match name {
         "random_rows" => "random_rows",
         "entity_grouped" => "entity_grouped",
@@ -153,13 +230,13 @@ fn arm(name: &str) -> Value {
     json!({ "name": name, "split": { "kind": kind, "test_fraction": 0.25 } })
 }
 
-fn experiment(pack: &str, seed: u64, arms: &[&str], claim: &Value) -> Experiment {
+fn experiment(pack: &str, seed: u64, arms: &[&str], cv: bool, claim: &Value) -> Experiment {
     let value = json!({
         "format": "counterlab.experiment/1",
         "pack": pack,
         "seed": seed,
         "model": { "kind": "logistic", "c": 1.0 },
-        "arms": arms.iter().map(|a| arm(a)).collect::<Vec<_>>(),
+        "arms": arms.iter().map(|a| arm(a, cv)).collect::<Vec<_>>(),
         "metrics": ["roc_auc", "accuracy", "balanced_accuracy", "majority_baseline_accuracy", "accuracy_lift"],
         "claim": claim,
     });
@@ -171,6 +248,8 @@ fn experiment(pack: &str, seed: u64, arms: &[&str], claim: &Value) -> Experiment
 struct Outcome {
     verifier_supports: bool,
     verifier_rejects: bool,
+    /// INCONCLUSIVE by the few-held-out-entities guard of gap claims.
+    verifier_few_entities: bool,
     /// The verifier's interval lies entirely on the claimed side.
     verifier_ci_claimed: bool,
     /// The verifier's p-value is ≤ α (true when the claim needs none).
@@ -197,6 +276,7 @@ struct Tally {
     seeds: usize,
     verifier_supports: usize,
     verifier_rejects: usize,
+    verifier_few_entities: usize,
     verifier_ci_claimed: usize,
     verifier_p_ok: usize,
     naive_ci_claimed: usize,
@@ -214,6 +294,7 @@ impl Tally {
         self.seeds += 1;
         self.verifier_supports += usize::from(o.verifier_supports);
         self.verifier_rejects += usize::from(o.verifier_rejects);
+        self.verifier_few_entities += usize::from(o.verifier_few_entities);
         self.verifier_ci_claimed += usize::from(o.verifier_ci_claimed);
         self.verifier_p_ok += usize::from(o.verifier_p_ok);
         self.naive_ci_claimed += usize::from(o.naive_ci_claimed);
@@ -323,30 +404,43 @@ fn measure_seed(
     };
 
     // The naive row-level null: K row permutations of the labels (the same for every
-    // claim of this seed), each arm's metrics on the permuted table.
-    let base = experiment(&id, seed, ALL_ARMS, &cases[0].claim);
+    // claim of this seed and design), each arm's metrics on the permuted table; per design
+    // (single splits, cross-validation) that the cases use.
     let permutation_seeds: Vec<u64> = (0..permutations)
         .map(|k| counterlab::rng::stream(seed, &format!("calibration/naive/{k}")).next_u64())
         .collect();
-    let row_null: Vec<ArmMetrics> = run::parallel_map(&permutation_seeds, THREADS, |&s| {
-        let permuted = pack.table().permute_labels_by_row(s);
-        assert_ne!(
-            permuted.labels(),
-            pack.table().labels(),
-            "a vacuous permutation"
-        );
-        arm_metrics(&pack, &permuted, &base)
-    });
-    let observed = arm_metrics(&pack, pack.table(), &base);
-    let predictions: Vec<ArmPredictions> = (0..base.arms.len())
-        .map(|i| run::arm_predictions(&pack, pack.table(), &base, i).unwrap())
+    let naive_reference = |cv: bool| {
+        let arms = if cv { TWO_SPLITS } else { ALL_ARMS };
+        let base = experiment(&id, seed, arms, cv, &cases[0].claim);
+        let row_null: Vec<ArmMetrics> = run::parallel_map(&permutation_seeds, THREADS, |&s| {
+            let permuted = pack.table().permute_labels_by_row(s);
+            assert_ne!(
+                permuted.labels(),
+                pack.table().labels(),
+                "a vacuous permutation"
+            );
+            arm_metrics(&pack, &permuted, &base)
+        });
+        let observed = arm_metrics(&pack, pack.table(), &base);
+        let predictions: BTreeMap<String, ArmPredictions> = (0..base.arms.len())
+            .map(|i| {
+                let p = run::arm_predictions(&pack, pack.table(), &base, i).unwrap();
+                (base.arms[i].name.clone(), p)
+            })
+            .collect();
+        (row_null, observed, predictions)
+    };
+    let references: BTreeMap<bool, _> = [false, true]
+        .into_iter()
+        .filter(|&cv| cases.iter().any(|c| c.cv == cv))
+        .map(|cv| (cv, naive_reference(cv)))
         .collect();
-    let arm_index = |name: &str| base.arms.iter().position(|a| a.name == name).unwrap();
 
     cases
         .iter()
         .map(|case| {
-            let e = experiment(&id, seed, case.arms, &case.claim);
+            let (row_null, observed, predictions) = &references[&case.cv];
+            let e = experiment(&id, seed, case.arms, case.cv, &case.claim);
             let payload =
                 counterlab::run_with(&pack, &e, &RunOptions { threads: THREADS }).unwrap();
             let report = counterlab::verify(
@@ -374,7 +468,7 @@ fn measure_seed(
 
             // Naive: row-level interval (gaps: variances add) and row-level p.
             let metric = metric_of(case.claim["metric"].as_str().unwrap());
-            let estimate = |arm: &str| row_level_estimate(metric, &predictions[arm_index(arm)]);
+            let estimate = |arm: &str| row_level_estimate(metric, &predictions[arm]);
             let naive = match case.claim["kind"].as_str().unwrap() {
                 "metric_gap" => estimate(case.claim["higher"].as_str().unwrap())
                     .zip(estimate(case.claim["lower"].as_str().unwrap()))
@@ -384,12 +478,12 @@ fn measure_seed(
             let naive_ci_claimed = naive.is_some_and(|e| e.ci.0 > t);
             // Both verifiers judge the same number: the kernel's.
             assert_eq!(
-                statistic(&case.claim, &observed),
+                statistic(&case.claim, observed),
                 claim.observed,
                 "seed {seed}, {}",
                 case.name
             );
-            let naive_p_ok = match statistic(&case.claim, &observed) {
+            let naive_p_ok = match statistic(&case.claim, observed) {
                 Some(obs) => {
                     let stats: Vec<f64> = row_null
                         .iter()
@@ -404,11 +498,14 @@ fn measure_seed(
             let verifier_ci_claimed = claim.ci.is_some() && lo > t;
             let verifier_p_ok = claim.p_value.is_none_or(|p| p <= ALPHA);
             let verifier_supports = matches!(report.verdict(), Verdict::Supports(_));
+            let verifier_few_entities = matches!(report.verdict(), Verdict::Inconclusive { reasons }
+                if reasons.iter().any(|r| r.contains("too few held-out entities")));
             // With every other check passed, SUPPORTS is exactly "CI on the claimed side
-            // and p ≤ α": the components below explain the verdict.
+            // and p ≤ α" (and, for a gap, enough held-out entities): the components below
+            // explain the verdict.
             assert_eq!(
                 verifier_supports,
-                verifier_ci_claimed && verifier_p_ok,
+                verifier_ci_claimed && verifier_p_ok && !verifier_few_entities,
                 "seed {seed}, {}: {:?}",
                 case.name,
                 report.to_json()["claim"]
@@ -416,6 +513,7 @@ fn measure_seed(
             Outcome {
                 verifier_supports,
                 verifier_rejects: matches!(report.verdict(), Verdict::Rejected { .. }),
+                verifier_few_entities,
                 verifier_ci_claimed,
                 verifier_p_ok,
                 naive_ci_claimed,
@@ -486,8 +584,8 @@ fn measure(
         );
     }
     println!();
-    println!("| claim | observed statistic: mean (sd) | verifier CI on claimed side | verifier p ≤ α | row CI on claimed side | row p ≤ α | verifier REJECTED | verifier interval + null |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("| claim | observed statistic: mean (sd) | verifier CI on claimed side | verifier p ≤ α | row CI on claimed side | row p ≤ α | verifier REJECTED | verifier INCONCLUSIVE: too few held-out entities | verifier interval + null |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for (case, t) in cases.iter().zip(&tallies) {
         let n = t.seeds;
         let m = t.observed.len() as f64;
@@ -500,13 +598,14 @@ fn measure(
             / (m - 1.0))
             .sqrt();
         println!(
-            "| `{}` | {mean:.3} ({sd:.3}) | {}/{n} | {}/{n} | {}/{n} | {}/{n} | {}/{n} | {} |",
+            "| `{}` | {mean:.3} ({sd:.3}) | {}/{n} | {}/{n} | {}/{n} | {}/{n} | {}/{n} | {}/{n} | {} |",
             case.name,
             t.verifier_ci_claimed,
             t.verifier_p_ok,
             t.naive_ci_claimed,
             t.naive_p_ok,
             t.verifier_rejects,
+            t.verifier_few_entities,
             t.methods.iter().cloned().collect::<Vec<_>>().join("; ")
         );
     }
@@ -567,7 +666,8 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
 /// (default 19), and the pack's shape `COUNTERLAB_CALIBRATION_ENTITIES`, `…_ROWS`,
 /// `…_FEATURES`, `…_FLIP` (row label flips per mille; defaults: [`NullPackSpec::CALIBRATION`]),
 /// and `…_GAP`, the boundary gap claim's threshold for that shape (default 0.32, the
-/// default pack's).
+/// default pack's). The same seeds also verify the cross-validated claims ([`cv_cases`]);
+/// `…_CV_GAP` sets their boundary gap (default: [`cv_boundary`] on the pack's shape).
 #[test]
 #[ignore = "slow: the full calibration measurement (docs/CALIBRATION.md)"]
 fn full_calibration_measurement() {
@@ -584,7 +684,14 @@ fn full_calibration_measurement() {
     let gap_boundary = std::env::var("COUNTERLAB_CALIBRATION_GAP")
         .ok()
         .map(|v| v.parse().expect("COUNTERLAB_CALIBRATION_GAP is a number"));
-    let cases = cases(&spec, gap_boundary);
+    let cv_gap_boundary = match std::env::var("COUNTERLAB_CALIBRATION_CV_GAP") {
+        Ok(v) => v
+            .parse()
+            .expect("COUNTERLAB_CALIBRATION_CV_GAP is a number"),
+        Err(_) => cv_boundary(&spec),
+    };
+    let mut cases = cases(&spec, gap_boundary);
+    cases.extend(cv_cases(cv_gap_boundary));
     let tallies = measure(&spec, 0..seeds, permutations, &cases);
     // α plus three binomial standard errors: a calibrated verifier stays below it.
     let limit = ALPHA + 3.0 * (ALPHA * (1.0 - ALPHA) / seeds as f64).sqrt();

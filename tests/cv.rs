@@ -78,13 +78,14 @@ fn entity_leakage_headline_gap_is_decided_by_cross_validation() {
 
 #[test]
 fn temporal_leakage_cross_validated_gap_is_decided() {
-    assert_decidable("temporal-leakage", "random-vs-rolling-origin", 0.0);
-    // The single split's 0.10 is not what rolling-origin cross-validation measures: the
-    // drift is one change point, and three of the five origins lie before it (the pack's
-    // README). The claim of 0.10 is contradicted, not left open.
+    assert_decidable("temporal-leakage", "random-vs-rolling-origin", 0.05);
+    // Retrained at every origin, the forward folds lose less than the single split's model
+    // trained once on weeks 1–78 (gap 0.165): cross-validation puts the gap at about 0.11,
+    // and a claim of 0.10 lies inside its CI.
     let (pack, experiment) = registered("temporal-leakage", "random-vs-rolling-origin");
     let (verdict, _, ci, _) = run_and_verify(&pack, &with_claim(&experiment, false, 0.10));
-    assert_eq!(verdict, "REJECTED", "CI {ci:?}");
+    assert!(ci[0] < 0.10 && 0.10 < ci[1], "CI {ci:?}");
+    assert_eq!(verdict, "INCONCLUSIVE", "CI {ci:?}");
 }
 
 /// The paired interval of two cross-validation arms is narrower than the sum of variances
@@ -142,11 +143,34 @@ fn folds_keep_their_invariants_on_every_bundled_pack() {
                     specs.push(SplitSpec::RollingOrigin {
                         folds: k,
                         assignment,
+                        test_fraction: None,
+                    });
+                    specs.push(SplitSpec::RollingOrigin {
+                        folds: k,
+                        assignment,
+                        test_fraction: Some(0.25),
                     });
                 }
                 for spec in specs {
-                    let folds = counterlab::split::folds(table, &spec, 11, "$.arms[0].split")
-                        .unwrap_or_else(|e| panic!("{} {spec:?}: {e}", pack.id()));
+                    let folds = match counterlab::split::folds(table, &spec, 11, "$.arms[0].split")
+                    {
+                        Ok(folds) => folds,
+                        // A tested period of few time values cannot hold 7 blocks: an
+                        // error that names the fold count, never a panic or empty fold.
+                        Err(e)
+                            if matches!(
+                                spec,
+                                SplitSpec::RollingOrigin {
+                                    test_fraction: Some(_),
+                                    ..
+                                }
+                            ) && k == 7 =>
+                        {
+                            assert!(e.to_string().contains("$.arms[0].split.folds"), "{e}");
+                            continue;
+                        }
+                        Err(e) => panic!("{} {spec:?}: {e}", pack.id()),
+                    };
                     assert_eq!(folds.splits.len(), k as usize);
                     for (row, fold) in folds.fold_of_row().iter().enumerate() {
                         let tested_by: Vec<usize> = (0..k as usize)
@@ -201,7 +225,7 @@ fn a_fold_count_the_table_cannot_fill_names_the_path() {
         run_with(&pack, &parsed, &RunOptions { threads: 1 }).expect_err("81 folds, 80 entities");
     let message = error.to_string();
     assert!(
-        message.contains("$.arms[1].split.folds") && message.contains("80"),
+        message.contains("$.arms[1].split.folds") && message.contains("there are 80"),
         "{message}"
     );
     for folds in [json!(0), json!(1), json!(101), json!(2.5), json!("5")] {
@@ -235,4 +259,67 @@ fn a_cross_validation_result_lists_its_folds() {
     assert_eq!(payload.results["random_rows"].overlap.entities, 80);
     let threads = run_with(&pack, &experiment, &RunOptions { threads: 3 }).expect("run");
     assert_eq!(threads.result_hash, payload.result_hash);
+}
+
+/// A boundary sweep runs cross-validation arms like single splits: every cell pools its
+/// folds, and the map does not depend on the thread count.
+#[test]
+fn boundary_maps_accept_cross_validation_arms() {
+    let packs = bundled::packs();
+    let pack = packs.get("class-imbalance").expect("bundled pack");
+    let mut spec = pack.manifest().boundary.clone().expect("a sweep");
+    spec.permutations = 19;
+    let mut experiment = Experiment::registered(pack, &spec.experiment).expect("experiment");
+    experiment.arms[0].split = SplitSpec::EntityKFold {
+        folds: 3,
+        assignment: None,
+    };
+    let one = counterlab::boundary::compute_with(pack, pack.table(), &spec, &experiment, 1)
+        .expect("a map");
+    let two = counterlab::boundary::compute_with(pack, pack.table(), &spec, &experiment, 2)
+        .expect("a map");
+    assert_eq!(one.map_hash, two.map_hash);
+    for cell in &one.cells {
+        let result = &cell.results["held_out_accounts"];
+        assert_eq!(result.folds.as_ref().map(Vec::len), Some(3));
+        assert_eq!(
+            result.split.test_rows, cell.rows,
+            "every row of the cell out of fold"
+        );
+        assert!(cell.claim.is_some(), "{:?}", cell.axes);
+    }
+}
+
+/// The transfer evaluator judges cross-validation arms by the same rules: on
+/// temporal-leakage, rolling-origin folds have no temporal overlap and are the valid
+/// choice; k-fold and entity k-fold folds train on later weeks.
+#[test]
+fn transfer_accepts_cross_validation_arms() {
+    let from = bundled::packs_dir().join("temporal-leakage");
+    let dir = std::env::temp_dir().join(format!("counterlab-cv-transfer-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("experiments")).unwrap();
+    for file in ["pack.toml", "weekly_demand.csv"] {
+        std::fs::copy(from.join(file), dir.join(file)).unwrap();
+    }
+    let mut experiment: Value = serde_json::from_slice(
+        &std::fs::read(from.join("experiments/transfer-evaluation.json")).unwrap(),
+    )
+    .unwrap();
+    experiment["arms"] = json!([
+        { "name": "random_rows", "split": { "kind": "k_fold", "folds": 5 } },
+        { "name": "held_out_stores", "split": { "kind": "entity_k_fold", "folds": 5 } },
+        { "name": "latest_weeks", "split": { "kind": "rolling_origin", "folds": 5, "test_fraction": 0.25 } }
+    ]);
+    std::fs::write(
+        dir.join("experiments/transfer-evaluation.json"),
+        serde_json::to_vec_pretty(&experiment).unwrap(),
+    )
+    .unwrap();
+    let pack = Pack::open(&dir).expect("copied pack");
+    let evaluation = counterlab::transfer::evaluate(&pack, Some("latest-weeks"), 2)
+        .expect("transfer evaluation");
+    assert_eq!(evaluation.valid_choices, vec!["latest-weeks".to_owned()]);
+    assert!(evaluation.answer.expect("an answer").correct);
+    let _ = std::fs::remove_dir_all(&dir);
 }

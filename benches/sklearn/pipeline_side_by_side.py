@@ -75,7 +75,15 @@ import sklearn  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_score  # noqa: E402
-from sklearn.model_selection import GroupShuffleSplit, ShuffleSplit  # noqa: E402
+from sklearn.model_selection import (  # noqa: E402
+    GroupKFold,
+    GroupShuffleSplit,
+    KFold,
+    ShuffleSplit,
+    TimeSeriesSplit,
+    cross_val_predict,
+)
+from sklearn.pipeline import Pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 
 CRATE = Path(__file__).resolve().parents[2]
@@ -169,7 +177,69 @@ def feature_index(data, experiment):
     return names, [data.features.index(f) for f in names]
 
 
+def cv_folds(data, split, seed):
+    """A cross-validation arm's (train, test) folds, the same kind of assignment as
+    counterlab's (scikit-learn's own for `assignment = "sklearn"`; for the seeded one a
+    shuffled KFold / GroupKFold: other draws, the same work), or None for a single split."""
+    if split["kind"] not in ("k_fold", "entity_k_fold", "rolling_origin"):
+        return None
+    k = split["folds"]
+    exact = split.get("assignment") == "sklearn"
+    if split["kind"] == "k_fold":
+        cv = KFold(n_splits=k) if exact else KFold(n_splits=k, shuffle=True, random_state=seed)
+        return list(cv.split(data.X))
+    if split["kind"] == "entity_k_fold":
+        cv = GroupKFold(n_splits=k) if exact else GroupKFold(n_splits=k, shuffle=True, random_state=seed)
+        return list(cv.split(data.X, data.y, data.groups))
+    values = np.unique(data.time)
+    if split.get("test_fraction"):
+        wanted = int(np.ceil(split["test_fraction"] * len(data.y)))
+        counts = np.array([np.sum(data.time == v) for v in values])
+        first = values[::-1][np.searchsorted(np.cumsum(counts[::-1]), wanted)]
+        tss = TimeSeriesSplit(n_splits=k, test_size=int(np.sum(values >= first)) // k)
+    else:
+        tss = TimeSeriesSplit(n_splits=k)
+    return [
+        (np.flatnonzero(np.isin(data.time, values[tr])), np.flatnonzero(np.isin(data.time, values[te])))
+        for tr, te in tss.split(values)
+    ]
+
+
+def run_cv_arm(data, experiment, folds, tol_kwargs, with_ablations=True):
+    """cross_val_predict of the scaler + model pipeline per feature set, pooled metrics
+    (counterlab's majority baseline is per fold; here the whole set's, the same work)."""
+    names, cols = feature_index(data, experiment)
+    c = experiment["model"]["c"]
+    tested = np.concatenate([test for _, test in folds])
+    y_test = data.y[tested]
+
+    def pooled(X):
+        pipeline = Pipeline([("scale", StandardScaler()), ("model", LogisticRegression(C=c, **tol_kwargs))])
+        if len(tested) == len(data.y):
+            return cross_val_predict(pipeline, X, data.y, cv=folds, method="predict_proba")[:, 1]
+        # rolling origin: not every row is tested, which cross_val_predict refuses
+        return np.concatenate([
+            pipeline.fit(X[train], data.y[train]).predict_proba(X[test])[:, 1] for train, test in folds
+        ])
+
+    X = data.X[:, cols]
+    proba = pooled(X)
+    if len(tested) == len(data.y):
+        y_eval = data.y
+    else:
+        y_eval = y_test
+    result = {"metrics": metrics(data.y, y_eval, proba), "n_iter": None, "ablations": {}}
+    if with_ablations:
+        for ablation in experiment.get("ablations") or []:
+            keep = [k for k, f in enumerate(names) if f not in ablation["drop"]]
+            result["ablations"][ablation["name"]] = metrics(data.y, y_eval, pooled(X[:, keep]))
+    return result
+
+
 def run_arm(data, experiment, arm, tol_kwargs, with_ablations=True):
+    folds = cv_folds(data, arm["split"], experiment["seed"])
+    if folds is not None:
+        return run_cv_arm(data, experiment, folds, tol_kwargs, with_ablations)
     names, cols = feature_index(data, experiment)
     c = experiment["model"]["c"]
     train, test = split_indices(data, arm["split"], experiment["seed"])

@@ -97,8 +97,11 @@ import sklearn  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.model_selection import (  # noqa: E402
+    GroupKFold,
     GroupShuffleSplit,
+    KFold,
     ShuffleSplit,
+    TimeSeriesSplit,
     permutation_test_score,
 )
 from sklearn.pipeline import Pipeline  # noqa: E402
@@ -129,6 +132,30 @@ class PackData:
         self.groups = np.array([r[spec["entity"]] for r in rows])
         self.time = np.array([int(r[spec["time"]]) for r in rows]) if spec.get("time") else None
         self.columns = {c: [r.get(c) for r in rows] for c in rows[0]} if rows else {}
+
+
+def cv_folds(data, split, seed):
+    """The (train, test) index arrays of a cross-validation arm's folds: the same kind of
+    assignment as counterlab's (scikit-learn's own for `assignment = "sklearn"`; for the
+    seeded one a shuffled KFold / GroupKFold — other draws, the same work)."""
+    k = split["folds"]
+    sklearn_exact = split.get("assignment") == "sklearn"
+    if split["kind"] == "k_fold":
+        cv = KFold(n_splits=k) if sklearn_exact else KFold(n_splits=k, shuffle=True, random_state=seed)
+        return list(cv.split(data.X))
+    if split["kind"] == "entity_k_fold":
+        cv = GroupKFold(n_splits=k) if sklearn_exact else GroupKFold(n_splits=k, shuffle=True, random_state=seed)
+        return list(cv.split(data.X, data.y, data.groups))
+    if split["kind"] == "rolling_origin":
+        # TimeSeriesSplit over the distinct time values, mapped back to rows.
+        values = np.unique(data.time)
+        folds = []
+        for train_values, test_values in TimeSeriesSplit(n_splits=k).split(values):
+            train = np.flatnonzero(np.isin(data.time, values[train_values]))
+            test = np.flatnonzero(np.isin(data.time, values[test_values]))
+            folds.append((train, test))
+        return folds
+    return None
 
 
 def split_indices(data, split, seed):
@@ -174,7 +201,8 @@ def sklearn_work(data, experiment, tol_kwargs, n_jobs=1, nulls=1, k=K):
     X = data.X[:, [data.features.index(f) for f in names]]
     arms = {arm["name"]: arm for arm in experiment["arms"]}
     cvs = {
-        name: [split_indices(data, arms[name]["split"], experiment["seed"])]
+        name: cv_folds(data, arms[name]["split"], experiment["seed"])
+        or [split_indices(data, arms[name]["split"], experiment["seed"])]
         for name in claim_arms(experiment)
     }
     c = experiment["model"]["c"]
@@ -242,7 +270,9 @@ def process_time(argv, repeat):
 def counterlab_fits(experiment, report):
     """Logistic fits one verification makes (from the experiment and which checks ran)."""
     status = {c["id"]: c["status"] for c in report["checks"]}
-    arms = len(experiment["arms"])
+    # One fit per arm and labelling; one per fold of a cross-validation arm.
+    folds = {arm["name"]: arm["split"].get("folds", 1) for arm in experiment["arms"]}
+    arms = sum(folds.values())
     per_run = arms * (1 + len(experiment.get("ablations") or []))
     fits = 0
     if status.get("recompute.equal") in ("pass", "fail"):
@@ -261,7 +291,7 @@ def counterlab_fits(experiment, report):
         # preparations"): no fit of its own.
         if claim_nulls(report) == 2:
             # An entity-level or entity-block null: K more fits of each claimed arm.
-            fits += K * len(claim_arms(experiment))
+            fits += K * sum(folds[name] for name in claim_arms(experiment))
     return fits
 
 
@@ -404,7 +434,8 @@ def main():
                     row += " — | — | — | — | — |" + (" — | — |" if tol == "default" else "")
                     continue
                 t, result = median_time(sklearn_work(data, experiment, TOLERANCES[tol], args.n_jobs), args.repeat)
-                fits = (K + 1) * len(claim_arms(experiment))
+                arm_folds = {a["name"]: a["split"].get("folds", 1) for a in experiment["arms"]}
+                fits = (K + 1) * sum(arm_folds[name] for name in claim_arms(experiment))
                 row += (
                     f" {fits} | {fmt(t)} | {ratio(t, t1)} | {ratio(t, tn)} "
                     f"| {ratio(t / fits, t1 / our_fits)} |"

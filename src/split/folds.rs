@@ -79,7 +79,7 @@ pub fn folds(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Resu
     let too_many = |units: usize, what: &str| {
         Error::experiment(
             format!("{arm_path}.folds"),
-            format!("{k} folds need at least {k} {what}; the table has {units}"),
+            format!("{k} folds need at least {k} {what}; there are {units}"),
         )
     };
     if !(2..=MAX_FOLDS).contains(&k) {
@@ -149,36 +149,77 @@ pub fn folds(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Resu
                 .collect();
             Folds::complementary(fold_of_row, k)
         }
-        SplitSpec::RollingOrigin { .. } => {
+        SplitSpec::RollingOrigin { test_fraction, .. } => {
             let time = table.time().ok_or_else(|| {
                 Error::experiment(format!("{arm_path}.kind"), "the pack has no time column")
             })?;
-            let mut values: Vec<i64> = time.to_vec();
-            values.sort_unstable();
-            let n = values.len();
+            let mut sorted: Vec<i64> = time.to_vec();
+            sorted.sort_unstable();
+            // The tested period: every time value, or the latest ones holding
+            // test_fraction of the rows (the temporal split's rule).
+            let first_tested = test_fraction.map(|f| super::latest_values_cutoff(time, f));
+            let mut values: Vec<i64> = sorted.clone();
             values.dedup();
+            let k = k as usize;
             // The first time value of each of the k test blocks, ascending.
-            let starts: Vec<i64> = match assignment {
-                Assignment::Sklearn => {
+            let starts: Vec<i64> = match (assignment, first_tested) {
+                (Assignment::Sklearn, None) => {
+                    // TimeSeriesSplit(n_splits=k) on the m distinct values.
                     let m = values.len();
-                    let test_size = m / (k as usize + 1);
+                    let test_size = m / (k + 1);
                     if test_size == 0 {
                         return Err(too_many(m, "distinct time values beyond the first block"));
                     }
-                    (0..k as usize)
-                        .map(|f| values[m - k as usize * test_size + f * test_size])
+                    (0..k)
+                        .map(|f| values[m - k * test_size + f * test_size])
                         .collect()
                 }
-                Assignment::Seeded => row_balanced_starts(time, &values, n, k as usize)
+                (Assignment::Sklearn, Some(first)) => {
+                    // TimeSeriesSplit(n_splits=k, test_size=m_tested // k): the last
+                    // k·test_size values, which lie inside the tested period.
+                    let m = values.len();
+                    let tested = values.len() - values.partition_point(|&v| v < first);
+                    let test_size = tested / k;
+                    if test_size == 0 || m <= k * test_size {
+                        return Err(too_many(
+                            tested,
+                            "distinct time values in the tested period",
+                        ));
+                    }
+                    (0..k)
+                        .map(|f| values[m - k * test_size + f * test_size])
+                        .collect()
+                }
+                (Assignment::Seeded, None) => row_balanced_starts(&sorted, &values, k + 1)
                     .ok_or_else(|| {
                         too_many(values.len(), "distinct time values with rows to fill them")
                     })?,
+                (Assignment::Seeded, Some(first)) => {
+                    let period = &sorted[sorted.partition_point(|&t| t < first)..];
+                    let period_values = &values[values.partition_point(|&v| v < first)..];
+                    if period.len() == sorted.len() {
+                        return Err(Error::experiment(
+                            format!("{arm_path}.test_fraction"),
+                            "the tested period holds every row: no fold would have training rows",
+                        ));
+                    }
+                    let mut starts = vec![first];
+                    starts.extend(row_balanced_starts(period, period_values, k).ok_or_else(
+                        || {
+                            too_many(
+                                period_values.len(),
+                                "distinct time values in the tested period",
+                            )
+                        },
+                    )?);
+                    starts
+                }
             };
             // The test blocks are consecutive and the last one ends with the last value
             // (TimeSeriesSplit leaves the values that do not divide evenly to the first,
             // train-only block), so fold f tests [starts[f], starts[f + 1]).
             let block_of = |t: i64| starts.iter().rposition(|&s| t >= s);
-            let splits = (0..k as usize)
+            let splits = (0..k)
                 .map(|f| {
                     let start = starts[f];
                     let end = starts.get(f + 1).copied().unwrap_or(i64::MAX);
@@ -216,22 +257,22 @@ fn consecutive_blocks(n: usize, k: usize) -> Vec<std::ops::Range<usize>> {
         .collect()
 }
 
-/// The seeded rolling origin's block starts: the rows, in time order, cut into k + 1
-/// blocks of about n / (k + 1) rows at whole time values. Block j (1 ≤ j ≤ k) starts at the
-/// first time value with at least ⌈j·n / (k + 1)⌉ rows before it. `None` when two blocks
-/// would start at the same value (too few time values, or one value holding too many rows).
-fn row_balanced_starts(time: &[i64], values: &[i64], n: usize, k: usize) -> Option<Vec<i64>> {
-    // Rows strictly before each distinct value, from the sorted times.
-    let mut sorted = time.to_vec();
-    sorted.sort_unstable();
-    let mut starts = Vec::with_capacity(k);
-    for j in 1..=k {
-        let wanted = (j * n).div_ceil(k + 1);
+/// The seeded rolling origin's cuts: the rows of `sorted` (their times, ascending; its
+/// distinct `values`) cut into `blocks` blocks of about n / blocks rows at whole time
+/// values. Block j (1 ≤ j < blocks) starts at the first time value with at least
+/// ⌈j·n / blocks⌉ rows before it; the starts of blocks 1.. are returned (block 0 starts at
+/// the first value). `None` when a block would be empty (too few time values, or one value
+/// holding too many rows).
+fn row_balanced_starts(sorted: &[i64], values: &[i64], blocks: usize) -> Option<Vec<i64>> {
+    let n = sorted.len();
+    let mut starts: Vec<i64> = Vec::with_capacity(blocks - 1);
+    for j in 1..blocks {
+        let wanted = (j * n).div_ceil(blocks);
         let start = values
             .iter()
             .copied()
             .find(|&v| sorted.partition_point(|&t| t < v) >= wanted)?;
-        if starts.last().is_some_and(|&last| last >= start) {
+        if start == values[0] || starts.last().is_some_and(|&last| last >= start) {
             return None;
         }
         starts.push(start);
@@ -252,12 +293,12 @@ mod tests {
 
     #[test]
     fn row_balanced_starts_cut_at_whole_time_values() {
-        // 12 rows over times 1..=6, two rows each: k = 2 → blocks of 4 rows.
+        // 12 rows over times 1..=6, two rows each: 3 blocks of 4 rows.
         let time: Vec<i64> = (1..=6).flat_map(|t| [t, t]).collect();
         let values: Vec<i64> = (1..=6).collect();
-        assert_eq!(row_balanced_starts(&time, &values, 12, 2), Some(vec![3, 5]));
+        assert_eq!(row_balanced_starts(&time, &values, 3), Some(vec![3, 5]));
         // One value holding most rows cannot be cut into three blocks.
         let heavy = [1, 2, 2, 2, 2, 2, 2, 2, 2, 3];
-        assert_eq!(row_balanced_starts(&heavy, &[1, 2, 3], 10, 2), None);
+        assert_eq!(row_balanced_starts(&heavy, &[1, 2, 3], 3), None);
     }
 }

@@ -73,13 +73,20 @@ pub enum SplitSpec {
     },
     /// Rolling-origin (time-series) cross-validation: the time values are cut into
     /// `folds + 1` consecutive blocks; fold k tests block k + 1 and trains on every earlier
-    /// time. The first block is never tested.
+    /// time. The first block is never tested. With `test_fraction`, the `folds` test blocks
+    /// cut only the latest values instead (`folds.rs`).
     RollingOrigin {
         /// Number of folds (≥ 2).
         folds: u32,
         /// Where the blocks are cut; omitted = seeded.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         assignment: Option<Assignment>,
+        /// When given, the folds' test blocks cut only the latest time values holding at
+        /// least this fraction of rows (the `temporal` split's test rows), each fold
+        /// training on every earlier time: an expanding window over a final evaluation
+        /// period. Omitted: every time value after the first block is tested.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        test_fraction: Option<f64>,
     },
 }
 
@@ -116,9 +123,9 @@ impl SplitSpec {
         match self {
             SplitSpec::KFold { folds, assignment }
             | SplitSpec::EntityKFold { folds, assignment }
-            | SplitSpec::RollingOrigin { folds, assignment } => {
-                Some((*folds, assignment.unwrap_or(Assignment::Seeded)))
-            }
+            | SplitSpec::RollingOrigin {
+                folds, assignment, ..
+            } => Some((*folds, assignment.unwrap_or(Assignment::Seeded))),
             _ => None,
         }
     }
@@ -297,6 +304,27 @@ fn entity_overlap(
     Ok(is_test)
 }
 
+/// The first time value of the `temporal` split's test rows: walking the distinct time
+/// values from the latest down, whole values are taken until at least
+/// `ceil(test_fraction · rows)` rows are (`i64::MAX` for an empty column).
+pub(crate) fn latest_values_cutoff(time: &[i64], test_fraction: f64) -> i64 {
+    let wanted = ceil_fraction(test_fraction, time.len());
+    let mut distinct: Vec<i64> = time.to_vec();
+    distinct.sort_unstable();
+    let mut cutoff = i64::MAX;
+    let mut taken = 0usize;
+    let mut i = distinct.len();
+    while taken < wanted && i > 0 {
+        let t = distinct[i - 1];
+        while i > 0 && distinct[i - 1] == t {
+            i -= 1;
+            taken += 1;
+        }
+        cutoff = t;
+    }
+    cutoff
+}
+
 /// Computes an arm's split. `arm_path` (`$.arms[i].split`) names the arm in errors.
 pub fn split(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Result<Split> {
     let n = table.n_rows();
@@ -320,21 +348,7 @@ pub fn split(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Resu
             let time = table.time().ok_or_else(|| {
                 Error::experiment(format!("{arm_path}.kind"), "the pack has no time column")
             })?;
-            let wanted = ceil_fraction(*test_fraction, n);
-            let mut distinct: Vec<i64> = time.to_vec();
-            distinct.sort_unstable();
-            // Walk time values from the latest down, taking whole values, until enough rows.
-            let mut cutoff = i64::MAX;
-            let mut taken = 0usize;
-            let mut i = distinct.len();
-            while taken < wanted && i > 0 {
-                let t = distinct[i - 1];
-                while i > 0 && distinct[i - 1] == t {
-                    i -= 1;
-                    taken += 1;
-                }
-                cutoff = t;
-            }
+            let cutoff = latest_values_cutoff(time, *test_fraction);
             time.iter().map(|&t| t >= cutoff).collect()
         }
         SplitSpec::KFold { .. }

@@ -126,6 +126,7 @@ fn sklearn_assignment_reproduces_kfold_groupkfold_and_timeseriessplit() {
                     SplitSpec::RollingOrigin {
                         folds: k,
                         assignment,
+                        test_fraction: None,
                     },
                     &per_k.time_series.fold_per_row,
                     "TimeSeriesSplit",
