@@ -31,6 +31,12 @@ struct MetricsJson {
     balanced_accuracy: Option<f64>,
     majority_baseline_accuracy: Option<f64>,
     undefined: Option<String>,
+    /// Which interval `roc_auc_ci` is: `delong`, or `obuchowski-clustered` with `--entity`.
+    roc_auc_interval: Option<String>,
+    /// With `--entity` only.
+    n_entities: Option<u64>,
+    /// With `--score2` only (tests/parity/paired.rs checks its numbers).
+    paired: Option<serde_json::Value>,
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
@@ -56,6 +62,8 @@ fn metrics_json_has_the_documented_keys_and_hand_checked_values() {
     let [lo, hi] = m.roc_auc_ci.unwrap();
     assert!(lo <= 0.75 && 0.75 <= hi && (0.0..=1.0).contains(&lo) && hi <= 1.0);
     assert!(m.undefined.is_none());
+    assert_eq!(m.roc_auc_interval.as_deref(), Some("delong"));
+    assert!(m.n_entities.is_none() && m.paired.is_none());
 }
 
 #[test]

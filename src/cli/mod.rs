@@ -125,6 +125,14 @@ enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// The entity column: rows of one entity (a patient, a customer) are a cluster, and
+        /// the AUC's interval is Obuchowski's clustered one.
+        #[arg(long)]
+        entity: Option<String>,
+        /// A second score column of the same rows: compared with --score by the paired
+        /// DeLong test (pROC's roc.test(paired = TRUE)), clustered with --entity.
+        #[arg(long)]
+        score2: Option<String>,
     },
     /// The canonical hash of a fixture, experiment, payload or report.
     Hash {
@@ -164,6 +172,8 @@ pub(crate) fn main() -> i32 {
             threshold,
             max_bytes,
             json,
+            entity,
+            score2,
         } => metrics::command(&metrics::MetricsArgs {
             path: &predictions,
             label: &label,
@@ -172,6 +182,8 @@ pub(crate) fn main() -> i32 {
             threshold,
             max_bytes,
             json,
+            entity: entity.as_deref(),
+            score2: score2.as_deref(),
         }),
         Command::Boundary {
             pack,

@@ -50,7 +50,7 @@ pub struct TestRows<'a> {
 
 impl<'a> TestRows<'a> {
     /// An arm's test rows with their entities.
-    fn of(predictions: &'a ArmPredictions, entities: &'a [u32]) -> TestRows<'a> {
+    pub fn of(predictions: &'a ArmPredictions, entities: &'a [u32]) -> TestRows<'a> {
         TestRows {
             labels: &predictions.test_labels,
             scores: &predictions.test_scores,
@@ -60,7 +60,7 @@ impl<'a> TestRows<'a> {
     }
 
     /// True when no two test rows share an entity.
-    fn independent(&self) -> bool {
+    pub fn independent(&self) -> bool {
         let mut seen = self.entities.to_vec();
         seen.sort_unstable();
         seen.windows(2).all(|w| w[0] != w[1])
@@ -238,15 +238,25 @@ pub fn paired_gap(
             .collect()
     };
     let (entities_h, entities_l) = (entities_of(higher), entities_of(lower));
-    let (rows_h, rows_l) = (
-        TestRows::of(higher, &entities_h),
-        TestRows::of(lower, &entities_l),
-    );
-    let same_rows = higher.test_rows == lower.test_rows;
+    paired_difference(
+        metric,
+        &TestRows::of(higher, &entities_h),
+        &TestRows::of(lower, &entities_l),
+        higher.test_rows == lower.test_rows,
+    )
+}
+
+/// [`paired_gap`] on two sets of rows: `same_rows` when both are the same rows in the same
+/// order (two scores of one predictions file, or two arms' pooled out-of-fold rows).
+pub fn paired_difference(
+    metric: MetricName,
+    rows_h: &TestRows<'_>,
+    rows_l: &TestRows<'_>,
+    same_rows: bool,
+) -> Result<Estimate, String> {
     let independent = rows_h.independent() && rows_l.independent();
     if metric == MetricName::RocAuc && same_rows && independent {
-        let d =
-            metrics::paired_delong(&higher.test_labels, &higher.test_scores, &lower.test_scores)?;
+        let d = metrics::paired_delong(rows_h.labels, rows_h.scores, rows_l.scores)?;
         return Ok(Estimate {
             value: d.difference,
             se: d.se,
@@ -254,9 +264,14 @@ pub fn paired_gap(
             method: "delong-paired",
         });
     }
-    let (value_h, influence_h) = influence(metric, &rows_h)?;
-    let (value_l, influence_l) = influence(metric, &rows_l)?;
-    let entities: Vec<u32> = entities_h.iter().chain(&entities_l).copied().collect();
+    let (value_h, influence_h) = influence(metric, rows_h)?;
+    let (value_l, influence_l) = influence(metric, rows_l)?;
+    let entities: Vec<u32> = rows_h
+        .entities
+        .iter()
+        .chain(rows_l.entities)
+        .copied()
+        .collect();
     let difference: Vec<f64> = influence_h
         .iter()
         .copied()
