@@ -76,14 +76,13 @@ from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_score  # noqa: E402
 from sklearn.model_selection import (  # noqa: E402
-    GroupKFold,
     GroupShuffleSplit,
-    KFold,
     ShuffleSplit,
-    TimeSeriesSplit,
     cross_val_predict,
 )
 from sklearn.pipeline import Pipeline  # noqa: E402
+
+from cv_folds import cv_folds  # noqa: E402  (benches/sklearn/cv_folds.py, beside this script)
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 
 CRATE = Path(__file__).resolve().parents[2]
@@ -175,34 +174,6 @@ def metrics(y_train, y_test, proba):
 def feature_index(data, experiment):
     names = experiment.get("features") or data.features
     return names, [data.features.index(f) for f in names]
-
-
-def cv_folds(data, split, seed):
-    """A cross-validation arm's (train, test) folds, the same kind of assignment as
-    counterlab's (scikit-learn's own for `assignment = "sklearn"`; for the seeded one a
-    shuffled KFold / GroupKFold: other draws, the same work), or None for a single split."""
-    if split["kind"] not in ("k_fold", "entity_k_fold", "rolling_origin"):
-        return None
-    k = split["folds"]
-    exact = split.get("assignment") == "sklearn"
-    if split["kind"] == "k_fold":
-        cv = KFold(n_splits=k) if exact else KFold(n_splits=k, shuffle=True, random_state=seed)
-        return list(cv.split(data.X))
-    if split["kind"] == "entity_k_fold":
-        cv = GroupKFold(n_splits=k) if exact else GroupKFold(n_splits=k, shuffle=True, random_state=seed)
-        return list(cv.split(data.X, data.y, data.groups))
-    values = np.unique(data.time)
-    if split.get("test_fraction"):
-        wanted = int(np.ceil(split["test_fraction"] * len(data.y)))
-        counts = np.array([np.sum(data.time == v) for v in values])
-        first = values[::-1][np.searchsorted(np.cumsum(counts[::-1]), wanted)]
-        tss = TimeSeriesSplit(n_splits=k, test_size=int(np.sum(values >= first)) // k)
-    else:
-        tss = TimeSeriesSplit(n_splits=k)
-    return [
-        (np.flatnonzero(np.isin(data.time, values[tr])), np.flatnonzero(np.isin(data.time, values[te])))
-        for tr, te in tss.split(values)
-    ]
 
 
 def run_cv_arm(data, experiment, folds, tol_kwargs, with_ablations=True):
@@ -484,7 +455,14 @@ def experiment_rows(path, args, medians, binary):
                     r["metrics"]["roc_auc"],
                     r["n_iter"],
                     ours["metrics"]["roc_auc"] if ours else None,
-                    ours["model"]["iterations"] if ours else None,
+                    # a cross-validation arm has one model per fold: their iterations summed
+                    (
+                        ours["model"]["iterations"]
+                        if "model" in ours
+                        else sum(f["model"]["iterations"] for f in ours["folds"])
+                    )
+                    if ours
+                    else None,
                 )
             )
     return rows, check

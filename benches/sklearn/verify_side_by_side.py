@@ -97,14 +97,13 @@ import sklearn  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.model_selection import (  # noqa: E402
-    GroupKFold,
     GroupShuffleSplit,
-    KFold,
     ShuffleSplit,
-    TimeSeriesSplit,
     permutation_test_score,
 )
 from sklearn.pipeline import Pipeline  # noqa: E402
+
+from cv_folds import cv_folds  # noqa: E402  (benches/sklearn/cv_folds.py, beside this script)
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 
 CRATE = Path(__file__).resolve().parents[2]
@@ -132,30 +131,6 @@ class PackData:
         self.groups = np.array([r[spec["entity"]] for r in rows])
         self.time = np.array([int(r[spec["time"]]) for r in rows]) if spec.get("time") else None
         self.columns = {c: [r.get(c) for r in rows] for c in rows[0]} if rows else {}
-
-
-def cv_folds(data, split, seed):
-    """The (train, test) index arrays of a cross-validation arm's folds: the same kind of
-    assignment as counterlab's (scikit-learn's own for `assignment = "sklearn"`; for the
-    seeded one a shuffled KFold / GroupKFold — other draws, the same work)."""
-    k = split["folds"]
-    sklearn_exact = split.get("assignment") == "sklearn"
-    if split["kind"] == "k_fold":
-        cv = KFold(n_splits=k) if sklearn_exact else KFold(n_splits=k, shuffle=True, random_state=seed)
-        return list(cv.split(data.X))
-    if split["kind"] == "entity_k_fold":
-        cv = GroupKFold(n_splits=k) if sklearn_exact else GroupKFold(n_splits=k, shuffle=True, random_state=seed)
-        return list(cv.split(data.X, data.y, data.groups))
-    if split["kind"] == "rolling_origin":
-        # TimeSeriesSplit over the distinct time values, mapped back to rows.
-        values = np.unique(data.time)
-        folds = []
-        for train_values, test_values in TimeSeriesSplit(n_splits=k).split(values):
-            train = np.flatnonzero(np.isin(data.time, values[train_values]))
-            test = np.flatnonzero(np.isin(data.time, values[test_values]))
-            folds.append((train, test))
-        return folds
-    return None
 
 
 def split_indices(data, split, seed):

@@ -445,56 +445,51 @@ pub fn summarize(table: &Table, split: &Split, kind: &str) -> SplitSummary {
 /// Summarises a split, counting positives under `labels` (one per row of `table`: the
 /// table's own or a permutation of them).
 pub fn summarize_labels(table: &Table, split: &Split, kind: &str, labels: &[bool]) -> SplitSummary {
-    let mut train_entities = BTreeSet::new();
-    let mut test_entities = BTreeSet::new();
-    let (mut train_rows, mut test_rows, mut train_pos, mut test_pos) = (0u64, 0u64, 0u64, 0u64);
-    for (row, &is_test) in split.is_test().iter().enumerate() {
-        let entity = table.entity_of_row()[row];
-        let positive = u64::from(labels[row]);
-        if is_test {
-            test_rows += 1;
-            test_pos += positive;
-            test_entities.insert(entity);
-        } else if split.is_train(row) {
-            train_rows += 1;
-            train_pos += positive;
-            train_entities.insert(entity);
-        }
-    }
-    SplitSummary {
-        kind: kind.to_owned(),
-        train_rows,
-        test_rows,
-        train_entities: train_entities.len() as u64,
-        test_entities: test_entities.len() as u64,
-        train_positives: train_pos,
-        test_positives: test_pos,
-        membership_hash: split.membership_hash(),
-    }
+    summary(
+        table,
+        kind,
+        labels,
+        |row| split.is_train(row),
+        |row| split.is_test()[row],
+        split.membership_hash(),
+    )
 }
 
 /// Summarises a cross-validation arm's folds under `labels`: `test_*` count the rows with
 /// an out-of-fold prediction (each row once), `train_*` the rows that train at least one
 /// fold; the membership hash is the fold assignment's.
 pub fn summarize_folds(table: &Table, folds: &Folds, kind: &str, labels: &[bool]) -> SplitSummary {
-    let mut trains = vec![false; table.n_rows()];
-    for split in &folds.splits {
-        for (row, slot) in trains.iter_mut().enumerate() {
-            *slot |= split.is_train(row);
-        }
-    }
+    summary(
+        table,
+        kind,
+        labels,
+        |row| folds.splits.iter().any(|split| split.is_train(row)),
+        |row| folds.fold_of_row()[row].is_some(),
+        folds.membership_hash(),
+    )
+}
+
+/// Rows, positives and distinct entities on each side; a row may be on both (a row of a
+/// cross-validation arm trains some folds and is tested by one) or on neither.
+fn summary(
+    table: &Table,
+    kind: &str,
+    labels: &[bool],
+    trains: impl Fn(usize) -> bool,
+    tested: impl Fn(usize) -> bool,
+    membership_hash: String,
+) -> SplitSummary {
     let mut train_entities = BTreeSet::new();
     let mut test_entities = BTreeSet::new();
     let (mut train_rows, mut test_rows, mut train_pos, mut test_pos) = (0u64, 0u64, 0u64, 0u64);
-    for (row, fold) in folds.fold_of_row().iter().enumerate() {
-        let entity = table.entity_of_row()[row];
+    for (row, &entity) in table.entity_of_row().iter().enumerate() {
         let positive = u64::from(labels[row]);
-        if fold.is_some() {
+        if tested(row) {
             test_rows += 1;
             test_pos += positive;
             test_entities.insert(entity);
         }
-        if trains[row] {
+        if trains(row) {
             train_rows += 1;
             train_pos += positive;
             train_entities.insert(entity);
@@ -508,49 +503,12 @@ pub fn summarize_folds(table: &Table, folds: &Folds, kind: &str, labels: &[bool]
         test_entities: test_entities.len() as u64,
         train_positives: train_pos,
         test_positives: test_pos,
-        membership_hash: folds.membership_hash(),
+        membership_hash,
     }
 }
 
-/// What the folds of a cross-validation arm share between their train and test rows, from
-/// each fold's own [`overlap`]: entities on both sides of at least one fold (the first few
-/// in canonical order), and the duplicated and temporally overlapping test rows summed
-/// over the folds.
-pub fn pooled_overlap(table: &Table, splits: &[&Split], overlaps: &[Overlap]) -> Overlap {
-    let mut shared = vec![false; table.n_entities()];
-    for split in splits {
-        let mut in_train = vec![false; table.n_entities()];
-        let mut in_test = vec![false; table.n_entities()];
-        for (row, &is_test) in split.is_test().iter().enumerate() {
-            let e = table.entity_of_row()[row] as usize;
-            if is_test {
-                in_test[e] = true;
-            } else if split.is_train(row) {
-                in_train[e] = true;
-            }
-        }
-        for e in 0..shared.len() {
-            shared[e] |= in_train[e] && in_test[e];
-        }
-    }
-    let shared: Vec<usize> = (0..shared.len()).filter(|&e| shared[e]).collect();
-    Overlap {
-        entities: shared.len() as u64,
-        first_entities: shared
-            .iter()
-            .take(OVERLAP_IDS_SHOWN)
-            .map(|&e| table.entity_ids()[e].clone())
-            .collect(),
-        duplicate_feature_rows: overlaps.iter().map(|o| o.duplicate_feature_rows).sum(),
-        temporal_rows: overlaps
-            .iter()
-            .map(|o| o.temporal_rows)
-            .sum::<Option<u64>>(),
-    }
-}
-
-/// Measures what train and test share, on the features the model uses.
-pub fn overlap(table: &Table, split: &Split, features: &[String]) -> Overlap {
+/// Per entity, whether it has rows on both sides of `split`.
+fn entities_on_both_sides(table: &Table, split: &Split) -> Vec<bool> {
     let n_entities = table.n_entities();
     let mut in_train = vec![false; n_entities];
     let mut in_test = vec![false; n_entities];
@@ -562,9 +520,47 @@ pub fn overlap(table: &Table, split: &Split, features: &[String]) -> Overlap {
             in_train[e] = true;
         }
     }
-    let shared: Vec<usize> = (0..n_entities)
-        .filter(|&e| in_train[e] && in_test[e])
-        .collect();
+    (0..n_entities).map(|e| in_train[e] && in_test[e]).collect()
+}
+
+/// The overlap's entity fields from a per-entity "shared" flag.
+fn shared_entities(table: &Table, shared: &[bool]) -> (u64, Vec<String>) {
+    let ids: Vec<usize> = (0..shared.len()).filter(|&e| shared[e]).collect();
+    (
+        ids.len() as u64,
+        ids.iter()
+            .take(OVERLAP_IDS_SHOWN)
+            .map(|&e| table.entity_ids()[e].clone())
+            .collect(),
+    )
+}
+
+/// What the folds of a cross-validation arm share between their train and test rows, from
+/// each fold's own [`overlap`]: entities on both sides of at least one fold (the first few
+/// in canonical order), and the duplicated and temporally overlapping test rows summed
+/// over the folds.
+pub fn pooled_overlap(table: &Table, splits: &[&Split], overlaps: &[Overlap]) -> Overlap {
+    let mut shared = vec![false; table.n_entities()];
+    for split in splits {
+        for (slot, both) in shared.iter_mut().zip(entities_on_both_sides(table, split)) {
+            *slot |= both;
+        }
+    }
+    let (entities, first_entities) = shared_entities(table, &shared);
+    Overlap {
+        entities,
+        first_entities,
+        duplicate_feature_rows: overlaps.iter().map(|o| o.duplicate_feature_rows).sum(),
+        temporal_rows: overlaps
+            .iter()
+            .map(|o| o.temporal_rows)
+            .sum::<Option<u64>>(),
+    }
+}
+
+/// Measures what train and test share, on the features the model uses.
+pub fn overlap(table: &Table, split: &Split, features: &[String]) -> Overlap {
+    let (entities, first_entities) = shared_entities(table, &entities_on_both_sides(table, split));
 
     let columns = table.feature_columns(features);
     // Rows compared by the bits of their feature values, lexicographically; the training
@@ -598,12 +594,8 @@ pub fn overlap(table: &Table, split: &Split, features: &[String]) -> Overlap {
     });
 
     Overlap {
-        entities: shared.len() as u64,
-        first_entities: shared
-            .iter()
-            .take(OVERLAP_IDS_SHOWN)
-            .map(|&e| table.entity_ids()[e].clone())
-            .collect(),
+        entities,
+        first_entities,
         duplicate_feature_rows,
         temporal_rows,
     }
