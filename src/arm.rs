@@ -516,6 +516,11 @@ impl PreparedArm {
         tol: f64,
     ) -> Result<SetFit> {
         let arm = &experiment.arms[self.index].name;
+        let ModelSpec::Logistic { c } = experiment.model;
+        let model = LogisticRegression {
+            tol,
+            ..LogisticRegression::new(c)
+        };
         let folds = self
             .folds
             .iter()
@@ -525,7 +530,7 @@ impl PreparedArm {
                     None => Error::invalid(format!("arm {arm:?}: {e}")),
                     Some(_) => Error::invalid(format!("arm {arm:?}, fold {f}: {e}")),
                 };
-                fold.fit(experiment, which, labels, tol).map_err(in_arm)
+                fold.fit(&model, which, labels).map_err(in_arm)
             })
             .collect::<Result<Vec<FoldFit>>>()?;
         let predictions = match &self.cv {
@@ -750,22 +755,11 @@ impl PreparedFold {
         }
     }
 
-    /// Fits feature set `which` under `labels` to gradient tolerance `tol` and scores the
-    /// test rows. Errors are the fit's own; the caller says which arm and fold.
-    fn fit(
-        &self,
-        experiment: &Experiment,
-        which: usize,
-        labels: &[bool],
-        tol: f64,
-    ) -> Result<FoldFit> {
-        let ModelSpec::Logistic { c } = experiment.model;
+    /// Fits `model` on feature set `which` under `labels` and scores the test rows. Errors
+    /// are the fit's own; the caller says which arm and fold.
+    fn fit(&self, model: &LogisticRegression, which: usize, labels: &[bool]) -> Result<FoldFit> {
         let train_labels: Vec<bool> = self.train_rows.iter().map(|&r| labels[r]).collect();
         let test_labels: Vec<bool> = self.test_rows.iter().map(|&r| labels[r]).collect();
-        let model = LogisticRegression {
-            tol,
-            ..LogisticRegression::new(c)
-        };
         let prepared_design = match &self.feature_sets[which].design {
             Ok(d) => d,
             Err(e) => {

@@ -116,13 +116,35 @@ impl<'b> StrictCsv<'b> {
 
     /// The position of a named column, or an error naming it.
     pub fn column(&self, name: &str) -> Result<usize> {
+        self.column_for(name, None)
+    }
+
+    /// [`StrictCsv::column`], naming in an error where the name came from (`key`: the
+    /// `pack.toml` key or the command-line flag), the header, and the closest header name.
+    pub fn column_for(&self, name: &str, key: Option<&str>) -> Result<usize> {
         self.header.iter().position(|h| h == name).ok_or_else(|| {
-            Error::data(
-                self.path,
-                None,
-                Some(name),
-                "column not found in the header",
-            )
+            let shown: Vec<String> = self
+                .header
+                .iter()
+                .take(24)
+                .map(String::as_str)
+                .map(excerpt)
+                .collect();
+            let more = self.header.len().saturating_sub(shown.len());
+            let mut message = format!(
+                "column not found in the header{}; the header has {}{}",
+                key.map_or(String::new(), |k| format!(" (named by {k})")),
+                shown.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            );
+            if let Some(close) = closest(name, &self.header) {
+                message.push_str(&format!("; did you mean {}?", excerpt(close)));
+            }
+            Error::data(self.path, None, Some(name), message)
         })
     }
 
@@ -201,4 +223,39 @@ fn csv_message(e: &csv::Error) -> String {
         csv::ErrorKind::Io(io) => format!("cannot read the CSV: {io}"),
         _ => format!("cannot parse the CSV: {e}"),
     }
+}
+
+/// The header name closest to `name`: equal ignoring case and surrounding spaces, or within
+/// an edit distance of 2 (the first such, in header order); `None` when none is.
+fn closest<'h>(name: &str, header: &'h [String]) -> Option<&'h str> {
+    let folded = name.trim().to_lowercase();
+    header
+        .iter()
+        .find(|h| h.trim().to_lowercase() == folded)
+        .or_else(|| {
+            header
+                .iter()
+                .filter(|h| h.chars().count() < 64)
+                .map(|h| (edit_distance(&folded, &h.to_lowercase()), h))
+                .filter(|&(d, _)| d <= 2)
+                .min_by_key(|&(d, _)| d)
+                .map(|(_, h)| h)
+        })
+        .map(String::as_str)
+}
+
+/// Levenshtein distance over chars (short names only: the caller bounds the lengths).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substitute = previous + usize::from(ca != cb);
+            previous = row[j + 1];
+            row[j + 1] = substitute.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
 }

@@ -80,7 +80,8 @@ impl Error {
         &self.0
     }
 
-    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    /// An I/O error about `path` (the CLI maps it to exit code 2).
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         ErrorKind::Io {
             path: path.into(),
             source: Arc::new(source),

@@ -94,9 +94,55 @@ fn metrics_bad_score_is_a_data_error_naming_the_row() {
     let o = counterlab(&["metrics", &file, "--label", "y", "--score", "score"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("column \"score\": column not found in the header"),
+        stderr(&o).contains(
+            "column \"score\": column not found in the header (named by --score); the header has \"y\", \"s\""
+        ),
         "{}",
         stderr(&o)
+    );
+}
+
+/// A pack.toml that names a column the fixture spells otherwise: the error names the key,
+/// lists the header and offers the closest name; `--packs` may name one pack folder.
+#[test]
+fn a_missing_column_names_its_key_and_the_closest_header_name() {
+    let dir = TempDir::new("cli-closest");
+    let csv = crate::common::synthetic_csv(5, 8, 3).replacen("label", "Label", 1);
+    let pack = crate::common::write_pack(dir.path(), "closest", &csv, &["x1", "x2"], Some("t"));
+    let o = counterlab(&["packs", "--packs", dir.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "column \"label\": column not found in the header (named by data.label in pack.toml)"
+        ) && err.contains("did you mean \"Label\"?"),
+        "{err}"
+    );
+    // A pack folder given as --packs is that pack, not an empty folder of packs.
+    let fixed = crate::common::write_pack(
+        dir.path(),
+        "fixed",
+        &crate::common::synthetic_csv(5, 8, 3),
+        &["x1", "x2"],
+        Some("t"),
+    );
+    std::fs::remove_dir_all(pack).unwrap();
+    let o = counterlab(&["packs", "--packs", fixed.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("fixed"), "{}", stdout(&o));
+    // Run where there is no fixtures/packs: the error says what was looked for and how to
+    // point at packs.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_counterlab"))
+        .arg("packs")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("no packs folder here: looked for fixtures/packs under")
+            && err.contains("pass --packs DIR"),
+        "{err}"
     );
 }
 

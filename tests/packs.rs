@@ -469,3 +469,41 @@ fn canonical_order_is_entity_bytes_then_time() {
     assert_eq!(tables[0].feature("x1"), tables[1].feature("x1"));
     assert_eq!(tables[0].content_hash(), tables[1].content_hash());
 }
+
+/// Every bad cell is counted, the first 20 are listed with row and column, and each kind of
+/// value seen (R's NA, pandas' nan, True/False, 1.0 in the time column, empty) gets a line
+/// on how to fix it.
+#[test]
+fn bad_cells_are_listed_bounded_with_how_to_fix() {
+    let root = TempDir::new("bad-cells");
+    let csv = "entity,t,label,x1,x2\nA,1,1,NA,0.5\nA,2,0,0.1,True\nB,1.0,1,nan,0.2\nB,2,0,0.3,\nC,1,1,0.4,0.9\n";
+    let dir = write_pack(root.path(), "p", csv, &["x1", "x2"], Some("t"));
+    let message = Pack::open(&dir).expect_err("refused").to_string();
+    for expected in [
+        "data.csv: row 1, column \"x1\": not a number: \"NA\"",
+        "5 cells cannot be typed in all; the first 5:",
+        "row 2, column \"x2\": not a number: \"True\"",
+        "row 3, column \"t\": not an integer: \"1.0\"",
+        "row 3, column \"x1\": not a finite number: \"nan\"",
+        "row 4, column \"x2\": missing value",
+        "how to fix: an empty cell is a missing value",
+        "how to fix: NA (R), nan/NaN (pandas)",
+        "how to fix: True/False is text to a numeric column",
+        "how to fix: the time column needs integers",
+    ] {
+        assert!(message.contains(expected), "{expected:?} in\n{message}");
+    }
+
+    // 25 bad cells: the first 20 listed, the total said.
+    let mut csv = String::from("entity,label,x1\n");
+    for i in 0..25 {
+        csv.push_str(&format!("E{i},{},NA\n", i % 2));
+    }
+    let message = open_err(&csv, &["x1"]);
+    assert!(
+        message.contains("25 cells cannot be typed in all; the first 20:"),
+        "{message}"
+    );
+    assert_eq!(message.matches("\n  row ").count(), 20, "{message}");
+    assert!(message.contains("row 20, column \"x1\"") && !message.contains("row 21, column"));
+}

@@ -88,6 +88,7 @@ fn report_json_has_the_documented_keys() {
         "checks",
         "counters",
         "claim",
+        "caveats",
         "report_hash",
     ] {
         assert!(keys.contains(&key), "missing {key} in {keys:?}");
@@ -249,4 +250,95 @@ fn cli_exit_codes_and_observe_mode() {
         "/nonexistent/packs",
     ]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// A report says when an arm's test rows were seen in training: a `predefined` split that
+/// tests each entity's last row shares every entity with training, and a random row split
+/// of monthly snapshots shares every customer. The caveat carries the count and a witness,
+/// is in the JSON for every arm, and is printed next to the claim for the arms it names.
+#[test]
+fn a_report_says_when_test_rows_were_seen() {
+    let dir = TempDir::new("caveats");
+    crate::common::write_pack(
+        dir.path(),
+        "caveat-pack",
+        &crate::common::synthetic_csv(3, 30, 6),
+        &["x1", "x2", "x3"],
+        Some("t"),
+    );
+    let packs = Packs::discover(dir.path()).unwrap();
+    let experiment = Experiment::from_json(
+        br#"{"format":"counterlab.experiment/1","pack":"caveat-pack","seed":3,
+        "model":{"kind":"logistic","c":1.0},
+        "arms":[{"name":"given","split":{"kind":"predefined","column":"is_test"}},
+                {"name":"grouped","split":{"kind":"entity_grouped","test_fraction":0.3}}],
+        "metrics":["roc_auc"],
+        "claim":{"kind":"metric_at_least","metric":"roc_auc","arm":"given","value":0.5}}"#,
+    )
+    .unwrap();
+    let payload = counterlab::run(&packs, &experiment).unwrap();
+    let bytes = payload.to_json_pretty().unwrap();
+    let report = counterlab::verify(bytes.as_bytes(), &packs, &fast(2));
+    let given: Vec<_> = report
+        .caveats()
+        .iter()
+        .filter(|c| c.arm == "given")
+        .collect();
+    let shared = given
+        .iter()
+        .find(|c| c.kind == "shared_entities")
+        .expect("a shared-entities caveat");
+    assert_eq!(
+        (shared.count, shared.witness.as_deref()),
+        (30, Some("E000"))
+    );
+    assert!(shared.claimed);
+    assert!(
+        !report
+            .caveats()
+            .iter()
+            .any(|c| c.arm == "grouped" && c.kind == "shared_entities"),
+        "an entity-grouped split shares no entity"
+    );
+    let json = report.to_json();
+    assert_eq!(
+        json["caveats"].as_array().unwrap().len(),
+        report.caveats().len()
+    );
+
+    let file = dir.path().join("payload.json");
+    std::fs::write(&file, &bytes).unwrap();
+    let o = counterlab(&[
+        "verify",
+        file.to_str().unwrap(),
+        "--packs",
+        dir.path().to_str().unwrap(),
+        "--permutations",
+        "19",
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("caveat  arm given: its test rows belong to 30 entities that also have training rows (e.g. \"E000\")"),
+        "{text}"
+    );
+    assert!(!text.contains("caveat  arm grouped"), "{text}");
+
+    // The bundled random-row split of monthly snapshots shares all 80 customers.
+    let bundled = bundled_caveats("entity-leakage/payloads/random-inflates-auc.json");
+    assert!(bundled
+        .iter()
+        .any(|c| c.arm == "random_rows" && c.kind == "shared_entities" && c.count == 80));
+}
+
+fn bundled_caveats(file: &str) -> Vec<counterlab::verify::Caveat> {
+    let packs = packs();
+    let bytes = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/packs")
+            .join(file),
+    )
+    .unwrap();
+    counterlab::verify(&bytes, &packs, &fast(2))
+        .caveats()
+        .to_vec()
 }

@@ -85,9 +85,18 @@ fn read_predictions(
 ) -> Result<Predictions, counterlab::Error> {
     // Every row takes at least 2 bytes, so the byte budget bounds the rows.
     let mut csv = StrictCsv::new(args.path, bytes, 1 << 16, bytes.len())?;
-    let (label_at, score_at) = (csv.column(args.label)?, csv.column(args.score)?);
-    let score2_at = args.score2.map(|c| csv.column(c)).transpose()?;
-    let entity_at = args.entity.map(|c| csv.column(c)).transpose()?;
+    let (label_at, score_at) = (
+        csv.column_for(args.label, Some("--label"))?,
+        csv.column_for(args.score, Some("--score"))?,
+    );
+    let score2_at = args
+        .score2
+        .map(|c| csv.column_for(c, Some("--score2")))
+        .transpose()?;
+    let entity_at = args
+        .entity
+        .map(|c| csv.column_for(c, Some("--entity")))
+        .transpose()?;
     let mut out = Predictions {
         labels: Vec::new(),
         scores: Vec::new(),

@@ -50,7 +50,8 @@ enum Command {
         /// Where to write the payload (default: print it to stdout).
         #[arg(long)]
         out: Option<PathBuf>,
-        /// A folder of pack folders (default: fixtures/packs of the working directory).
+        /// A folder of pack folders, or one pack folder (default: fixtures/packs of the
+        /// working directory).
         #[arg(long)]
         packs: Option<PathBuf>,
         /// Worker threads, at least 1 (results are identical for any number; more than 64
@@ -67,7 +68,8 @@ enum Command {
     Boundary {
         /// The pack id.
         pack: String,
-        /// A folder of pack folders (default: fixtures/packs of the working directory).
+        /// A folder of pack folders, or one pack folder (default: fixtures/packs of the
+        /// working directory).
         #[arg(long)]
         packs: Option<PathBuf>,
         /// Print the map as JSON (counterlab.boundary/1) instead of a table.
@@ -96,7 +98,8 @@ enum Command {
         /// The id of the chosen answer.
         #[arg(long)]
         choice: String,
-        /// A folder of pack folders (default: fixtures/packs of the working directory).
+        /// A folder of pack folders, or one pack folder (default: fixtures/packs of the
+        /// working directory).
         #[arg(long)]
         packs: Option<PathBuf>,
         /// Print the evaluation as JSON (counterlab.transfer/1).
@@ -141,7 +144,8 @@ enum Command {
     },
     /// The packs found, with fixture hashes.
     Packs {
-        /// A folder of pack folders (default: fixtures/packs of the working directory).
+        /// A folder of pack folders, or one pack folder (default: fixtures/packs of the
+        /// working directory).
         #[arg(long)]
         packs: Option<PathBuf>,
     },
@@ -267,7 +271,21 @@ fn load_packs_within(
     only: Option<&[&str]>,
     limits: &LoadLimits,
 ) -> Result<Packs, Error> {
-    let dir = dir.unwrap_or(Path::new("fixtures/packs"));
+    let default = Path::new("fixtures/packs");
+    if dir.is_none() && !default.is_dir() {
+        // The default is relative to the working directory: say so, and what to pass.
+        let cwd = std::env::current_dir().map_or_else(|_| ".".into(), |d| d.display().to_string());
+        return Err(Error::io(
+            default,
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!(
+                    "no packs folder here: looked for fixtures/packs under {cwd}; run from the repository root, or pass --packs DIR (a folder of pack folders, or one pack folder)"
+                ),
+            ),
+        ));
+    }
+    let dir = dir.unwrap_or(default);
     match only {
         Some(ids) => Packs::discover_only(dir, ids, limits),
         None => Packs::discover(dir),

@@ -19,7 +19,8 @@ use super::{fail, fail_usage, load_packs_within, style, threads_option};
 pub(crate) struct VerifyArgs {
     /// The payload JSON (as written by `counterlab run`).
     payload: PathBuf,
-    /// A folder of pack folders (default: fixtures/packs of the working directory).
+    /// A folder of pack folders, or one pack folder (default: fixtures/packs of the
+    /// working directory).
     #[arg(long)]
     packs: Option<PathBuf>,
     /// Print the report as JSON (counterlab.report/1).
@@ -236,6 +237,10 @@ fn print_human(report: &counterlab::Report) {
             safe(&claim.interval)
         );
         outln!("        p = {p}, alpha {}: {}", claim.alpha, claim.outcome);
+        // Next to a verdict on an arm: whether that arm's test rows were seen in training.
+        for caveat in report.caveats().iter().filter(|c| c.claimed) {
+            outln!("caveat  {}", safe(&caveat.describe()));
+        }
     }
     if let Verdict::Inconclusive { reasons } = report.verdict() {
         for reason in reasons {

@@ -71,8 +71,12 @@ pub(crate) fn parse_fixture(
         ..FileColumns::default()
     };
     let mut record = csv::ByteRecord::new();
+    let mut bad = BadCells::default();
     while let Some(row) = csv.next_row(&mut record)? {
-        read_row(&csv, row, &record, &roles, spec, &mut columns)?;
+        read_row(&csv, row, &record, &roles, spec, &mut columns, &mut bad)?;
+    }
+    if let Some(error) = bad.into_error(path) {
+        return Err(error);
     }
     if columns.positive.is_empty() {
         return Err(Error::data(path, None, None, "the table has no rows"));
@@ -86,14 +90,18 @@ pub(crate) fn parse_fixture(
 
 /// Finds each role's column in the header.
 fn roles(csv: &StrictCsv<'_>, spec: &DataSpec) -> Result<Roles> {
-    let entity = csv.column(&spec.entity)?;
-    let label = csv.column(&spec.label)?;
+    let entity = csv.column_for(&spec.entity, Some("data.entity in pack.toml"))?;
+    let label = csv.column_for(&spec.label, Some("data.label in pack.toml"))?;
     let features = spec
         .features
         .iter()
-        .map(|f| csv.column(f))
+        .map(|f| csv.column_for(f, Some("data.features in pack.toml")))
         .collect::<Result<Vec<_>>>()?;
-    let time = spec.time.as_deref().map(|t| csv.column(t)).transpose()?;
+    let time = spec
+        .time
+        .as_deref()
+        .map(|t| csv.column_for(t, Some("data.time in pack.toml")))
+        .transpose()?;
     let mut used = vec![entity, label];
     used.extend(&features);
     used.extend(time);
@@ -114,7 +122,9 @@ fn roles(csv: &StrictCsv<'_>, spec: &DataSpec) -> Result<Roles> {
     })
 }
 
-/// Types one data row's cells into `columns`.
+/// Types one data row's cells into `columns`. A cell that cannot be typed is recorded in
+/// `bad` (and a placeholder kept, so the columns stay aligned; no table is built from
+/// them); a structural problem of the record is an error at once.
 fn read_row(
     csv: &StrictCsv<'_>,
     row: usize,
@@ -122,29 +132,46 @@ fn read_row(
     roles: &Roles,
     spec: &DataSpec,
     columns: &mut FileColumns,
+    bad: &mut BadCells,
 ) -> Result<()> {
-    let problem = |at: usize, message: String| {
-        Error::data(csv.path(), Some(row), Some(&csv.header()[at]), message)
+    let name = |at: usize| csv.header()[at].as_str();
+    let required = |at: usize, bad: &mut BadCells| -> Result<Option<&str>> {
+        Ok(match csv.cell(record, row, at)? {
+            "" => {
+                bad.push(row, name(at), "", "missing value".into());
+                None
+            }
+            cell => Some(cell),
+        })
     };
-    let required = |at: usize| -> Result<&str> {
-        match csv.cell(record, row, at)? {
-            "" => Err(problem(at, "missing value".into())),
-            cell => Ok(cell),
-        }
-    };
-    let entity = required(roles.entity)?;
-    let label = required(roles.label)?;
+    let entity = required(roles.entity, bad)?.unwrap_or_default();
+    let label = required(roles.label, bad)?.unwrap_or_default();
     columns.entity.push(entity);
     columns.positive.push(label == spec.positive);
     columns.label_text.push(label);
     for (column, &at) in columns.features.iter_mut().zip(&roles.features) {
-        column.push(parse_finite(required(at)?).map_err(|m| problem(at, m))?);
+        let value = match required(at, bad)? {
+            Some(cell) => parse_finite(cell).unwrap_or_else(|m| {
+                bad.push(row, name(at), cell, m);
+                0.0
+            }),
+            None => 0.0,
+        };
+        column.push(value);
     }
     if let (Some(column), Some(at)) = (columns.time.as_mut(), roles.time) {
-        let cell = required(at)?;
-        let value = cell
-            .parse::<i64>()
-            .map_err(|_| problem(at, format!("not an integer: {}", excerpt(cell))))?;
+        let value = match required(at, bad)? {
+            Some(cell) => cell.parse::<i64>().unwrap_or_else(|_| {
+                bad.push(
+                    row,
+                    name(at),
+                    cell,
+                    format!("not an integer: {}", excerpt(cell)),
+                );
+                0
+            }),
+            None => 0,
+        };
         column.push(value);
     }
     for (column, (_, at)) in columns.extra.iter_mut().zip(&roles.extra) {
@@ -152,6 +179,105 @@ fn read_row(
     }
     columns.source_row.push(row);
     Ok(())
+}
+
+/// How many bad cells an error lists.
+const BAD_CELLS_SHOWN: usize = 20;
+
+/// The cells of a fixture that could not be typed: the first [`BAD_CELLS_SHOWN`] with row,
+/// column and problem, the total, and which kinds of value they were (for the hint).
+#[derive(Debug, Default)]
+struct BadCells {
+    first: Vec<(usize, String, String)>,
+    total: usize,
+    kinds: std::collections::BTreeSet<BadKind>,
+}
+
+/// Kinds of untypable cell that have a known cause and fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum BadKind {
+    /// An empty cell.
+    Empty,
+    /// R's `NA`, pandas' `nan`, `NULL`, `None`, `N/A` and their spellings.
+    MissingToken,
+    /// `True`/`False` (pandas writes booleans so).
+    Boolean,
+    /// `1.0` where an integer is needed (a float column exported by pandas or R).
+    IntegralFloat,
+    /// Anything else.
+    Other,
+}
+
+impl BadCells {
+    fn push(&mut self, row: usize, column: &str, cell: &str, message: String) {
+        self.total += 1;
+        self.kinds.insert(BadKind::of(cell, &message));
+        if self.first.len() < BAD_CELLS_SHOWN {
+            self.first.push((row, column.to_owned(), message));
+        }
+    }
+
+    /// The error naming the first bad cell (row and column) and, when there are more,
+    /// the first few of them and the total; with a line on how to fix each kind seen.
+    fn into_error(self, path: &Path) -> Option<Error> {
+        let (row, column, message) = self.first.first()?.clone();
+        let mut text = message;
+        if self.total > 1 {
+            text.push_str(&format!(
+                "\n{} cells cannot be typed in all; the first {}:",
+                self.total,
+                self.first.len()
+            ));
+            for (row, column, message) in &self.first {
+                text.push_str(&format!("\n  row {row}, column {column:?}: {message}"));
+            }
+        }
+        for kind in &self.kinds {
+            if let Some(hint) = kind.hint() {
+                text.push_str(&format!("\nhow to fix: {hint}"));
+            }
+        }
+        Some(Error::data(path, Some(row), Some(&column), text))
+    }
+}
+
+impl BadKind {
+    fn of(cell: &str, message: &str) -> BadKind {
+        let trimmed = cell.trim();
+        if cell.is_empty() {
+            BadKind::Empty
+        } else if ["na", "nan", "null", "none", "n/a", "<na>", "nat", "#n/a"]
+            .contains(&trimmed.to_ascii_lowercase().as_str())
+        {
+            BadKind::MissingToken
+        } else if ["true", "false"].contains(&trimmed.to_ascii_lowercase().as_str()) {
+            BadKind::Boolean
+        } else if message.starts_with("not an integer")
+            && trimmed.parse::<f64>().is_ok_and(|v| v.fract() == 0.0)
+        {
+            BadKind::IntegralFloat
+        } else {
+            BadKind::Other
+        }
+    }
+
+    fn hint(self) -> Option<&'static str> {
+        match self {
+            BadKind::Empty => Some(
+                "an empty cell is a missing value, which a used column may not have: fill it, or drop the row (or the column from the manifest) before export",
+            ),
+            BadKind::MissingToken => Some(
+                "NA (R), nan/NaN (pandas), NULL or None mark missing values: fill or drop them before export (R: write.csv(na = \"\") still leaves empty cells; pandas: df.dropna() or df.fillna(...))",
+            ),
+            BadKind::Boolean => Some(
+                "True/False is text to a numeric column: write booleans as 1/0 (pandas: df[col].astype(int))",
+            ),
+            BadKind::IntegralFloat => Some(
+                "the time column needs integers: 1.0 is a float export of 1 (pandas: df[col].astype(\"int64\"); R: as.integer); dates must be turned into integers (days or weeks since a start)",
+            ),
+            BadKind::Other => None,
+        }
+    }
 }
 
 /// A finite f64 from text, exactly rounded (Rust's parser is correctly rounded on every

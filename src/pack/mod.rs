@@ -205,8 +205,9 @@ pub enum Lookup<'p> {
 }
 
 impl Packs {
-    /// Loads every pack folder directly under `dir` (a folder of pack folders), within the
-    /// default [`LoadLimits`]; any pack that cannot be read or loaded is an error.
+    /// Loads every pack folder directly under `dir` (a folder of pack folders; or `dir`
+    /// itself when it holds a `pack.toml`), within the default [`LoadLimits`]; any pack that
+    /// cannot be read or loaded is an error.
     pub fn discover(dir: impl AsRef<Path>) -> Result<Packs> {
         let packs = Packs::discover_where(dir.as_ref(), |_| true, &LoadLimits::default())?;
         if let Some((_, error)) = packs.unreadable.first() {
@@ -238,13 +239,19 @@ impl Packs {
         load: impl Fn(&str) -> bool,
         limits: &LoadLimits,
     ) -> Result<Packs> {
-        let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
         let mut folders = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(|e| Error::io(dir, e))?;
-            let path = entry.path();
-            if path.join("pack.toml").is_file() {
-                folders.push(path);
+        if dir.join("pack.toml").is_file() {
+            // The folder is itself a pack (`--packs fixtures/packs/entity-leakage`): use it,
+            // rather than find no pack folder inside it.
+            folders.push(dir.to_path_buf());
+        } else {
+            let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+            for entry in entries {
+                let entry = entry.map_err(|e| Error::io(dir, e))?;
+                let path = entry.path();
+                if path.join("pack.toml").is_file() {
+                    folders.push(path);
+                }
             }
         }
         folders.sort();

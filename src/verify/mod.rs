@@ -32,8 +32,8 @@ use crate::table::Table;
 pub use boundary::BOUNDARY_CHECK_IDS;
 pub use checks::{CheckId, MAP_CHECKS, PAYLOAD_CHECKS};
 pub use report::{
-    Check, Counterexample, Counters, NullDistribution, Report, Status, MAX_COUNTEREXAMPLE_BYTES,
-    REPORT_FORMAT,
+    Caveat, Check, Counterexample, Counters, NullDistribution, Report, Status,
+    MAX_COUNTEREXAMPLE_BYTES, REPORT_FORMAT,
 };
 
 /// The verifier's version (changes whenever a rule changes; the rules hash pins them).
@@ -228,6 +228,8 @@ struct Verification<'o> {
     /// The verifier's own pack that the payload was checked against, once found.
     pack: Option<run::PackRef>,
     claim: Option<ClaimReport>,
+    /// Arms whose test rows were seen in training, from the recomputed results.
+    caveats: Vec<Caveat>,
     null_distribution: Option<NullDistribution>,
     inconclusive_reasons: Vec<String>,
 }
@@ -241,6 +243,7 @@ impl<'o> Verification<'o> {
             payload_hash: None,
             pack: None,
             claim: None,
+            caveats: Vec::new(),
             null_distribution: None,
             inconclusive_reasons: Vec::new(),
         }
@@ -671,6 +674,7 @@ impl<'o> Verification<'o> {
             return;
         };
         let recomputed = &observed.results;
+        self.caveats = caveats(experiment, recomputed);
         self.invariants(experiment, &payload.results, recomputed);
         let recomputed_hash = run::result_hash(recomputed).expect("kernel results are finite");
         // The labels first (they need the ablations' designs), then only the arms' own
@@ -1207,9 +1211,46 @@ impl<'o> Verification<'o> {
             me.pack,
             checks,
             me.claim,
+            me.caveats,
         )
         .with_null_distribution(me.null_distribution)
     }
+}
+
+/// Every arm whose recomputed test rows were seen in training: entities on both sides, and
+/// test rows at or before the latest training time; in experiment order.
+fn caveats(experiment: &Experiment, results: &BTreeMap<String, ArmResult>) -> Vec<Caveat> {
+    let claimed = |name: &str| {
+        experiment
+            .claim
+            .as_ref()
+            .is_some_and(|claim| claim.names_arm(name))
+    };
+    let mut out = Vec::new();
+    for arm in &experiment.arms {
+        let Some(result) = results.get(&arm.name) else {
+            continue;
+        };
+        if result.overlap.entities > 0 {
+            out.push(Caveat {
+                arm: arm.name.clone(),
+                kind: "shared_entities".into(),
+                count: result.overlap.entities,
+                witness: result.overlap.first_entities.first().cloned(),
+                claimed: claimed(&arm.name),
+            });
+        }
+        if let Some(rows) = result.overlap.temporal_rows.filter(|&rows| rows > 0) {
+            out.push(Caveat {
+                arm: arm.name.clone(),
+                kind: "temporal_overlap".into(),
+                count: rows,
+                witness: None,
+                claimed: claimed(&arm.name),
+            });
+        }
+    }
+    out
 }
 
 /// Per active label mutation: its seed and the result hash it gave (None when vacuous).

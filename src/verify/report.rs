@@ -141,6 +141,43 @@ pub struct NullDistribution {
     pub values: Vec<f64>,
 }
 
+/// A fact about an arm's evaluation that a verdict does not show: its test rows were seen
+/// in training (their entities, or later times), so its metrics describe rows the model
+/// already knew something about (docs/VERDICTS.md, "What a SUPPORTS does not prove").
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Caveat {
+    /// The arm.
+    pub arm: String,
+    /// `shared_entities` (test rows' entities also have training rows; for a
+    /// cross-validation arm, in some fold) or `temporal_overlap` (test rows at or before the
+    /// latest training time).
+    pub kind: String,
+    /// Shared entities, or overlapping test rows.
+    pub count: u64,
+    /// The first shared entity in canonical order (`shared_entities` only).
+    pub witness: Option<String>,
+    /// Whether the payload's claim names this arm.
+    pub claimed: bool,
+}
+
+impl Caveat {
+    /// One line for people.
+    pub fn describe(&self) -> String {
+        match self.kind.as_str() {
+            "shared_entities" => format!(
+                "arm {}: its test rows belong to {} entities that also have training rows (e.g. {:?}): the model saw them",
+                self.arm,
+                self.count,
+                self.witness.as_deref().unwrap_or_default()
+            ),
+            _ => format!(
+                "arm {}: {} test rows are at or before the latest training time: the model was trained on later data",
+                self.arm, self.count
+            ),
+        }
+    }
+}
+
 /// The verifier's answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
@@ -151,6 +188,7 @@ pub struct Report {
     checks: Vec<Check>,
     counters: Counters,
     claim: Option<ClaimReport>,
+    caveats: Vec<Caveat>,
     report_hash: String,
     null_distribution: Option<NullDistribution>,
 }
@@ -163,6 +201,7 @@ impl Report {
         pack: Option<PackRef>,
         checks: Vec<Check>,
         claim: Option<ClaimReport>,
+        caveats: Vec<Caveat>,
     ) -> Report {
         let count = |s: Status| checks.iter().filter(|c| c.status == s).count() as u64;
         let counters = Counters {
@@ -180,6 +219,7 @@ impl Report {
             checks,
             counters,
             claim,
+            caveats,
             report_hash: String::new(),
             null_distribution: None,
         };
@@ -190,6 +230,12 @@ impl Report {
             .remove("report_hash");
         report.report_hash = canon::hash_value(HashKind::Report, &value);
         report
+    }
+
+    /// What the verdict does not show about the arms (test rows seen in training), in arm
+    /// order; empty for a boundary map and for a payload not recomputed.
+    pub fn caveats(&self) -> &[Caveat] {
+        &self.caveats
     }
 
     /// Attaches the claim's permutation null (not hashed, not in the JSON).
@@ -276,6 +322,7 @@ impl Report {
             "checks": self.checks,
             "counters": self.counters,
             "claim": self.claim,
+            "caveats": self.caveats,
             "report_hash": self.report_hash,
         })
     }
