@@ -15,6 +15,8 @@ use counterlab::pack::LoadLimits;
 use counterlab::{run_with, Experiment, Pack, RunOptions};
 use serde::Deserialize;
 
+use super::max_abs_diff;
+
 #[derive(Deserialize)]
 struct Goldens {
     datasets: Vec<Dataset>,
@@ -166,11 +168,6 @@ fn oof(pack: &Pack, d: &Dataset, split: &str) -> (f64, Vec<f64>) {
         by_source[table.source_rows()[row] - 1] = predictions.test_scores[i];
     }
     (auc, by_source)
-}
-
-fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    a.iter().zip(b).fold(0.0, |m, (x, y)| m.max((x - y).abs()))
 }
 
 #[test]

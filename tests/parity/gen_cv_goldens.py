@@ -98,6 +98,11 @@ from sklearn.model_selection import GroupKFold, KFold, TimeSeriesSplit, cross_va
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 
+# The true optimum of each fold, polished by Newton steps: the logistic goldens' own
+# (the script beside this one; run from the repository root or this folder).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_logistic_goldens import polish  # noqa: E402
+
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cv_goldens.json")
 KS = [2, 3, 5]
 TOL = 1e-10
@@ -269,23 +274,6 @@ def group_kfold_reference(entity, k):
         load[f] += counts[groups[i]]
         fold_of_group[groups[i]] = f
     return [fold_of_group[e] for e in entity], [groups[i] for i in order]
-
-
-def polish(z, y, c, theta):
-    """Newton steps on C·Σ logloss + ½‖w‖² (θ = [b, w]) until the gradient of the
-    mean-scaled objective is below 1e-15 (at most 20 steps)."""
-    a = np.hstack([np.ones((len(y), 1)), z])
-    yf = y.astype(float)
-    for _ in range(20):
-        p = sigmoid(a @ theta)
-        g = c * (a.T @ (p - yf))
-        g[1:] += theta[1:]
-        if np.max(np.abs(g)) / (c * len(y)) < 1e-15:
-            return theta
-        h = c * (a.T * (p * (1.0 - p))) @ a
-        h[1:, 1:] += np.eye(len(theta) - 1)
-        theta = theta - np.linalg.solve(h, g)
-    raise AssertionError("Newton polish did not reach 1e-15")
 
 
 def pipeline(c):

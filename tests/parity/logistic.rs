@@ -7,6 +7,8 @@ use counterlab::metrics::{roc_auc, MetricValue};
 use counterlab::model::{LogisticRegression, Matrix};
 use serde::Deserialize;
 
+use super::max_abs_diff;
+
 #[derive(Deserialize)]
 struct Goldens {
     datasets: Vec<Golden>,
@@ -42,11 +44,6 @@ fn goldens() -> Goldens {
 fn matrix(rows: &[Vec<f64>]) -> Matrix {
     let cols = rows[0].len();
     Matrix::from_row_major(rows.len(), cols, rows.concat())
-}
-
-fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    a.iter().zip(b).fold(0.0, |m, (x, y)| m.max((x - y).abs()))
 }
 
 #[test]

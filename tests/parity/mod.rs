@@ -5,3 +5,9 @@ mod auc;
 mod cv;
 mod logistic;
 mod paired;
+
+/// The largest absolute difference of two equally long slices.
+fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).fold(0.0, |m, (x, y)| m.max((x - y).abs()))
+}
