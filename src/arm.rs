@@ -635,10 +635,9 @@ impl PreparedArm {
 
         let model_summary = |fold: &PreparedFold, fit: &FoldFit| ModelSummary {
             intercept: fit.scored.fitted.intercept,
-            coefficients: fold.feature_sets[0]
-                .features
-                .iter()
-                .cloned()
+            coefficients: table
+                .column_names(&fold.feature_sets[0].features)
+                .into_iter()
                 .zip(fit.scored.fitted.coefficients.iter().copied())
                 .collect(),
             iterations: fit.scored.fitted.iterations as u64,
@@ -723,11 +722,18 @@ impl PreparedFold {
         let mut overlap = None;
         if scope == Scope::Full {
             for ablation in experiment.ablation_list() {
-                // The arm's features without those the ablation drops, in the arm's order.
-                let keep: Vec<usize> = (0..features.len())
-                    .filter(|&k| !ablation.drop.contains(&features[k]))
-                    .collect();
-                let kept: Vec<String> = keep.iter().map(|&k| features[k].clone()).collect();
+                // The arm's features without those the ablation drops, in the arm's order,
+                // and their model columns' positions in the arm's design (a categorical
+                // feature is as many columns as it has levels).
+                let (mut keep, mut kept, mut at) = (Vec::new(), Vec::new(), 0);
+                for feature in features {
+                    let width = table.column_names(std::slice::from_ref(feature)).len();
+                    if !ablation.drop.contains(feature) {
+                        keep.extend(at..at + width);
+                        kept.push(feature.clone());
+                    }
+                    at += width;
+                }
                 feature_sets.push(match &arm_set.design {
                     // Standardising is column by column: the ablation's design is a
                     // selection of the arm's (`Design::select`), the same bits.

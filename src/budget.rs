@@ -49,10 +49,12 @@ pub fn design_bytes(experiment: &Experiment, table: &Table) -> u64 {
         .saturating_mul(sets)
 }
 
-/// The features the experiment's model reads: its own list, or all of the pack's.
+/// The model columns the experiment's model reads (its own feature list, or all of the
+/// pack's; a categorical feature counts one column per level).
 fn feature_count(experiment: &Experiment, table: &Table) -> u64 {
-    experiment
+    let features = experiment
         .features
-        .as_ref()
-        .map_or(table.feature_names().len(), Vec::len) as u64
+        .as_deref()
+        .unwrap_or(table.feature_names());
+    table.layout().columns_of(features).map_or(0, |c| c.len()) as u64
 }

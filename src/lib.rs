@@ -38,10 +38,12 @@
 //! ```
 //!
 //! Beside them: boundary maps ([`boundary`]), the transfer evaluator ([`transfer`]), the
-//! published schemas ([`schema`]), the canonical encoding and hashes ([`canon`]) and the
-//! charts ([`chart`]).
+//! published schemas ([`schema`]), the canonical encoding and hashes ([`canon`]), the
+//! charts ([`chart`]), and for a user's own data: a pack from a CSV ([`init`]), what
+//! changes a pack's meaning ([`pack::check`]) and the audit of a user's split ([`audit`]).
 
 pub mod arm;
+pub mod audit;
 pub mod boundary;
 pub mod budget;
 pub mod canon;
@@ -49,6 +51,7 @@ pub mod chart;
 pub mod csv_input;
 pub mod error;
 pub mod experiment;
+pub mod init;
 pub mod input;
 pub mod json;
 pub mod metrics;

@@ -13,6 +13,9 @@ use rand_chacha::rand_core::RngCore;
 use crate::canon::{float_bits, HashKind};
 use crate::rng;
 
+mod layout;
+pub use layout::FeatureLayout;
+
 /// A typed fixture table in canonical row order.
 ///
 /// Everything but the labels sits behind `Arc`: label permutations (hundreds per
@@ -24,8 +27,9 @@ pub struct Table {
     pub(crate) label: Vec<bool>,
     /// The label cells as written (kept so a reordered copy canonicalises identically).
     pub(crate) label_text: Arc<TextColumn>,
-    pub(crate) feature_names: Arc<Vec<String>>,
-    /// Column-major: `features[k][row]`.
+    /// The features and the model columns each becomes (one-hot for a categorical one).
+    pub(crate) layout: Arc<FeatureLayout>,
+    /// Column-major, one per layout column: `features[k][row]`.
     pub(crate) features: Arc<Vec<Vec<f64>>>,
     pub(crate) time: Option<Arc<Vec<i64>>>,
     /// Columns the manifest does not name, as raw text (an empty cell is missing).
@@ -103,7 +107,7 @@ pub(crate) struct FileColumns {
     pub(crate) entity: TextColumn,
     pub(crate) label_text: TextColumn,
     pub(crate) positive: Vec<bool>,
-    /// Column-major, in manifest order.
+    /// Column-major, one per layout column (a categorical feature's one-hot columns).
     pub(crate) features: Vec<Vec<f64>>,
     pub(crate) time: Option<Vec<i64>>,
     /// In `extra_names` order (sorted by name).
@@ -138,7 +142,7 @@ impl EntityBlocks {
 impl Table {
     /// Builds the canonical table from columns in file order.
     pub(crate) fn from_columns(
-        feature_names: Vec<String>,
+        layout: Arc<FeatureLayout>,
         extra_names: Vec<String>,
         columns: FileColumns,
     ) -> Table {
@@ -197,7 +201,7 @@ impl Table {
             entity_of_row: Arc::new(entity_of_row),
             label: order.iter().map(|&i| positive[i]).collect(),
             label_text: Arc::new(label_text.gather(&order)),
-            feature_names: Arc::new(feature_names),
+            layout,
             features: Arc::new(features.into_iter().map(pick).collect()),
             time: time.map(|t| Arc::new(order.iter().map(|&i| t[i]).collect())),
             extra: Arc::new(
@@ -232,7 +236,7 @@ impl Table {
             entity_of_row: Arc::new(entity_of_row),
             label: rows.iter().map(|&r| self.label[r]).collect(),
             label_text: Arc::new(self.label_text.gather(rows)),
-            feature_names: Arc::clone(&self.feature_names),
+            layout: Arc::clone(&self.layout),
             features: Arc::new(self.features.iter().map(|c| pick(c)).collect()),
             time: self
                 .time
@@ -256,7 +260,7 @@ impl Table {
     /// Number of columns of the file it was read from: entity, label, features, time and
     /// every other column.
     pub fn n_columns(&self) -> usize {
-        2 + self.feature_names.len() + usize::from(self.time.is_some()) + self.extra.len()
+        2 + self.layout.sources().len() + usize::from(self.time.is_some()) + self.extra.len()
     }
 
     /// Number of distinct entities.
@@ -279,27 +283,49 @@ impl Table {
         &self.label
     }
 
-    /// The pack's feature names in pack order.
-    pub fn feature_names(&self) -> &[String] {
-        &self.feature_names
+    /// The label cells as written, in canonical order.
+    pub fn label_texts(&self) -> &TextColumn {
+        &self.label_text
     }
 
-    /// One feature column by name.
-    pub fn feature(&self, name: &str) -> Option<&[f64]> {
-        let k = self.feature_names.iter().position(|f| f == name)?;
+    /// The pack's feature names in pack order (source columns, as experiments name them).
+    pub fn feature_names(&self) -> &[String] {
+        self.layout.sources()
+    }
+
+    /// The features and the model columns each becomes.
+    pub fn layout(&self) -> &FeatureLayout {
+        &self.layout
+    }
+
+    /// One model column by its name: a numeric feature's name, or `feature=level`.
+    pub fn feature(&self, column: &str) -> Option<&[f64]> {
+        let k = self.layout.columns().iter().position(|c| c == column)?;
         Some(&self.features[k])
     }
 
-    /// The feature columns `names`, in that order: names an experiment was checked
-    /// against (panics on a name the table lacks, a bug of the caller).
+    /// The model columns of the features `names`, in that order (a categorical feature
+    /// gives its one-hot columns): names an experiment was checked against (panics on a
+    /// name the table lacks, a bug of the caller).
     pub fn feature_columns(&self, names: &[String]) -> Vec<&[f64]> {
-        names
-            .iter()
-            .map(|f| {
-                self.feature(f)
-                    .expect("experiment features were checked against the pack")
-            })
+        self.column_indices(names)
+            .into_iter()
+            .map(|k| self.features[k].as_slice())
             .collect()
+    }
+
+    /// The names of the model columns of the features `names`, in that order.
+    pub fn column_names(&self, names: &[String]) -> Vec<String> {
+        self.column_indices(names)
+            .into_iter()
+            .map(|k| self.layout.columns()[k].clone())
+            .collect()
+    }
+
+    fn column_indices(&self, names: &[String]) -> Vec<usize> {
+        self.layout
+            .columns_of(names)
+            .expect("experiment features were checked against the pack")
     }
 
     /// The time column, if the pack has one.
@@ -393,7 +419,7 @@ impl Table {
             source_row: order.iter().map(|&i| self.source_row[i]).collect(),
         };
         Table::from_columns(
-            self.feature_names.to_vec(),
+            Arc::clone(&self.layout),
             self.extra.keys().cloned().collect(),
             columns,
         )
@@ -487,7 +513,8 @@ impl Table {
     pub fn content_hash(&self) -> String {
         let mut hasher = HashKind::Table.hasher();
         hasher.update(&(self.n_rows() as u64).to_le_bytes());
-        for name in self.feature_names.iter() {
+        // Column names: a numeric pack's feature names; `feature=level` for one-hot ones.
+        for name in self.layout.columns() {
             hash_str(&mut hasher, name);
         }
         for row in 0..self.n_rows() {

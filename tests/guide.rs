@@ -42,7 +42,7 @@ fn the_add_a_pack_guide_works_as_written() {
     let json = blocks(&guide, "json");
     assert_eq!(
         (toml.len(), json.len()),
-        (3, 2),
+        (4, 2),
         "the guide's blocks changed: update this test"
     );
 
@@ -118,5 +118,34 @@ fn the_add_a_pack_guide_works_as_written() {
             .answer
             .unwrap()
             .correct
+    );
+}
+
+#[test]
+fn the_guide_shows_the_data_section_init_writes_for_bacteria() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let guide = std::fs::read_to_string(format!("{root}/docs/ADD_A_PACK.md")).unwrap();
+    let shown = &blocks(&guide, "toml")[3];
+    let data = std::path::Path::new(root).join("tests/data/real/bacteria/bacteria.csv");
+    let bytes = std::fs::read(&data).unwrap();
+    let options = counterlab::init::InitOptions {
+        entity: "ID".into(),
+        label: "y".into(),
+        positive: "y".into(),
+        time: Some("week".into()),
+        test_column: None,
+        id: None,
+    };
+    let scaffold = counterlab::init::scaffold(
+        &data,
+        &bytes,
+        &options,
+        &counterlab::pack::LoadLimits::default(),
+    )
+    .unwrap();
+    assert!(
+        scaffold.manifest.contains(shown.as_str()),
+        "the guide's [data] block is not what init writes:\n{}",
+        scaffold.manifest
     );
 }

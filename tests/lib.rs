@@ -4,6 +4,7 @@
 #![allow(unreachable_pub, missing_docs)]
 
 mod boundary;
+mod byod;
 mod calibration;
 mod canon;
 mod chart;

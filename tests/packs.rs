@@ -89,6 +89,18 @@ fn label_is_positive_only_on_exact_text() {
     let root = TempDir::new("labels");
     let csv = "entity,label,x1\nA,1,0.5\nB,1.0,1.5\nC, 1,2\nD,01,3\n";
     let dir = write_pack(root.path(), "p", csv, &["x1"], None);
+    // Four levels: refused, naming them, unless one-vs-rest is declared.
+    let e = Pack::open(&dir).unwrap_err().to_string();
+    assert!(
+        e.contains(r#"the label has 4 levels (" 1" × 1, "01" × 1, "1" × 1, "1.0" × 1), not two"#),
+        "{e}"
+    );
+    let manifest = std::fs::read_to_string(dir.join("pack.toml")).unwrap();
+    std::fs::write(
+        dir.join("pack.toml"),
+        format!("{manifest}one_vs_rest = true\n"),
+    )
+    .unwrap();
     let pack = Pack::open(&dir).unwrap();
     assert_eq!(pack.table().labels(), [true, false, false, false]);
 }

@@ -9,9 +9,12 @@ macro_rules! outln {
     }};
 }
 
+mod audit;
 mod boundary;
 mod hash;
+mod init;
 mod metrics;
+mod pack;
 mod style;
 mod transfer;
 mod verify;
@@ -142,12 +145,61 @@ enum Command {
         /// The file.
         file: PathBuf,
     },
+    /// Make a pack folder from your CSV: pack.toml with the fixture's hash, every usable
+    /// column as a feature (text columns categorical), and starter experiments.
+    Init(init::InitArgs),
+    /// Check your own train/test split for leakage, no pack needed: shared entities, test
+    /// rows seen in training, temporal overlap, duplicate rows, and how much the split
+    /// inflates ROC AUC against an entity-grouped split.
+    ///
+    /// Exit codes: 0 no leak found, 1 leak found, 2 usage, I/O or data error.
+    Audit(audit::AuditArgs),
+    /// Check or re-hash a pack folder.
+    Pack {
+        #[command(subcommand)]
+        action: PackAction,
+    },
     /// The packs found, with fixture hashes.
     Packs {
         /// A folder of pack folders, or one pack folder (default: fixtures/packs of the
         /// working directory).
         #[arg(long)]
         packs: Option<PathBuf>,
+    },
+}
+
+/// The roles of a user's CSV that `init` and `audit` are told.
+#[derive(clap::Args)]
+pub(crate) struct Roles {
+    /// The entity column (a patient, a customer: rows of one entity are related).
+    #[arg(long)]
+    pub(crate) entity: String,
+    /// The label column.
+    #[arg(long)]
+    pub(crate) label: String,
+    /// The label text of the positive class.
+    #[arg(long)]
+    pub(crate) positive: String,
+}
+
+#[derive(Subcommand)]
+enum PackAction {
+    /// What can change the pack's meaning: label levels, entity ids that differ only in
+    /// case, spaces or leading zeros, duplicate (entity, time) rows; rows per entity.
+    ///
+    /// Exit codes: 0 clean, 1 a problem found (or the pack does not load), 2 usage or I/O.
+    Check {
+        /// The pack folder.
+        dir: PathBuf,
+        /// Print JSON (counterlab.pack-check/1).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Record the fixture's blake3 (and its categorical columns' levels) in pack.toml after
+    /// an edit; comments and other keys are kept.
+    Rehash {
+        /// The pack folder.
+        dir: PathBuf,
     },
 }
 
@@ -214,6 +266,12 @@ pub(crate) fn main() -> i32 {
         } => transfer::command(&pack, &choice, packs.as_deref(), json),
         Command::Hash { file } => hash::command(&file),
         Command::Packs { packs } => list_packs(packs.as_deref()),
+        Command::Init(args) => init::command(&args),
+        Command::Audit(args) => audit::command(&args),
+        Command::Pack { action } => match action {
+            PackAction::Check { dir, json } => pack::check(&dir, json),
+            PackAction::Rehash { dir } => pack::rehash(&dir),
+        },
     }
 }
 
@@ -328,6 +386,9 @@ fn run(
         Ok(threads) => RunOptions { threads },
         Err(code) => return code,
     };
+    pack::print_problems(
+        &counterlab::pack::check::Findings::of(pack.table(), &pack.manifest().data).problems(),
+    );
     let payload = match counterlab::run_with(pack, &experiment, &options) {
         Ok(p) => p,
         Err(e) => return fail_at(experiment_path, &e),

@@ -12,11 +12,12 @@
 //! count before any row is read, and the row count while rows are read.
 
 use std::path::Path;
+use std::sync::Arc;
 
-use super::manifest::DataSpec;
+use super::manifest::{toml_key, DataSpec};
 use crate::csv_input::{excerpt, StrictCsv};
 use crate::error::{Error, Result};
-use crate::table::{FileColumns, Table, TextColumn};
+use crate::table::{FeatureLayout, FileColumns, Table, TextColumn};
 
 /// How much of a fixture is read before it is refused. Checked while reading, so a
 /// hostile file costs at most about the byte budget in memory (docs/VERDICTS.md, "Budgets").
@@ -64,8 +65,22 @@ pub(crate) fn parse_fixture(
 ) -> Result<Table> {
     let mut csv = StrictCsv::new(path, bytes, limits.max_columns, limits.max_rows)?;
     let roles = roles(&csv, spec)?;
+    let layout = FeatureLayout::new(&spec.features, &spec.levels);
+    // One-hot columns cost memory like file columns: the same budget, before any row.
+    if layout.columns().len() > limits.max_columns {
+        return Err(Error::data(
+            path,
+            None,
+            None,
+            format!(
+                "the features make {} model columns (one per level of a categorical column), more than the limit of {}: drop categorical columns with many levels",
+                layout.columns().len(),
+                limits.max_columns
+            ),
+        ));
+    }
     let mut columns = FileColumns {
-        features: vec![Vec::new(); roles.features.len()],
+        features: vec![Vec::new(); layout.columns().len()],
         time: roles.time.map(|_| Vec::new()),
         extra: vec![TextColumn::default(); roles.extra.len()],
         ..FileColumns::default()
@@ -73,7 +88,16 @@ pub(crate) fn parse_fixture(
     let mut record = csv::ByteRecord::new();
     let mut bad = BadCells::default();
     while let Some(row) = csv.next_row(&mut record)? {
-        read_row(&csv, row, &record, &roles, spec, &mut columns, &mut bad)?;
+        read_row(
+            &csv,
+            row,
+            &record,
+            &roles,
+            spec,
+            &layout,
+            &mut columns,
+            &mut bad,
+        )?;
     }
     if let Some(error) = bad.into_error(path) {
         return Err(error);
@@ -82,7 +106,7 @@ pub(crate) fn parse_fixture(
         return Err(Error::data(path, None, None, "the table has no rows"));
     }
     Ok(Table::from_columns(
-        spec.features.clone(),
+        Arc::new(layout),
         roles.extra.into_iter().map(|(name, _)| name).collect(),
         columns,
     ))
@@ -125,12 +149,14 @@ fn roles(csv: &StrictCsv<'_>, spec: &DataSpec) -> Result<Roles> {
 /// Types one data row's cells into `columns`. A cell that cannot be typed is recorded in
 /// `bad` (and a placeholder kept, so the columns stay aligned; no table is built from
 /// them); a structural problem of the record is an error at once.
+#[allow(clippy::too_many_arguments)] // one row's inputs and outputs; a struct would only rename them
 fn read_row(
     csv: &StrictCsv<'_>,
     row: usize,
     record: &csv::ByteRecord,
     roles: &Roles,
     spec: &DataSpec,
+    layout: &FeatureLayout,
     columns: &mut FileColumns,
     bad: &mut BadCells,
 ) -> Result<()> {
@@ -149,15 +175,41 @@ fn read_row(
     columns.entity.push(entity);
     columns.positive.push(label == spec.positive);
     columns.label_text.push(label);
-    for (column, &at) in columns.features.iter_mut().zip(&roles.features) {
-        let value = match required(at, bad)? {
-            Some(cell) => parse_finite(cell).unwrap_or_else(|m| {
-                bad.push(row, name(at), cell, m);
-                0.0
-            }),
-            None => 0.0,
-        };
-        column.push(value);
+    for (k, &at) in roles.features.iter().enumerate() {
+        let range = layout.range(k);
+        let levels = layout.levels(k);
+        let cell = required(at, bad)?;
+        if levels.is_empty() {
+            let value = cell.map_or(0.0, |cell| {
+                parse_finite(cell).unwrap_or_else(|m| {
+                    bad.push(row, name(at), cell, m);
+                    0.0
+                })
+            });
+            columns.features[range.start].push(value);
+            continue;
+        }
+        // One-hot: 1 in the column of the cell's level, 0 in the others.
+        let hot = cell.and_then(|cell| {
+            let found = levels.binary_search_by(|level| level.as_str().cmp(cell)).ok();
+            if found.is_none() {
+                bad.push(
+                    row,
+                    name(at),
+                    cell,
+                    format!(
+                        "{} is not a recorded level of this categorical column (data.levels.{} in pack.toml: {})",
+                        excerpt(cell),
+                        toml_key(name(at)),
+                        list_levels(levels)
+                    ),
+                );
+            }
+            found
+        });
+        for (level, column) in columns.features[range].iter_mut().enumerate() {
+            column.push(if hot == Some(level) { 1.0 } else { 0.0 });
+        }
     }
     if let (Some(column), Some(at)) = (columns.time.as_mut(), roles.time) {
         let value = match required(at, bad)? {
@@ -204,6 +256,10 @@ enum BadKind {
     Boolean,
     /// `1.0` where an integer is needed (a float column exported by pandas or R).
     IntegralFloat,
+    /// Text in a numeric feature column (a category such as "P"/"A").
+    Text,
+    /// A categorical cell whose level pack.toml does not record.
+    UnknownLevel,
     /// Anything else.
     Other,
 }
@@ -246,9 +302,7 @@ impl BadKind {
         let trimmed = cell.trim();
         if cell.is_empty() {
             BadKind::Empty
-        } else if ["na", "nan", "null", "none", "n/a", "<na>", "nat", "#n/a"]
-            .contains(&trimmed.to_ascii_lowercase().as_str())
-        {
+        } else if is_missing_token(cell) {
             BadKind::MissingToken
         } else if ["true", "false"].contains(&trimmed.to_ascii_lowercase().as_str()) {
             BadKind::Boolean
@@ -256,6 +310,10 @@ impl BadKind {
             && trimmed.parse::<f64>().is_ok_and(|v| v.fract() == 0.0)
         {
             BadKind::IntegralFloat
+        } else if message.contains("not a recorded level") {
+            BadKind::UnknownLevel
+        } else if message.starts_with("not a number") {
+            BadKind::Text
         } else {
             BadKind::Other
         }
@@ -275,6 +333,12 @@ impl BadKind {
             BadKind::IntegralFloat => Some(
                 "the time column needs integers: 1.0 is a float export of 1 (pandas: df[col].astype(\"int64\"); R: as.integer); dates must be turned into integers (days or weeks since a start)",
             ),
+            BadKind::Text => Some(
+                "a feature column with text is a category (e.g. treatment \"P\"/\"A\"): list it in data.categorical and record its levels under [data.levels] (counterlab init does both; counterlab pack rehash DIR records the levels), or encode it as numbers",
+            ),
+            BadKind::UnknownLevel => Some(
+                "a categorical column's levels are recorded in pack.toml so that its one-hot columns mean the same on every machine: add the level under [data.levels] (byte order), or run counterlab pack rehash DIR, which re-records the levels with the fixture's hash",
+            ),
             BadKind::Other => None,
         }
     }
@@ -289,4 +353,26 @@ pub fn parse_finite(text: &str) -> Result<f64, String> {
         Ok(_) => Err(format!("not a finite number: {}", excerpt(text))),
         Err(_) => Err(format!("not a number: {}", excerpt(text))),
     }
+}
+
+/// A categorical column's levels for a message: the first few, and how many in all.
+fn list_levels(levels: &[String]) -> String {
+    const SHOWN: usize = 10;
+    let shown: Vec<String> = levels
+        .iter()
+        .take(SHOWN)
+        .map(|l| format!("{l:?}"))
+        .collect();
+    if levels.len() > SHOWN {
+        format!("{}, … ({} levels)", shown.join(", "), levels.len())
+    } else {
+        shown.join(", ")
+    }
+}
+
+/// Whether a cell is one of the ways tools write a missing value: R's `NA`, pandas' `nan`
+/// and `<NA>`, `NULL`, `None`, `N/A`, `NaT`, Excel's `#N/A` (any case, spaces around).
+pub(crate) fn is_missing_token(cell: &str) -> bool {
+    ["na", "nan", "null", "none", "n/a", "<na>", "nat", "#n/a"]
+        .contains(&cell.trim().to_ascii_lowercase().as_str())
 }

@@ -1,5 +1,7 @@
 //! `pack.toml`: the Subject Pack manifest (docs/FORMATS.md §pack.toml).
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 /// A pack's manifest, exactly the keys of `pack.toml`; unknown keys are refused.
@@ -162,11 +164,25 @@ pub struct DataSpec {
     pub label: String,
     /// The label text of the positive class.
     pub positive: String,
-    /// Numeric feature columns, in model order.
+    /// Feature columns, in model order: numeric, or categorical when also listed in
+    /// `categorical`.
     pub features: Vec<String>,
-    /// Optional integer time column (required by temporal splits).
+    /// Feature columns that hold categories (text): each is one-hot encoded over its
+    /// `levels`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub categorical: Vec<String>,
+    /// The levels of each categorical column, in byte order (`[data.levels]`). A cell
+    /// whose text is not a recorded level is a load error.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub levels: BTreeMap<String, Vec<String>>,
+    /// Optional integer time column (required by temporal splits). It may also be listed
+    /// in `features` (then the model reads it as a number too).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time: Option<String>,
+    /// Whether a label with more than two levels is meant as `positive` against all the
+    /// others. Without it, more than two levels is a load error (docs/FORMATS.md).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub one_vs_rest: bool,
 }
 
 impl Manifest {
@@ -176,20 +192,27 @@ impl Manifest {
     /// payload computed against the same bytes read another way (another positive class,
     /// another label column) is not taken for one computed on this pack. The id, title,
     /// concept and the `[boundary]` / `[transfer]` sections are not part of it: they name
-    /// or use the pack, they do not change what its cells are.
+    /// or use the pack, they do not change what its cells are. The categorical columns and
+    /// their levels are part of it when there are any (a pack without them hashes as
+    /// before they existed).
     pub fn meaning_hash(&self) -> String {
         let d = &self.data;
-        crate::canon::hash_value(
-            crate::canon::HashKind::Manifest,
-            &serde_json::json!({
-                "fixture_blake3": d.blake3,
-                "entity": d.entity,
-                "label": d.label,
-                "positive": d.positive,
-                "features": d.features,
-                "time": d.time,
-            }),
-        )
+        let mut meaning = serde_json::json!({
+            "fixture_blake3": d.blake3,
+            "entity": d.entity,
+            "label": d.label,
+            "positive": d.positive,
+            "features": d.features,
+            "time": d.time,
+        });
+        if d.one_vs_rest {
+            meaning["one_vs_rest"] = serde_json::json!(true);
+        }
+        if !d.categorical.is_empty() {
+            meaning["categorical"] = serde_json::json!(d.categorical);
+            meaning["levels"] = serde_json::json!(d.levels);
+        }
+        crate::canon::hash_value(crate::canon::HashKind::Manifest, &meaning)
     }
 
     /// Checks what serde cannot: id syntax, hash syntax, distinct column roles.
@@ -223,12 +246,15 @@ impl Manifest {
         for feature in &self.data.features {
             roles.push(("features", feature));
         }
+        self.check_categorical()?;
         for (i, (role_a, a)) in roles.iter().enumerate() {
             if a.is_empty() {
                 return Err(format!("data.{role_a} names an empty column"));
             }
             for (role_b, b) in &roles[i + 1..] {
-                if a == b {
+                // The time column may also be a feature: read once as the split's clock
+                // and once as a number for the model.
+                if a == b && !(*role_a == "time" && *role_b == "features") {
                     return Err(format!(
                         "column {a:?} is named twice (data.{role_a} and data.{role_b})"
                     ));
@@ -236,5 +262,70 @@ impl Manifest {
             }
         }
         Ok(())
+    }
+
+    /// Every categorical column is a feature, listed once, with recorded levels: non-empty,
+    /// distinct and in byte order (so the one-hot columns have one order everywhere).
+    fn check_categorical(&self) -> Result<(), String> {
+        let d = &self.data;
+        for (i, column) in d.categorical.iter().enumerate() {
+            if !d.features.contains(column) {
+                return Err(format!(
+                    "data.categorical[{i}] = {column:?} is not in data.features: list it there too (its place there is its place in the model)"
+                ));
+            }
+            if d.categorical[..i].contains(column) {
+                return Err(format!("data.categorical names {column:?} twice"));
+            }
+            let Some(levels) = d.levels.get(column) else {
+                return Err(format!(
+                    "categorical column {column:?} has no levels: add `{} = [...]` under [data.levels] (counterlab pack rehash DIR records them from the data)",
+                    toml_key(column)
+                ));
+            };
+            if levels.is_empty() {
+                return Err(format!("data.levels.{} is empty", toml_key(column)));
+            }
+            if let Some(empty) = levels.iter().position(String::is_empty) {
+                return Err(format!(
+                    "data.levels.{}[{empty}] is empty: an empty cell is a missing value, not a level",
+                    toml_key(column)
+                ));
+            }
+            if let Some(w) = levels.windows(2).position(|w| w[0] >= w[1]) {
+                return Err(format!(
+                    "data.levels.{} must be distinct and in byte order: {:?} comes before {:?} (sorted: {:?})",
+                    toml_key(column),
+                    levels[w],
+                    levels[w + 1],
+                    {
+                        let mut sorted = levels.clone();
+                        sorted.sort();
+                        sorted.dedup();
+                        sorted
+                    }
+                ));
+            }
+        }
+        if let Some(extra) = d.levels.keys().find(|k| !d.categorical.contains(k)) {
+            return Err(format!(
+                "data.levels.{} names a column that is not in data.categorical",
+                toml_key(extra)
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A column name as a TOML key: bare when it can be, quoted otherwise.
+pub(crate) fn toml_key(name: &str) -> String {
+    if !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        name.to_owned()
+    } else {
+        format!("{name:?}")
     }
 }

@@ -1,8 +1,12 @@
 //! Subject Packs: a folder with `pack.toml`, one fixture CSV, `experiments/` and
 //! `payloads/`. Loading checks the fixture's blake3 and types its columns.
 
+pub mod check;
 mod load;
 mod manifest;
+mod rehash;
+
+pub use rehash::{rehash, Rehash};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,7 +24,9 @@ use crate::input;
 /// Largest `pack.toml` read, in bytes.
 const MAX_MANIFEST_BYTES: u64 = 1 << 20;
 
+pub(crate) use load::is_missing_token;
 pub use load::{parse_finite, LoadLimits};
+pub(crate) use manifest::toml_key;
 
 /// A loaded pack: manifest, checked fixture hash and the canonical table.
 #[derive(Debug, Clone)]
@@ -93,12 +99,24 @@ impl Pack {
                 None,
                 None,
                 format!(
-                    "blake3 is {actual}, but pack.toml says {}",
-                    manifest.data.blake3
+                    "blake3 is {actual}, but pack.toml says {}: if you edited the file, run `counterlab pack rehash {}` to record its new hash",
+                    manifest.data.blake3,
+                    dir.display()
                 ),
             ));
         }
         let table = load::parse_fixture(&data_path, bytes, &manifest.data, limits)?;
+        let levels = check::label_levels(&table);
+        if let Some(problem) =
+            check::label_problem(&levels, &manifest.data.positive, manifest.data.one_vs_rest)
+        {
+            return Err(Error::data(
+                &data_path,
+                None,
+                Some(&manifest.data.label),
+                problem,
+            ));
+        }
         Ok(Pack {
             dir,
             manifest,

@@ -372,14 +372,20 @@ pub fn split(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Resu
                     Some("1" | "true" | "True" | "TRUE") => true,
                     Some("0" | "false" | "False" | "FALSE") => false,
                     other => {
+                        // `1.0`/`0.0`: a 0/1 column exported as floats (pandas after a
+                        // NaN, R's numeric); say so rather than only "found 1.0".
+                        let hint = match other.and_then(|t| t.trim().parse::<f64>().ok()) {
+                            Some(v) if v == 0.0 || v == 1.0 => ": a 0/1 column written as floats; write it as integers (pandas: df[col].astype(int); R: as.integer)",
+                            _ => "",
+                        };
                         return Err(Error::experiment(
                             format!("{arm_path}.column"),
                             format!(
-                                "column {column:?}, row {}: expected 0/1 or false/true, found {}",
+                                "column {column:?}, row {}: expected 0/1 or false/true, found {}{hint}",
                                 table.source_rows()[row],
                                 other.map_or("an empty cell".to_owned(), |t| format!("{t:?}"))
                             ),
-                        ))
+                        ));
                     }
                 };
                 is_test.push(flag);

@@ -2,6 +2,7 @@
 //! beside this file.
 
 mod auc;
+mod categorical;
 mod cv;
 mod logistic;
 mod paired;

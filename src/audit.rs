@@ -1,0 +1,184 @@
+//! `counterlab audit`: a user's own train/test split checked for leakage, no pack needed.
+//!
+//! The CSV becomes a pack in memory (as `counterlab init` would write it) and the split a
+//! `predefined` arm. The audit reports what the split shares between its sides — entities
+//! with rows on both sides, test rows whose entity is in training, test rows not after
+//! every training time, test rows whose feature vector is a training row's — and how much
+//! the split inflates ROC AUC: the same model under the user's split and under an
+//! entity-grouped split with the same fraction of test entities, as a `metric_gap` claim
+//! the verifier decides (so the gap's interval and p-value are the verifier's, and the
+//! payload it writes with `--out` is checked by `counterlab verify` like any other).
+//!
+//! A **leak** is a test entity with rows in training, or (with a time column) a test row
+//! at or before the latest training time. Duplicate feature rows are reported but are not
+//! a leak by themselves: coarse features (a few categories) repeat across honest splits.
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::init::{scaffold, InitOptions, Scaffold};
+use crate::pack::{LoadLimits, Pack, Packs};
+use crate::run::{run_with, Payload, RunOptions};
+use crate::split::Overlap;
+use crate::verify::{verify, Report, VerifyOptions};
+use crate::Experiment;
+
+/// The arm of the user's split.
+pub const USER_ARM: &str = "your_split";
+/// The arm of the entity-grouped split of the same size.
+pub const GROUPED_ARM: &str = "entity_grouped";
+/// The experiment file an audit writes into the pack (`experiments/audit.json`).
+pub const EXPERIMENT_FILE: &str = "audit.json";
+
+/// What `audit` is told about the CSV.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditOptions {
+    /// The entity column.
+    pub entity: String,
+    /// The label column.
+    pub label: String,
+    /// The positive label level.
+    pub positive: String,
+    /// The 0/1 column marking the test rows.
+    pub test_column: String,
+    /// An integer time column, if any.
+    pub time: Option<String>,
+}
+
+/// An audit's findings, with the pack, payload and report behind its numbers.
+#[derive(Debug, Clone)]
+pub struct Audit {
+    /// The pack as `init` would write it, plus the audit's experiment.
+    pub scaffold: Scaffold,
+    /// The payload of the audit's experiment.
+    pub payload: Payload,
+    /// The verifier's report on that payload.
+    pub report: Report,
+    /// Training and test rows of the user's split.
+    pub train_rows: u64,
+    /// Test rows of the user's split.
+    pub test_rows: u64,
+    /// Entities with test rows.
+    pub test_entities: u64,
+    /// What the user's split shares between its sides.
+    pub overlap: Overlap,
+    /// Test rows whose entity also has training rows.
+    pub test_rows_seen: u64,
+    /// Whether a leak was found (see the module docs).
+    pub leak: bool,
+    /// Why, one phrase each (empty when no leak).
+    pub leak_reasons: Vec<String>,
+}
+
+/// Audits the split marked by `options.test_column` in the CSV at `path` (bytes `bytes`);
+/// the comparison's claim is decided by the verifier under `verify_options` (the CLI's
+/// are the defaults; `--out` writes the payload for a later `counterlab verify`, which
+/// gives the same report with the same options).
+pub fn audit(
+    path: &Path,
+    bytes: &[u8],
+    options: &AuditOptions,
+    limits: &LoadLimits,
+    verify_options: &VerifyOptions,
+) -> Result<Audit> {
+    let init = InitOptions {
+        entity: options.entity.clone(),
+        label: options.label.clone(),
+        positive: options.positive.clone(),
+        time: options.time.clone(),
+        test_column: Some(options.test_column.clone()),
+        id: None,
+    };
+    let mut scaffold = scaffold(path, bytes, &init, limits)?;
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let pack = Pack::from_parts(dir, &scaffold.manifest, bytes, limits)?;
+    let table = pack.table();
+
+    let split = crate::split::split(
+        table,
+        &crate::experiment::SplitSpec::Predefined {
+            column: options.test_column.clone(),
+        },
+        0,
+        "--test-column",
+    )?;
+    let test_rows = split.test_rows();
+    let train_rows = split.train_rows();
+    let mut in_train = vec![false; table.n_entities()];
+    for &row in &train_rows {
+        in_train[table.entity_of_row()[row] as usize] = true;
+    }
+    let mut test_entity = vec![false; table.n_entities()];
+    let mut test_rows_seen = 0;
+    for &row in &test_rows {
+        let e = table.entity_of_row()[row] as usize;
+        test_entity[e] = true;
+        test_rows_seen += u64::from(in_train[e]);
+    }
+    let test_entities = test_entity.iter().filter(|&&t| t).count();
+    // The grouped arm holds out the same share of rows as the user's split, as whole
+    // entities (its test_fraction is a share of entities: with entities of similar size
+    // the two splits have about as many test rows). It must leave both sides non-empty.
+    let fraction = test_rows.len() as f64 / table.n_rows() as f64;
+    let grouped_test_entities = (fraction * table.n_entities() as f64).ceil() as usize;
+    if grouped_test_entities >= table.n_entities() || table.n_entities() < 2 {
+        return Err(Error::invalid(format!(
+            "the test column puts {} of {} rows in test: an entity-grouped split of that share leaves no entity for training",
+            test_rows.len(),
+            table.n_rows()
+        )));
+    }
+    let experiment_json = serde_json::json!({
+        "format": "counterlab.experiment/1",
+        "pack": pack.id(),
+        "seed": 1,
+        "model": { "kind": "logistic", "c": 1.0 },
+        "arms": [
+            { "name": USER_ARM, "split": { "kind": "predefined", "column": options.test_column } },
+            { "name": GROUPED_ARM, "split": { "kind": "entity_grouped", "test_fraction": fraction } },
+        ],
+        "ablations": [{ "name": "identity", "drop": [] }],
+        "metrics": ["roc_auc", "accuracy", "balanced_accuracy", "majority_baseline_accuracy"],
+        "claim": { "kind": "metric_gap", "metric": "roc_auc", "higher": USER_ARM, "lower": GROUPED_ARM, "at_least": 0.0 }
+    });
+    let mut experiment_text =
+        serde_json::to_string_pretty(&experiment_json).expect("JSON values serialise");
+    experiment_text.push('\n');
+    let experiment = Experiment::from_json(experiment_text.as_bytes())?;
+    let threads = verify_options.threads;
+    let payload = run_with(&pack, &experiment, &RunOptions { threads })?;
+    let overlap = payload.results[USER_ARM].overlap.clone();
+
+    let mut packs = Packs::default();
+    packs.insert(pack.clone())?;
+    let payload_text = payload.to_json_pretty()?;
+    let report = verify(payload_text.as_bytes(), &packs, verify_options);
+
+    let mut leak_reasons = Vec::new();
+    if overlap.entities > 0 {
+        leak_reasons.push(format!(
+            "{} test entities also have training rows",
+            overlap.entities
+        ));
+    }
+    if let Some(rows) = overlap.temporal_rows.filter(|&r| r > 0) {
+        leak_reasons.push(format!(
+            "{rows} test rows are at or before the latest training time"
+        ));
+    }
+    scaffold
+        .experiments
+        .push((EXPERIMENT_FILE.to_owned(), experiment_text));
+    Ok(Audit {
+        scaffold,
+        payload,
+        report,
+        train_rows: train_rows.len() as u64,
+        test_rows: test_rows.len() as u64,
+        test_entities: test_entities as u64,
+        overlap,
+        test_rows_seen,
+        leak: !leak_reasons.is_empty(),
+        leak_reasons,
+    })
+}

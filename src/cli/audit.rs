@@ -1,0 +1,237 @@
+//! `counterlab audit`: the user's own split checked for leakage (the library decides:
+//! `counterlab::audit`). Exit 0 no leak found, 1 leak found, 2 usage, I/O or data error.
+
+use std::path::{Path, PathBuf};
+
+use counterlab::audit::{audit, AuditOptions, GROUPED_ARM, USER_ARM};
+use counterlab::metrics::MetricValue;
+use counterlab::pack::LoadLimits;
+
+use super::{
+    pack::print_problems, read_input, style, threads_option, Roles, EXIT_DATA, EXIT_OK, EXIT_USAGE,
+};
+
+/// Check your own train/test split for leakage, no pack needed: shared entities, test
+/// rows seen in training, temporal overlap, duplicate rows, and how much the split
+/// inflates ROC AUC against an entity-grouped split.
+///
+/// Exit codes: 0 no leak found, 1 leak found, 2 usage, I/O or data error.
+#[derive(clap::Args)]
+pub(crate) struct AuditArgs {
+    /// The CSV (with a header row).
+    data: PathBuf,
+    #[command(flatten)]
+    roles: Roles,
+    /// The 0/1 (or false/true) column marking your test rows.
+    #[arg(long)]
+    test_column: String,
+    /// An integer time column (adds the temporal-overlap check).
+    #[arg(long)]
+    time: Option<String>,
+    /// Print JSON (counterlab.audit/1).
+    #[arg(long)]
+    json: bool,
+    /// Write a pack folder with the audit's experiment and payload here, so that
+    /// `counterlab verify` checks the audit's numbers.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Worker threads, at least 1.
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// Every error of an audit is exit 2: exit 1 means "leak found".
+fn fail2(message: &str) -> i32 {
+    eprintln!("{} {}", style::error_tag(), style::safe(message));
+    EXIT_USAGE
+}
+
+pub(crate) fn command(args: &AuditArgs) -> i32 {
+    let options = AuditOptions {
+        entity: args.roles.entity.clone(),
+        label: args.roles.label.clone(),
+        positive: args.roles.positive.clone(),
+        test_column: args.test_column.clone(),
+        time: args.time.clone(),
+    };
+    let limits = LoadLimits::default();
+    let bytes = match read_input(&args.data, limits.max_bytes, "") {
+        Ok(b) => b,
+        Err(_) => return EXIT_USAGE,
+    };
+    let threads = match threads_option(args.threads) {
+        Ok(t) => t,
+        Err(_) => return EXIT_USAGE,
+    };
+    let verify_options = counterlab::VerifyOptions {
+        threads,
+        ..counterlab::VerifyOptions::default()
+    };
+    let audit = match audit(&args.data, &bytes, &options, &limits, &verify_options) {
+        Ok(a) => a,
+        Err(e) => return fail2(&e.to_string()),
+    };
+    let auc = |arm: &str| match &audit.payload.results[arm].metrics["roc_auc"] {
+        MetricValue::Value(v) => Some(*v),
+        MetricValue::Undefined { .. } => None,
+    };
+    let claim = audit.report.claim();
+    let verdict = audit.report.verdict().as_str();
+
+    if let Some(out) = &args.out {
+        if let Err(message) = write_out(out, &audit, &bytes) {
+            return fail2(&message);
+        }
+    }
+    if args.json {
+        let value = serde_json::json!({
+            "format": "counterlab.audit/1",
+            "file": args.data.display().to_string(),
+            "test_column": args.test_column,
+            "rows": { "train": audit.train_rows, "test": audit.test_rows },
+            "test_entities": audit.test_entities,
+            "shared_entities": { "count": audit.overlap.entities, "first": audit.overlap.first_entities },
+            "test_rows_seen": audit.test_rows_seen,
+            "temporal_overlap_rows": audit.overlap.temporal_rows,
+            "duplicate_feature_rows": audit.overlap.duplicate_feature_rows,
+            "auc": {
+                "your_split": auc(USER_ARM),
+                "entity_grouped": auc(GROUPED_ARM),
+                "gap": claim.and_then(|c| c.observed),
+                "ci": claim.and_then(|c| c.ci),
+                "interval": claim.map(|c| c.interval.clone()),
+                "p_value": claim.and_then(|c| c.p_value),
+                "verdict": verdict,
+            },
+            "problems": audit.scaffold.findings.problems(),
+            "leak": audit.leak,
+            "leak_reasons": audit.leak_reasons,
+            "payload_hash": audit.report.payload_hash(),
+            "report_hash": audit.report.report_hash(),
+        });
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&value).expect("JSON values serialise")
+        );
+    } else {
+        print_problems(&audit.scaffold.findings.problems());
+        outln!(
+            "{}",
+            style::bold(&format!(
+                "audit of {}: test column {:?}",
+                args.data.display(),
+                args.test_column
+            ))
+        );
+        outln!(
+            "split             {} training rows, {} test rows ({} test entities)",
+            audit.train_rows,
+            audit.test_rows,
+            audit.test_entities
+        );
+        let first: Vec<String> = audit
+            .overlap
+            .first_entities
+            .iter()
+            .map(|e| format!("{e:?}"))
+            .collect();
+        outln!(
+            "shared entities   {}{}",
+            audit.overlap.entities,
+            if first.is_empty() {
+                String::new()
+            } else {
+                style::safe(&format!(" (first: {})", first.join(", "))).into_owned()
+            }
+        );
+        outln!(
+            "test rows seen    {} of {} test rows belong to an entity with training rows",
+            audit.test_rows_seen,
+            audit.test_rows
+        );
+        if let Some(rows) = audit.overlap.temporal_rows {
+            outln!("temporal overlap  {rows} test rows are at or before the latest training time");
+        }
+        outln!(
+            "duplicate rows    {} test rows have the feature vector of a training row",
+            audit.overlap.duplicate_feature_rows
+        );
+        let shown = |v: Option<f64>| v.map_or("undefined".to_owned(), |v| format!("{v:.4}"));
+        outln!(
+            "ROC AUC           your split {}, entity-grouped split of the same share of rows {}",
+            shown(auc(USER_ARM)),
+            shown(auc(GROUPED_ARM))
+        );
+        if let Some(claim) = claim {
+            outln!(
+                "inflation         {}{}{}  (verifier: {verdict})",
+                shown(claim.observed),
+                claim.ci.map_or(String::new(), |[lo, hi]| format!(
+                    ", 95% CI [{lo:.4}, {hi:.4}]"
+                )),
+                claim
+                    .p_value
+                    .map_or(String::new(), |p| format!(", p = {p:.4}"))
+            );
+        }
+        outln!(
+            "leak              {}",
+            if audit.leak {
+                format!("yes: {}", audit.leak_reasons.join("; "))
+            } else {
+                "none found".to_owned()
+            }
+        );
+        if let Some(out) = &args.out {
+            outln!(
+                "wrote {} (pack) and {}",
+                out.display(),
+                out.join("audit.payload.json").display()
+            );
+            outln!(
+                "check: counterlab verify {} --packs {}",
+                out.join("audit.payload.json").display(),
+                out.display()
+            );
+        }
+    }
+    if audit.leak {
+        EXIT_DATA
+    } else {
+        EXIT_OK
+    }
+}
+
+/// Writes the pack (as `init` would) and the audit's payload into `out` (new or empty).
+fn write_out(out: &Path, audit: &counterlab::audit::Audit, fixture: &[u8]) -> Result<(), String> {
+    if out.exists() && std::fs::read_dir(out).map_or(true, |mut e| e.next().is_some()) {
+        return Err(format!(
+            "{} exists and is not an empty folder: pass --out with a new folder (audit never overwrites)",
+            out.display()
+        ));
+    }
+    let at = |p: PathBuf, e: std::io::Error| format!("{}: {e}", p.display());
+    std::fs::create_dir_all(out.join("experiments")).map_err(|e| at(out.to_path_buf(), e))?;
+    let mut files: Vec<(PathBuf, Vec<u8>)> = vec![
+        (
+            out.join("pack.toml"),
+            audit.scaffold.manifest.clone().into_bytes(),
+        ),
+        (out.join(&audit.scaffold.fixture_file), fixture.to_vec()),
+    ];
+    for (name, json) in &audit.scaffold.experiments {
+        files.push((
+            out.join("experiments").join(name),
+            json.clone().into_bytes(),
+        ));
+    }
+    let payload = audit.payload.to_json_pretty().map_err(|e| e.to_string())?;
+    files.push((
+        out.join("audit.payload.json"),
+        format!("{payload}\n").into_bytes(),
+    ));
+    for (path, bytes) in files {
+        std::fs::write(&path, bytes).map_err(|e| at(path.clone(), e))?;
+    }
+    Ok(())
+}

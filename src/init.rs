@@ -1,0 +1,515 @@
+//! `counterlab init`: a pack folder from a user's CSV — the manifest with the fixture's
+//! hash, every usable column as a feature (text columns as categorical, with their
+//! levels), the columns it could not use with why, and starter experiments with
+//! cross-validated arms that `counterlab run` accepts with no edit.
+//!
+//! Nothing here guesses silently: a column is a numeric feature only when every cell is a
+//! finite number, a categorical one only when every cell is text of at most
+//! [`MAX_LEVELS`] levels; anything else is listed as not used, with the reason and the
+//! fix. The generated pack is loaded and every starter experiment validated before
+//! anything is written, so what `init` writes is what `run` reads.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::csv_input::{excerpt, StrictCsv};
+use crate::error::{Error, Result};
+use crate::experiment::Experiment;
+use crate::pack::check::Findings;
+use crate::pack::{is_missing_token, parse_finite, toml_key, LoadLimits, Pack};
+
+/// Most levels of a text column taken as categorical; more is an identifier or free text.
+pub const MAX_LEVELS: usize = 50;
+
+/// Folds of the starter experiments' cross-validated arms (fewer when the data has fewer
+/// entities or time values).
+const STARTER_FOLDS: usize = 5;
+
+/// What `init` is told about the CSV.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InitOptions {
+    /// The entity column.
+    pub entity: String,
+    /// The label column.
+    pub label: String,
+    /// The positive label level.
+    pub positive: String,
+    /// The integer time column, if any.
+    pub time: Option<String>,
+    /// A 0/1 column marking the user's own test rows, if any.
+    pub test_column: Option<String>,
+    /// The pack id (default: from the file name).
+    pub id: Option<String>,
+}
+
+/// How `init` used one column of the CSV.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ColumnUse {
+    /// A role given on the command line (`entity`, `label`, `time`, `test column`).
+    Role(&'static str),
+    /// A numeric feature.
+    Numeric,
+    /// A categorical feature with these levels (byte order).
+    Categorical(Vec<String>),
+    /// Not used, with why and how to make it usable.
+    NotUsed(String),
+}
+
+/// A pack ready to be written: `pack.toml`'s text, the fixture's file name, the starter
+/// experiments (file name, JSON text), each column's use, and the data findings.
+#[derive(Debug, Clone)]
+pub struct Scaffold {
+    /// The pack id.
+    pub id: String,
+    /// The fixture's file name inside the pack folder (the CSV's own name).
+    pub fixture_file: String,
+    /// `pack.toml`.
+    pub manifest: String,
+    /// `experiments/<name>`, JSON text.
+    pub experiments: Vec<(String, String)>,
+    /// Every CSV column in header order with its use.
+    pub columns: Vec<(String, ColumnUse)>,
+    /// What `pack check` would report.
+    pub findings: Findings,
+    /// What `init` decided that the user should know (folds reduced, a starter skipped,
+    /// one-vs-rest labels).
+    pub notes: Vec<String>,
+}
+
+/// Builds the pack for the CSV at `path` (its bytes `bytes`); validates it as `run` will.
+pub fn scaffold(
+    path: &Path,
+    bytes: &[u8],
+    options: &InitOptions,
+    limits: &LoadLimits,
+) -> Result<Scaffold> {
+    let fixture_file = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| Error::data(path, None, None, "the file name is not UTF-8 text"))?
+        .to_owned();
+    let id = match &options.id {
+        Some(id) => id.clone(),
+        None => id_from_file_name(&fixture_file),
+    };
+    let mut csv = StrictCsv::new(path, bytes, limits.max_columns, limits.max_rows)?;
+    let roles = [
+        (Some(&options.entity), "entity", "--entity"),
+        (Some(&options.label), "label", "--label"),
+        (options.time.as_ref(), "time", "--time"),
+        (options.test_column.as_ref(), "test column", "--test-column"),
+    ];
+    let mut role_of = BTreeMap::new();
+    for (name, role, flag) in roles {
+        if let Some(name) = name {
+            let at = csv.column_for(name, Some(flag))?;
+            if let Some(other) = role_of.insert(at, role) {
+                return Err(Error::invalid(format!(
+                    "column {name:?} is given two roles ({other} and {role})"
+                )));
+            }
+        }
+    }
+    let mut stats: Vec<ColumnStats> = vec![ColumnStats::default(); csv.header().len()];
+    let mut record = csv::ByteRecord::new();
+    while let Some(row) = csv.next_row(&mut record)? {
+        for (at, column) in stats.iter_mut().enumerate() {
+            if !role_of.contains_key(&at) {
+                column.add(row, csv.cell(&record, row, at)?);
+            }
+        }
+    }
+    let header = csv.header().to_vec();
+    let columns: Vec<(String, ColumnUse)> = header
+        .iter()
+        .zip(stats)
+        .enumerate()
+        .map(|(at, (name, stats))| {
+            let column_use = match role_of.get(&at) {
+                Some(role) => ColumnUse::Role(role),
+                None => stats.classify(),
+            };
+            (name.clone(), column_use)
+        })
+        .collect();
+
+    let mut notes = Vec::new();
+    let manifest = manifest_text(&id, &fixture_file, bytes, options, &columns, &mut notes)?;
+    // Messages name the CSV where it is now.
+    let dir = path.parent().unwrap_or(Path::new(""));
+    // Load it as `run` will; a label problem is told with the flags that set it.
+    let pack = Pack::from_parts(dir, &manifest, bytes, limits).map_err(|e| {
+        Error::data(
+            path,
+            None,
+            None,
+            format!("{e}\n(init: fix the data or the --entity/--label/--positive/--time flags)"),
+        )
+    })?;
+    if let Some(column) = &options.test_column {
+        // The user's split must be readable before any experiment is built on it.
+        crate::split::split(
+            pack.table(),
+            &crate::experiment::SplitSpec::Predefined {
+                column: column.clone(),
+            },
+            0,
+            "--test-column",
+        )
+        .map_err(|e| match e.kind() {
+            // Told as what it is: a problem of the CSV's column, not of an experiment.
+            crate::error::ErrorKind::Experiment { message, .. } => {
+                Error::data(path, None, Some(column), message.clone())
+            }
+            _ => e,
+        })?;
+    }
+    let findings = Findings::of(pack.table(), &pack.manifest().data);
+    let experiments = starter_experiments(&pack, options, &mut notes);
+    for (name, json) in &experiments {
+        let experiment = Experiment::from_json(json.as_bytes())?;
+        experiment.check(&pack).map_err(|e| {
+            Error::invalid(format!(
+                "init wrote a starter experiment run refuses ({name}): {e}"
+            ))
+        })?;
+    }
+    Ok(Scaffold {
+        id,
+        fixture_file,
+        manifest,
+        experiments,
+        columns,
+        findings,
+        notes,
+    })
+}
+
+/// A pack id from a file name: lower case, `[a-z0-9-]`, other runs as one `-`.
+fn id_from_file_name(name: &str) -> String {
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+    let mut id = String::new();
+    for c in stem.chars() {
+        if c.is_ascii_alphanumeric() {
+            id.push(c.to_ascii_lowercase());
+        } else if !id.ends_with('-') && !id.is_empty() {
+            id.push('-');
+        }
+    }
+    let id = id.trim_end_matches('-').to_owned();
+    if id.is_empty() {
+        "my-data".to_owned()
+    } else {
+        id
+    }
+}
+
+/// What one column's cells look like, read in one pass (levels kept up to
+/// [`MAX_LEVELS`] + 1, so memory is bounded by the level cap, not the rows).
+#[derive(Debug, Clone, Default)]
+struct ColumnStats {
+    rows: usize,
+    missing: usize,
+    first_missing_row: Option<usize>,
+    numbers: usize,
+    first_number: Option<(usize, String)>,
+    texts: usize,
+    first_text: Option<(usize, String)>,
+    levels: BTreeMap<String, usize>,
+    too_many_levels: bool,
+    first_value: Option<String>,
+    varies: bool,
+}
+
+impl ColumnStats {
+    fn add(&mut self, row: usize, cell: &str) {
+        self.rows += 1;
+        if cell.is_empty() || is_missing_token(cell) {
+            self.missing += 1;
+            self.first_missing_row.get_or_insert(row);
+            return;
+        }
+        match &self.first_value {
+            None => self.first_value = Some(cell.to_owned()),
+            Some(first) if first != cell => self.varies = true,
+            Some(_) => {}
+        }
+        if parse_finite(cell).is_ok() {
+            self.numbers += 1;
+            self.first_number
+                .get_or_insert_with(|| (row, cell.to_owned()));
+            return;
+        }
+        self.texts += 1;
+        self.first_text
+            .get_or_insert_with(|| (row, cell.to_owned()));
+        if !self.too_many_levels {
+            *self.levels.entry(cell.to_owned()).or_default() += 1;
+            if self.levels.len() > MAX_LEVELS {
+                self.too_many_levels = true;
+                self.levels.clear();
+            }
+        }
+    }
+
+    fn classify(self) -> ColumnUse {
+        if self.missing > 0 {
+            return ColumnUse::NotUsed(format!(
+                "{} of {} cells are missing (first: row {}): fill or drop them before export, then list the column in data.features",
+                self.missing,
+                self.rows,
+                self.first_missing_row.unwrap_or(0)
+            ));
+        }
+        if !self.varies {
+            return ColumnUse::NotUsed(format!(
+                "constant: every row is {}",
+                excerpt(self.first_value.as_deref().unwrap_or(""))
+            ));
+        }
+        match (self.numbers, self.texts) {
+            (_, 0) => ColumnUse::Numeric,
+            (0, _) if self.too_many_levels => ColumnUse::NotUsed(format!(
+                "text with more than {MAX_LEVELS} distinct values: an identifier or free text, not a category"
+            )),
+            (0, _) if self.levels.len() * 2 > self.rows => ColumnUse::NotUsed(format!(
+                "text with {} distinct values in {} rows: an identifier or free text, not a category",
+                self.levels.len(),
+                self.rows
+            )),
+            (0, _) => ColumnUse::Categorical(self.levels.into_keys().collect()),
+            (_, _) => {
+                let (text_row, text) = self.first_text.unwrap_or_default();
+                let (number_row, number) = self.first_number.unwrap_or_default();
+                ColumnUse::NotUsed(format!(
+                    "mixes numbers and text (row {number_row}: {}, row {text_row}: {}): make it all numbers, or all text to use it as a category",
+                    excerpt(&number),
+                    excerpt(&text)
+                ))
+            }
+        }
+    }
+}
+
+/// A TOML string (basic string, escaped).
+fn toml_str(s: &str) -> String {
+    toml::Value::String(s.to_owned()).to_string()
+}
+
+fn toml_list(items: &[String]) -> String {
+    if items.is_empty() {
+        return "[]".into();
+    }
+    let mut out = String::from("[\n");
+    for item in items {
+        out.push_str(&format!("  {},\n", toml_str(item)));
+    }
+    out.push(']');
+    out
+}
+
+/// `pack.toml` for the columns' uses.
+fn manifest_text(
+    id: &str,
+    fixture_file: &str,
+    bytes: &[u8],
+    options: &InitOptions,
+    columns: &[(String, ColumnUse)],
+    notes: &mut Vec<String>,
+) -> Result<String> {
+    let features: Vec<String> = columns
+        .iter()
+        .filter(|(_, u)| matches!(u, ColumnUse::Numeric | ColumnUse::Categorical(_)))
+        .map(|(n, _)| n.clone())
+        .collect();
+    if features.is_empty() {
+        let reasons: Vec<String> = columns
+            .iter()
+            .filter_map(|(n, u)| match u {
+                ColumnUse::NotUsed(why) => Some(format!("  {n:?}: {why}")),
+                _ => None,
+            })
+            .collect();
+        return Err(Error::invalid(format!(
+            "no column can be a feature (every column but the roles is unusable):\n{}",
+            reasons.join("\n")
+        )));
+    }
+    let categorical: Vec<(&String, &Vec<String>)> = columns
+        .iter()
+        .filter_map(|(n, u)| match u {
+            ColumnUse::Categorical(levels) => Some((n, levels)),
+            _ => None,
+        })
+        .collect();
+
+    let mut text = String::new();
+    text.push_str(&format!(
+        "# Written by `counterlab init`. After editing {fixture_file}, run\n# `counterlab pack rehash <this folder>` to record its new blake3 (and levels).\n"
+    ));
+    text.push_str(&format!("id = {}\n", toml_str(id)));
+    text.push_str(&format!(
+        "title = {}\n",
+        toml_str(&format!(
+            "{fixture_file}: {} by {}",
+            options.label, options.entity
+        ))
+    ));
+    text.push_str("concept = \"entity-leakage\"\n\n[data]\n");
+    text.push_str(&format!("file = {}\n", toml_str(fixture_file)));
+    text.push_str(&format!(
+        "blake3 = \"{}\"\n",
+        crate::canon::file_hash(bytes)
+    ));
+    text.push_str(&format!("entity = {}\n", toml_str(&options.entity)));
+    text.push_str(&format!("label = {}\n", toml_str(&options.label)));
+    text.push_str(&format!("positive = {}\n", toml_str(&options.positive)));
+    if let Some(time) = &options.time {
+        text.push_str(&format!("time = {}\n", toml_str(time)));
+    }
+    let labels = label_levels_of(bytes, options)?;
+    if labels > 2 {
+        text.push_str("one_vs_rest = true\n");
+        notes.push(format!(
+            "the label has {labels} levels: the pack reads {:?} against all the others (one_vs_rest = true in pack.toml; delete that line to refuse it instead)",
+            options.positive
+        ));
+    }
+    text.push_str(&format!("features = {}\n", toml_list(&features)));
+    if !categorical.is_empty() {
+        let names: Vec<String> = categorical.iter().map(|(n, _)| (*n).clone()).collect();
+        text.push_str(&format!("categorical = {}\n", toml_list(&names)));
+    }
+    let not_used: Vec<String> = columns
+        .iter()
+        .filter_map(|(n, u)| match u {
+            ColumnUse::NotUsed(why) => Some(format!("#   {n}: {why}\n")),
+            _ => None,
+        })
+        .collect();
+    if !not_used.is_empty() {
+        text.push_str("# Columns not used as features:\n");
+        for line in not_used {
+            text.push_str(&line);
+        }
+    }
+    if !categorical.is_empty() {
+        text.push_str("\n[data.levels]\n");
+        for (name, levels) in categorical {
+            let list: Vec<String> = levels.iter().map(|l| toml_str(l)).collect();
+            text.push_str(&format!("{} = [{}]\n", toml_key(name), list.join(", ")));
+        }
+    }
+    Ok(text)
+}
+
+/// The number of distinct label levels (read once more: the label is a role column).
+fn label_levels_of(bytes: &[u8], options: &InitOptions) -> Result<usize> {
+    let path = Path::new("");
+    let mut csv = StrictCsv::new(path, bytes, usize::MAX, usize::MAX)?;
+    let at = csv.column(&options.label)?;
+    let mut levels = std::collections::BTreeSet::new();
+    let mut record = csv::ByteRecord::new();
+    while let Some(row) = csv.next_row(&mut record)? {
+        let cell = csv.cell(&record, row, at)?;
+        if levels.len() <= MAX_LEVELS && !levels.contains(cell) {
+            levels.insert(cell.to_owned());
+        }
+    }
+    Ok(levels.len())
+}
+
+/// The starter experiments: random rows vs whole entities (always), vs rolling origin
+/// (with a time column), and the user's predefined split vs whole entities (with a test
+/// column); each a cross-validated comparison with a gap claim on ROC AUC.
+fn starter_experiments(
+    pack: &Pack,
+    options: &InitOptions,
+    notes: &mut Vec<String>,
+) -> Vec<(String, String)> {
+    let table = pack.table();
+    let entity_folds = STARTER_FOLDS.min(table.n_entities());
+    let mut out = Vec::new();
+    let experiment = |arms: Vec<serde_json::Value>, higher: &str, lower: &str| {
+        let json = serde_json::json!({
+            "format": "counterlab.experiment/1",
+            "pack": pack.id(),
+            "seed": 1,
+            "model": { "kind": "logistic", "c": 1.0 },
+            "arms": arms,
+            "ablations": [{ "name": "identity", "drop": [] }],
+            "metrics": ["roc_auc", "accuracy", "balanced_accuracy", "majority_baseline_accuracy"],
+            "claim": { "kind": "metric_gap", "metric": "roc_auc", "higher": higher, "lower": lower, "at_least": 0.0 }
+        });
+        let mut text = serde_json::to_string_pretty(&json).expect("JSON values serialise");
+        text.push('\n');
+        text
+    };
+    let grouped = serde_json::json!({ "name": "entity_grouped", "split": { "kind": "entity_k_fold", "folds": entity_folds } });
+    if entity_folds < 2 {
+        notes.push("one entity only: no starter experiment (a grouped split needs two)".into());
+        return out;
+    }
+    if entity_folds < STARTER_FOLDS {
+        notes.push(format!(
+            "{} entities: the starter experiments use {entity_folds} folds",
+            table.n_entities()
+        ));
+    }
+    out.push((
+        "random-vs-grouped.json".to_owned(),
+        experiment(
+            vec![
+                serde_json::json!({ "name": "random_rows", "split": { "kind": "k_fold", "folds": STARTER_FOLDS.min(table.n_rows()) } }),
+                grouped.clone(),
+            ],
+            "random_rows",
+            "entity_grouped",
+        ),
+    ));
+    if let Some(time) = table.time() {
+        let mut values = time.to_vec();
+        values.sort_unstable();
+        values.dedup();
+        // Rolling origin cuts folds + 1 blocks of time values.
+        let time_folds = STARTER_FOLDS.min(values.len().saturating_sub(1));
+        if time_folds >= 2 {
+            if time_folds < STARTER_FOLDS {
+                notes.push(format!(
+                    "{} distinct time values: random-vs-rolling-origin uses {time_folds} folds",
+                    values.len()
+                ));
+            }
+            out.push((
+                "random-vs-rolling-origin.json".to_owned(),
+                experiment(
+                    vec![
+                        serde_json::json!({ "name": "random_rows", "split": { "kind": "k_fold", "folds": STARTER_FOLDS.min(table.n_rows()) } }),
+                        serde_json::json!({ "name": "rolling_origin", "split": { "kind": "rolling_origin", "folds": time_folds } }),
+                    ],
+                    "random_rows",
+                    "rolling_origin",
+                ),
+            ));
+        } else {
+            notes.push(format!(
+                "{} distinct time values: no rolling-origin starter (it needs at least 3)",
+                values.len()
+            ));
+        }
+    }
+    if let Some(column) = &options.test_column {
+        out.push((
+            "predefined-vs-grouped.json".to_owned(),
+            experiment(
+                vec![
+                    serde_json::json!({ "name": "predefined", "split": { "kind": "predefined", "column": column } }),
+                    grouped,
+                ],
+                "predefined",
+                "entity_grouped",
+            ),
+        ));
+    }
+    out
+}

@@ -1,0 +1,288 @@
+//! What can change a pack's meaning without failing to load: the findings of
+//! `counterlab pack check`, printed as warnings by `init` and `run`.
+//!
+//! - **Labels**: the levels with their counts. More than two levels are refused at load
+//!   unless `[data] one_vs_rest = true` says the positive level against all the others is
+//!   meant; a positive level that no row has is refused at load (every row would be
+//!   negative); one class only is a finding.
+//! - **Entity ids that collide** after trimming spaces, folding case and dropping leading
+//!   zeros of digit runs (`c1-p07` and `c1-p7`, `A12` and `a12 `): two spellings of one
+//!   entity split it in two, and a grouped split then leaks it.
+//! - **Duplicate (entity, time) rows**: one entity measured twice at one time is usually
+//!   a join or export error (and makes "later" ambiguous for temporal splits).
+//! - **Rows per entity** (information): the distribution that decides how many held-out
+//!   entities a grouped split can have.
+
+use std::collections::BTreeMap;
+
+use super::manifest::DataSpec;
+use crate::table::Table;
+
+/// How many examples a finding lists.
+const SHOWN: usize = 5;
+
+/// Everything `pack check` reports about a loaded table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Findings {
+    /// Label levels as written, in byte order, with their row counts.
+    pub label_levels: Vec<(String, usize)>,
+    /// The positive level.
+    pub positive: String,
+    /// Whether the manifest declares one-vs-rest labels.
+    pub one_vs_rest: bool,
+    /// Groups of distinct entity ids that are one id after normalisation (first few).
+    pub entity_collisions: Vec<Vec<String>>,
+    /// How many such groups there are.
+    pub entity_collision_count: usize,
+    /// (entity, time) pairs with more than one row (first few, with their row count).
+    pub duplicate_entity_times: Vec<(String, i64, usize)>,
+    /// How many such pairs there are.
+    pub duplicate_entity_time_count: usize,
+    /// Rows per entity: minimum, median, maximum, and entities with one row.
+    pub rows_per_entity: RowsPerEntity,
+}
+
+/// The distribution of rows per entity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowsPerEntity {
+    /// Number of entities.
+    pub entities: usize,
+    /// Fewest rows of an entity.
+    pub min: usize,
+    /// The median entity's rows (the lower median).
+    pub median: usize,
+    /// Most rows of an entity.
+    pub max: usize,
+    /// Entities with exactly one row.
+    pub single_row: usize,
+}
+
+impl Findings {
+    /// The findings of `table` read with `spec`.
+    pub fn of(table: &Table, spec: &DataSpec) -> Findings {
+        let label_levels = label_levels(table);
+        let (entity_collisions, entity_collision_count) = entity_collisions(table.entity_ids());
+        let (duplicate_entity_times, duplicate_entity_time_count) = duplicate_entity_times(table);
+        Findings {
+            label_levels,
+            positive: spec.positive.clone(),
+            one_vs_rest: spec.one_vs_rest,
+            entity_collisions,
+            entity_collision_count,
+            duplicate_entity_times,
+            duplicate_entity_time_count,
+            rows_per_entity: rows_per_entity(table),
+        }
+    }
+
+    /// The findings that change what the pack means, one message each (with how to fix):
+    /// `pack check` exits 1 when there is any.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        if let Some(message) = label_problem(&self.label_levels, &self.positive, self.one_vs_rest) {
+            problems.push(message);
+        }
+        if self.label_levels.len() == 1 {
+            problems.push(format!(
+                "the label has one level only ({}): a classifier needs both classes",
+                levels_with_counts(&self.label_levels)
+            ));
+        }
+        if self.entity_collision_count > 0 {
+            let shown: Vec<String> = self
+                .entity_collisions
+                .iter()
+                .map(|ids| {
+                    ids.iter()
+                        .map(|id| format!("{id:?}"))
+                        .collect::<Vec<_>>()
+                        .join(" / ")
+                })
+                .collect();
+            problems.push(format!(
+                "{} groups of entity ids are one id after trimming spaces, folding case and dropping leading zeros ({}{}): if they are one entity, write its id one way (otherwise a grouped split puts it on both sides); if they are distinct, ignore this",
+                self.entity_collision_count,
+                shown.join("; "),
+                if self.entity_collision_count > shown.len() { "; …" } else { "" }
+            ));
+        }
+        if self.duplicate_entity_time_count > 0 {
+            let shown: Vec<String> = self
+                .duplicate_entity_times
+                .iter()
+                .map(|(entity, time, rows)| format!("{entity:?} at {time}: {rows} rows"))
+                .collect();
+            problems.push(format!(
+                "{} (entity, time) pairs have more than one row ({}{}): an entity measured twice at one time is usually a join or export error; remove the copies or make the time finer",
+                self.duplicate_entity_time_count,
+                shown.join("; "),
+                if self.duplicate_entity_time_count > shown.len() { "; …" } else { "" }
+            ));
+        }
+        problems
+    }
+}
+
+/// Why labels read with `positive` do not mean a binary label, if they do not: the
+/// positive level is absent, or there are more than two levels and one-vs-rest is not
+/// declared. Names the levels seen.
+pub(crate) fn label_problem(
+    levels: &[(String, usize)],
+    positive: &str,
+    one_vs_rest: bool,
+) -> Option<String> {
+    if !levels.iter().any(|(level, _)| level == positive) {
+        let hint = if levels
+            .iter()
+            .any(|(level, _)| level.trim().eq_ignore_ascii_case(positive.trim()))
+        {
+            " (a level differs only in case or spaces)"
+        } else if positive.parse::<f64>().is_ok()
+            && levels
+                .iter()
+                .any(|(level, _)| level.parse::<f64>().ok() == positive.parse::<f64>().ok())
+        {
+            " (a level is the same number written another way, e.g. 1.0 for 1: write the label column as integers, or set positive to that spelling)"
+        } else {
+            ""
+        };
+        return Some(format!(
+            "no label is the positive level {positive:?}{hint}; the label levels are {}: set data.positive to one of them",
+            levels_with_counts(levels)
+        ));
+    }
+    if levels.len() > 2 && !one_vs_rest {
+        return Some(format!(
+            "the label has {} levels ({}), not two: set data.one_vs_rest = true in pack.toml to read {positive:?} against all the others, or merge the levels into two before export",
+            levels.len(),
+            levels_with_counts(levels)
+        ));
+    }
+    None
+}
+
+/// Label levels in byte order with their counts.
+pub(crate) fn label_levels(table: &Table) -> Vec<(String, usize)> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    let labels = table.label_texts();
+    for i in 0..labels.len() {
+        *counts.entry(labels.text(i)).or_default() += 1;
+    }
+    counts.into_iter().map(|(l, n)| (l.to_owned(), n)).collect()
+}
+
+/// `"no" × 43, "yes" × 177` (the first 10 levels, then how many more).
+fn levels_with_counts(levels: &[(String, usize)]) -> String {
+    const LISTED: usize = 10;
+    let mut text: Vec<String> = levels
+        .iter()
+        .take(LISTED)
+        .map(|(level, n)| format!("{level:?} × {n}"))
+        .collect();
+    if levels.len() > LISTED {
+        text.push(format!("… {} more", levels.len() - LISTED));
+    }
+    text.join(", ")
+}
+
+/// An entity id as people would read it: spaces trimmed, ASCII case folded, and leading
+/// zeros dropped from every run of digits (`C1-P007` → `c1-p7`).
+pub fn normalise_entity_id(id: &str) -> String {
+    let mut out = String::with_capacity(id.len());
+    let mut digits = String::new();
+    let flush = |digits: &mut String, out: &mut String| {
+        if !digits.is_empty() {
+            let kept = digits.trim_start_matches('0');
+            out.push_str(if kept.is_empty() { "0" } else { kept });
+            digits.clear();
+        }
+    };
+    for c in id.trim().chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+        } else {
+            flush(&mut digits, &mut out);
+            out.extend(c.to_lowercase());
+        }
+    }
+    flush(&mut digits, &mut out);
+    out
+}
+
+/// Groups of distinct ids with the same normalised form (the first [`SHOWN`], and how many).
+fn entity_collisions(ids: &[String]) -> (Vec<Vec<String>>, usize) {
+    let mut by_form: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for id in ids {
+        by_form.entry(normalise_entity_id(id)).or_default().push(id);
+    }
+    let groups: Vec<Vec<String>> = by_form
+        .into_values()
+        .filter(|ids| ids.len() > 1)
+        .map(|ids| ids.into_iter().map(str::to_owned).collect())
+        .collect();
+    let count = groups.len();
+    (groups.into_iter().take(SHOWN).collect(), count)
+}
+
+/// (entity, time) pairs with several rows: rows are in canonical order (entity, time), so
+/// copies are adjacent.
+fn duplicate_entity_times(table: &Table) -> (Vec<(String, i64, usize)>, usize) {
+    let Some(time) = table.time() else {
+        return (Vec::new(), 0);
+    };
+    let entity = table.entity_of_row();
+    let (mut shown, mut count) = (Vec::new(), 0);
+    let mut start = 0;
+    while start < table.n_rows() {
+        let mut end = start + 1;
+        while end < table.n_rows() && entity[end] == entity[start] && time[end] == time[start] {
+            end += 1;
+        }
+        if end - start > 1 {
+            count += 1;
+            if shown.len() < SHOWN {
+                shown.push((
+                    table.entity_ids()[entity[start] as usize].clone(),
+                    time[start],
+                    end - start,
+                ));
+            }
+        }
+        start = end;
+    }
+    (shown, count)
+}
+
+fn rows_per_entity(table: &Table) -> RowsPerEntity {
+    let mut counts = vec![0usize; table.n_entities()];
+    for &e in table.entity_of_row() {
+        counts[e as usize] += 1;
+    }
+    counts.sort_unstable();
+    RowsPerEntity {
+        entities: counts.len(),
+        min: counts.first().copied().unwrap_or(0),
+        median: counts
+            .get(counts.len().saturating_sub(1) / 2)
+            .copied()
+            .unwrap_or(0),
+        max: counts.last().copied().unwrap_or(0),
+        single_row: counts.iter().filter(|&&n| n == 1).count(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalise_entity_id as n;
+
+    #[test]
+    fn ids_are_normalised_as_people_read_them() {
+        assert_eq!(n("c1-p07"), "c1-p7");
+        assert_eq!(n("c1-p7"), "c1-p7");
+        assert_eq!(n(" A012 "), "a12");
+        assert_eq!(n("000"), "0");
+        assert_eq!(n("x0y00z"), "x0y0z");
+        assert_eq!(n("100"), "100");
+        assert_ne!(n("c10"), n("c1"));
+    }
+}

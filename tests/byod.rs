@@ -1,0 +1,674 @@
+//! Bringing your own data: `init`, `pack check`, `pack rehash`, categorical features and
+//! `audit`, through the binary, on the two real repeated-measures datasets of
+//! `tests/data/real/` (exported from R packages by `export.R`; sources and licences in its
+//! README) and on small hand-made CSVs whose expected findings are written out by hand.
+//!
+//! Expected counts come from outside the code under test: the R session that exported the
+//! datasets (tests/data/real/README.md: 220 rows / 50 children / 177 "y" for bacteria; 444
+//! rows / 111 patients / 248 "1" for respiratory, whose `id` restarts in each centre) or
+//! an independent count in this file over the CSV's raw text.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use crate::common::{counterlab, TempDir};
+
+fn real(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/real/{name}/{name}.csv"))
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(o)))
+}
+
+fn run(args: &[&str]) -> Output {
+    counterlab(args)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A CSV's rows as header → cell maps (a plain split on commas: the test CSVs quote nothing).
+fn rows(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .zip(l.split(','))
+                .map(|(h, c)| (h.to_string(), c.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+/// Writes rows (all with the same keys) as a CSV with the keys as header.
+fn write_rows(path: &Path, table: &[BTreeMap<String, String>]) {
+    let header: Vec<&String> = table[0].keys().collect();
+    let mut csv = header
+        .iter()
+        .map(|h| h.as_str())
+        .collect::<Vec<_>>()
+        .join(",")
+        + "\n";
+    for row in table {
+        let cells: Vec<&str> = header.iter().map(|h| row[*h].as_str()).collect();
+        csv += &(cells.join(",") + "\n");
+    }
+    std::fs::write(path, csv).unwrap();
+}
+
+/// init → pack check → run → verify for every starter experiment; returns the pack folder.
+fn init_check_run_verify(
+    dir: &TempDir,
+    data: &Path,
+    flags: &[&str],
+) -> (PathBuf, Vec<serde_json::Value>) {
+    let out = dir.path().join("pack");
+    let mut args = vec!["init", s(data)];
+    args.extend(flags);
+    args.extend(["--out", s(&out)]);
+    let init = run(&args);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    let check = run(&["pack", "check", s(&out), "--json"]);
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check));
+    let mut reports = Vec::new();
+    for entry in std::fs::read_dir(out.join("experiments")).unwrap() {
+        let experiment = entry.unwrap().path();
+        let payload = dir.path().join(format!(
+            "{}.payload.json",
+            experiment.file_stem().unwrap().to_str().unwrap()
+        ));
+        let ran = run(&[
+            "run",
+            s(&experiment),
+            "--packs",
+            s(&out),
+            "--out",
+            s(&payload),
+        ]);
+        assert_eq!(ran.status.code(), Some(0), "{}", text(&ran));
+        let verified = run(&[
+            "verify",
+            s(&payload),
+            "--packs",
+            s(&out),
+            "--json",
+            "--permutations",
+            "99",
+        ]);
+        let report = json(&verified);
+        // Every check but the claim's evidence passes: the numbers are the kernel's.
+        for check in report["checks"].as_array().unwrap() {
+            let status = check["status"].as_str().unwrap();
+            assert!(
+                status == "pass" || status == "skipped" || check["id"] == "claim.evidence",
+                "{}: {check}",
+                experiment.display()
+            );
+        }
+        assert_ne!(report["verdict"], "REJECTED", "{}", experiment.display());
+        reports.push(report);
+    }
+    (out, reports)
+}
+
+#[test]
+fn bacteria_goes_through_init_check_run_verify_with_categorical_features() {
+    let dir = TempDir::new("byod-bacteria");
+    let (pack, reports) = init_check_run_verify(
+        &dir,
+        &real("bacteria"),
+        &[
+            "--entity",
+            "ID",
+            "--label",
+            "y",
+            "--positive",
+            "y",
+            "--time",
+            "week",
+        ],
+    );
+    let manifest = std::fs::read_to_string(pack.join("pack.toml")).unwrap();
+    // R: levels(MASS::bacteria$trt) is placebo, drug, drug+; byte order puts "drug" first.
+    assert!(
+        manifest.contains("trt = [\"drug\", \"drug+\", \"placebo\"]"),
+        "{manifest}"
+    );
+    assert!(manifest.contains("ap = [\"a\", \"p\"]"), "{manifest}");
+    assert_eq!(
+        reports.len(),
+        2,
+        "random-vs-grouped and random-vs-rolling-origin"
+    );
+    let check = json(&run(&["pack", "check", s(&pack), "--json"]));
+    assert_eq!(check["rows"], 220);
+    assert_eq!(check["entities"], 50);
+    assert_eq!(
+        check["labels"],
+        serde_json::json!([{"level": "n", "count": 43}, {"level": "y", "count": 177}])
+    );
+    // R: table(table(bacteria$ID)) — 3 children with 2 rows, 31 with 5.
+    assert_eq!(check["rows_per_entity"]["min"], 2);
+    assert_eq!(check["rows_per_entity"]["max"], 5);
+    // The coefficients are named by the one-hot columns.
+    let payload: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("random-vs-grouped.payload.json")).unwrap(),
+    )
+    .unwrap();
+    let coefficients = &payload["results"]["entity_grouped"]["folds"][0]["model"]["coefficients"];
+    let names: BTreeSet<&str> = coefficients
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        names,
+        BTreeSet::from([
+            "ap=a",
+            "ap=p",
+            "hilo=hi",
+            "hilo=lo",
+            "trt=drug",
+            "trt=drug+",
+            "trt=placebo"
+        ])
+    );
+
+    // audit: the last visit (week 11) as the test set — later than every training row,
+    // but the same children are on both sides.
+    let data = real("bacteria");
+    let mut table = rows(&data);
+    for row in &mut table {
+        let test = u8::from(row["week"] == "11");
+        row.insert("last_visit".into(), test.to_string());
+    }
+    let split_csv = dir.path().join("bacteria_split.csv");
+    write_rows(&split_csv, &table);
+    // Independent count: children with a week-11 row and an earlier one.
+    let mut weeks: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for row in &table {
+        weeks.entry(&row["ID"]).or_default().insert(&row["week"]);
+    }
+    let shared = weeks
+        .values()
+        .filter(|w| w.contains("11") && w.len() > 1)
+        .count();
+    let test_rows = table.iter().filter(|r| r["week"] == "11").count();
+    let audit = run(&[
+        "audit",
+        s(&split_csv),
+        "--entity",
+        "ID",
+        "--label",
+        "y",
+        "--positive",
+        "y",
+        "--test-column",
+        "last_visit",
+        "--time",
+        "week",
+        "--json",
+    ]);
+    assert_eq!(audit.status.code(), Some(1), "{}", text(&audit));
+    let audit = json(&audit);
+    assert_eq!(audit["shared_entities"]["count"], shared as u64);
+    assert_eq!(audit["rows"]["test"], test_rows as u64);
+    assert_eq!(
+        audit["temporal_overlap_rows"], 0,
+        "week 11 is after every training week"
+    );
+    assert_eq!(audit["leak"], true);
+}
+
+#[test]
+fn respiratory_goes_through_init_check_run_verify_and_audit() {
+    let dir = TempDir::new("byod-respiratory");
+    let data = real("respiratory");
+    let (_, reports) = init_check_run_verify(
+        &dir,
+        &data,
+        &[
+            "--entity",
+            "patient",
+            "--label",
+            "outcome",
+            "--positive",
+            "1",
+            "--time",
+            "visit",
+        ],
+    );
+    assert_eq!(reports.len(), 2);
+
+    // The ids restart in each centre: with `id` as the entity, 55 ids name two patients,
+    // so every one of their 4 visits is two rows (R: sum(duplicated(respiratory[c("id",
+    // "visit")])) is 220 = 55 × 4).
+    let by_id = dir.path().join("by-id");
+    let init = run(&[
+        "init",
+        s(&data),
+        "--entity",
+        "id",
+        "--label",
+        "outcome",
+        "--positive",
+        "1",
+        "--time",
+        "visit",
+        "--out",
+        s(&by_id),
+    ]);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    assert!(
+        text(&init).contains("warning: 220 (entity, time) pairs"),
+        "{}",
+        text(&init)
+    );
+    let check = run(&["pack", "check", s(&by_id), "--json"]);
+    assert_eq!(check.status.code(), Some(1), "{}", text(&check));
+    let check = json(&check);
+    assert_eq!(check["entities"], 56);
+    assert_eq!(check["duplicate_entity_times"]["count"], 220);
+    assert_eq!(check["clean"], false);
+
+    // Audit two splits written into a copy of the CSV: test rows drawn row by row (a
+    // leak: patients on both sides) and whole patients (no leak).
+    let mut table = rows(&data);
+    let patients: BTreeSet<String> = table.iter().map(|r| r["patient"].clone()).collect();
+    let test_patients: BTreeSet<&String> = patients.iter().step_by(4).collect();
+    for (i, row) in table.iter_mut().enumerate() {
+        let by_row = u8::from(i % 4 == 1);
+        let by_patient = u8::from(test_patients.contains(&row["patient"]));
+        row.insert("row_test".into(), by_row.to_string());
+        row.insert("patient_test".into(), by_patient.to_string());
+    }
+    let split_csv = dir.path().join("respiratory_split.csv");
+    write_rows(&split_csv, &table);
+    // Independent count: patients with rows on both sides of the row-wise split.
+    let mut sides: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for row in &table {
+        sides
+            .entry(&row["patient"])
+            .or_default()
+            .insert(&row["row_test"]);
+    }
+    let shared = sides.values().filter(|s| s.len() == 2).count();
+    let seen_rows = table
+        .iter()
+        .filter(|r| r["row_test"] == "1" && sides[r["patient"].as_str()].len() == 2)
+        .count();
+    assert!(shared > 0);
+
+    let common = [
+        "--entity",
+        "patient",
+        "--label",
+        "outcome",
+        "--positive",
+        "1",
+    ];
+    let leaky = run(&[
+        &[
+            "audit",
+            s(&split_csv),
+            "--test-column",
+            "row_test",
+            "--json",
+        ][..],
+        &common,
+    ]
+    .concat());
+    assert_eq!(leaky.status.code(), Some(1), "{}", text(&leaky));
+    let leaky = json(&leaky);
+    assert_eq!(leaky["leak"], true);
+    assert_eq!(leaky["shared_entities"]["count"], shared as u64);
+    assert_eq!(leaky["test_rows_seen"], seen_rows as u64);
+    assert_eq!(
+        leaky["shared_entities"]["first"]
+            .as_array()
+            .unwrap()
+            .len()
+            .min(5),
+        5
+    );
+    assert!(leaky["auc"]["ci"].is_array());
+
+    let out = dir.path().join("audit-pack");
+    let clean = run(&[
+        &[
+            "audit",
+            s(&split_csv),
+            "--test-column",
+            "patient_test",
+            "--json",
+            "--out",
+            s(&out),
+        ][..],
+        &common,
+    ]
+    .concat());
+    assert_eq!(clean.status.code(), Some(0), "{}", text(&clean));
+    let clean = json(&clean);
+    assert_eq!(clean["leak"], false);
+    assert_eq!(clean["shared_entities"]["count"], 0);
+    assert_eq!(clean["test_entities"], test_patients.len() as u64);
+    // The audit's numbers are checked by the verifier: the same report, recomputed.
+    let verified = json(&run(&[
+        "verify",
+        s(&out.join("audit.payload.json")),
+        "--packs",
+        s(&out),
+        "--json",
+    ]));
+    assert_eq!(verified["report_hash"], clean["report_hash"]);
+    assert_ne!(verified["verdict"], "REJECTED");
+}
+
+/// A small CSV as text, written to `dir/name`.
+fn write(dir: &TempDir, name: &str, csv: &str) -> PathBuf {
+    let path = dir.path().join(name);
+    std::fs::write(&path, csv).unwrap();
+    path
+}
+
+/// 12 entities × 3 rows with a text category, a numeric feature, an unusable id-like text
+/// column and a column with missing cells; entity ids in the file as given.
+fn small_csv(ids: &[&str]) -> String {
+    let mut csv = String::from("pid,t,y,arm,x,note,lab\n");
+    for (e, id) in ids.iter().enumerate() {
+        for t in 0..3 {
+            let arm = ["A", "B", "C"][e % 3];
+            let y = if (e + t) % 3 == 0 { "yes" } else { "no" };
+            let lab = if e == 2 && t == 1 {
+                "NA".to_string()
+            } else {
+                format!("{}", e * 3 + t)
+            };
+            csv += &format!(
+                "{id},{t},{y},{arm},{}.5,n{e}-{t},{lab}\n",
+                (e * 7 + t * 3) % 11
+            );
+        }
+    }
+    csv
+}
+
+fn ids(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("p{:02}", i + 1)).collect()
+}
+
+/// The roles of `small_csv`'s columns, as flags.
+const ROLES: [&str; 6] = ["--entity", "pid", "--label", "y", "--positive", "yes"];
+
+/// `small_csv` of patients p01…p12.
+fn trial_csv() -> String {
+    let id_list = ids(12);
+    small_csv(&id_list.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+/// Writes `csv` as `<name>.csv` and runs `init` on it (entity pid, label y, positive yes,
+/// then `flags`) into `<dir>/<name>`: the data file, the pack folder and init's output.
+fn init_csv(dir: &TempDir, name: &str, csv: &str, flags: &[&str]) -> (PathBuf, PathBuf, Output) {
+    let data = write(dir, &format!("{name}.csv"), csv);
+    let out = dir.path().join(name);
+    let mut args = vec!["init", s(&data)];
+    args.extend(ROLES);
+    args.extend(flags);
+    args.extend(["--out", s(&out)]);
+    let output = run(&args);
+    (data, out, output)
+}
+
+#[test]
+fn init_types_every_column_and_says_why_it_left_one_out() {
+    let dir = TempDir::new("byod-init");
+    let (data, out, init) = init_csv(&dir, "trial", &trial_csv(), &["--time", "t"]);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    let manifest = std::fs::read_to_string(out.join("pack.toml")).unwrap();
+    // arm: 3 text levels → categorical; x → numeric; note: a distinct text per row → not
+    // used (an identifier); lab has an NA → not used, with the row.
+    for expected in [
+        "features = [\n  \"arm\",\n  \"x\",\n]",
+        "arm = [\"A\", \"B\", \"C\"]",
+        "#   note: text with 36 distinct values in 36 rows",
+        "#   lab: 1 of 36 cells are missing (first: row 8)",
+    ] {
+        assert!(manifest.contains(expected), "{expected}:\n{manifest}");
+    }
+    // init never overwrites.
+    let flags = [&ROLES[..], &["--out"]].concat();
+    let again = run(&[&["init", s(&data)][..], &flags, &[s(&out)]].concat());
+    assert_eq!(again.status.code(), Some(2), "{}", text(&again));
+    assert!(
+        text(&again).contains("not an empty folder"),
+        "{}",
+        text(&again)
+    );
+
+    // A positive level that no row has: named, with the levels seen.
+    let wrong_out = dir.path().join("wrong");
+    let mut wrong_flags = flags.clone();
+    wrong_flags[5] = "Yes";
+    let wrong = run(&[&["init", s(&data)][..], &wrong_flags, &[s(&wrong_out)]].concat());
+    assert_eq!(wrong.status.code(), Some(1), "{}", text(&wrong));
+    let message = text(&wrong);
+    let expected =
+        "no label is the positive level \"Yes\" (a level differs only in case or spaces)";
+    assert!(message.contains(expected), "{message}");
+    assert!(message.contains("\"no\" × 24, \"yes\" × 12"), "{message}");
+}
+
+#[test]
+fn pack_check_finds_ids_that_collide_and_labels_with_three_levels() {
+    let dir = TempDir::new("byod-check");
+    let mut id_list = ids(12);
+    id_list[3] = "p1".into(); // "p01" and "p1": one patient written two ways
+    id_list[5] = " P06".into(); // a stray space and upper case, but no twin: not a finding
+    let id_refs: Vec<&str> = id_list.iter().map(String::as_str).collect();
+    let (_, out, init) = init_csv(&dir, "trial", &small_csv(&id_refs), &[]);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    let warning = "warning: 1 groups of entity ids";
+    assert!(text(&init).contains(warning), "{}", text(&init));
+    let check = run(&["pack", "check", s(&out), "--json"]);
+    assert_eq!(check.status.code(), Some(1), "{}", text(&check));
+    let check = json(&check);
+    assert_eq!(check["entity_collisions"]["count"], 1);
+    let first = serde_json::json!([["p01", "p1"]]);
+    assert_eq!(check["entity_collisions"]["first"], first);
+    // `run` prints the same finding as a warning and still runs.
+    let experiment = out.join("experiments/random-vs-grouped.json");
+    let ran = run(&["run", s(&experiment), "--packs", s(&out)]);
+    assert_eq!(ran.status.code(), Some(0), "{}", text(&ran));
+    assert!(String::from_utf8_lossy(&ran.stderr).contains(warning));
+
+    // Three label levels: init declares one-vs-rest and says so; without the line, the
+    // pack does not load and the error names the levels.
+    let three = small_csv(&id_refs).replacen("p02,1,no", "p02,1,maybe", 1);
+    let (_, out, init) = init_csv(&dir, "three", &three, &[]);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    assert!(
+        text(&init).contains("the label has 3 levels"),
+        "{}",
+        text(&init)
+    );
+    let manifest = std::fs::read_to_string(out.join("pack.toml")).unwrap();
+    assert!(manifest.contains("one_vs_rest = true"));
+    let without = manifest.replace("one_vs_rest = true\n", "");
+    std::fs::write(out.join("pack.toml"), without).unwrap();
+    let check = run(&["pack", "check", s(&out)]);
+    assert_eq!(check.status.code(), Some(1), "{}", text(&check));
+    let expected = "the label has 3 levels (\"maybe\" × 1, \"no\" × 23, \"yes\" × 12), not two";
+    assert!(text(&check).contains(expected), "{}", text(&check));
+}
+
+#[test]
+fn rehash_records_an_edited_fixture_and_its_new_levels() {
+    let dir = TempDir::new("byod-rehash");
+    let (_, out, init) = init_csv(&dir, "trial", &trial_csv(), &[]);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    // Edit: a new arm level "D" in one row; a comment added to pack.toml by hand.
+    let csv_path = out.join("trial.csv");
+    let edited = std::fs::read_to_string(&csv_path)
+        .unwrap()
+        .replacen(",A,", ",D,", 1);
+    std::fs::write(&csv_path, &edited).unwrap();
+    let manifest = std::fs::read_to_string(out.join("pack.toml")).unwrap();
+    std::fs::write(out.join("pack.toml"), format!("# my note\n{manifest}")).unwrap();
+    let check = run(&["pack", "check", s(&out)]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(
+        text(&check).contains("counterlab pack rehash"),
+        "{}",
+        text(&check)
+    );
+
+    let rehash = run(&["pack", "rehash", s(&out)]);
+    assert_eq!(rehash.status.code(), Some(0), "{}", text(&rehash));
+    let changed = "levels of arm: added [\"D\"], removed []";
+    assert!(text(&rehash).contains(changed), "{}", text(&rehash));
+    let manifest = std::fs::read_to_string(out.join("pack.toml")).unwrap();
+    assert!(
+        manifest.starts_with("# my note\n"),
+        "comments are kept: {manifest}"
+    );
+    assert!(manifest.contains(&blake3::hash(edited.as_bytes()).to_hex().to_string()));
+    assert!(
+        manifest.contains("arm = [\"A\", \"B\", \"C\", \"D\"]"),
+        "{manifest}"
+    );
+    assert_eq!(run(&["pack", "check", s(&out)]).status.code(), Some(0));
+    // Nothing to do the second time.
+    assert!(text(&run(&["pack", "rehash", s(&out)])).contains("already records"));
+}
+
+#[test]
+fn a_level_not_recorded_is_a_load_error_naming_row_column_and_value() {
+    let dir = TempDir::new("byod-level");
+    let (_, out, init) = init_csv(&dir, "trial", &trial_csv(), &[]);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    let csv_path = out.join("trial.csv");
+    // Row 4 (p02, t 0) is arm "B"; write "b" instead and re-record only the hash.
+    let original = std::fs::read_to_string(&csv_path).unwrap();
+    let edited = original.replacen("p02,0,no,B", "p02,0,no,b", 1);
+    assert_ne!(edited, original);
+    std::fs::write(&csv_path, &edited).unwrap();
+    let manifest = std::fs::read_to_string(out.join("pack.toml")).unwrap();
+    let old = manifest
+        .lines()
+        .find(|l| l.starts_with("blake3 = "))
+        .unwrap();
+    let new = format!("blake3 = \"{}\"", blake3::hash(edited.as_bytes()).to_hex());
+    std::fs::write(out.join("pack.toml"), manifest.replace(old, &new)).unwrap();
+    let check = run(&["pack", "check", s(&out)]);
+    assert_eq!(check.status.code(), Some(1));
+    let message = text(&check);
+    for expected in [
+        "row 4, column \"arm\"",
+        "\"b\" is not a recorded level of this categorical column (data.levels.arm in pack.toml: \"A\", \"B\", \"C\")",
+        "how to fix:",
+    ] {
+        assert!(message.contains(expected), "{expected}: {message}");
+    }
+}
+
+#[test]
+fn dropping_a_categorical_feature_drops_all_its_one_hot_columns() {
+    let dir = TempDir::new("byod-drop");
+    let (_, out, init) = init_csv(&dir, "trial", &trial_csv(), &["--time", "t"]);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    // Time may be a feature too (listed in data.features by hand: init leaves it a role);
+    // an ablation drops a categorical source column.
+    let manifest = std::fs::read_to_string(out.join("pack.toml")).unwrap();
+    let listed = "features = [\n  \"arm\",\n  \"x\",\n]";
+    assert!(manifest.contains(listed), "{manifest}");
+    let with_time = manifest.replace(listed, "features = [\"arm\", \"x\", \"t\"]");
+    std::fs::write(out.join("pack.toml"), with_time).unwrap();
+    let experiment = serde_json::json!({
+        "format": "counterlab.experiment/1", "pack": "trial", "seed": 3,
+        "model": {"kind": "logistic", "c": 1.0},
+        "features": ["arm", "x", "t"],
+        "arms": [{"name": "grouped", "split": {"kind": "entity_grouped", "test_fraction": 0.25}}],
+        "ablations": [{"name": "identity", "drop": []}, {"name": "no_arm", "drop": ["arm"]}],
+        "metrics": ["roc_auc"]
+    });
+    let path = dir.path().join("e.json");
+    std::fs::write(&path, experiment.to_string()).unwrap();
+    let payload_path = dir.path().join("p.json");
+    let ran = run(&[
+        "run",
+        s(&path),
+        "--packs",
+        s(&out),
+        "--out",
+        s(&payload_path),
+    ]);
+    assert_eq!(ran.status.code(), Some(0), "{}", text(&ran));
+    let payload: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&payload_path).unwrap()).unwrap();
+    let arm = &payload["results"]["grouped"];
+    let names: Vec<&String> = arm["model"]["coefficients"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(names, ["arm=A", "arm=B", "arm=C", "t", "x"]);
+    assert_eq!(arm["ablations"]["identity"]["changed_scores"], 0);
+    assert_eq!(
+        arm["ablations"]["no_arm"]["drop"],
+        serde_json::json!(["arm"])
+    );
+    let verify = [
+        "verify",
+        s(&payload_path),
+        "--packs",
+        s(&out),
+        "--json",
+        "--permutations",
+        "19",
+    ];
+    let verified = json(&run(&verify));
+    let checks = verified["checks"].as_array().unwrap();
+    let identity = checks
+        .iter()
+        .find(|c| c["id"] == "ablation.identity")
+        .unwrap();
+    assert_eq!(identity["status"], "pass", "{verified}");
+}
+
+#[test]
+fn a_predefined_column_written_as_floats_says_how_to_fix() {
+    let dir = TempDir::new("byod-float");
+    let mut csv = String::new();
+    for (i, line) in trial_csv().lines().enumerate() {
+        let flag = match i {
+            0 => "is_test".to_string(),
+            _ => format!("{}.0", u8::from(i % 4 == 0)),
+        };
+        csv += &format!("{line},{flag}\n");
+    }
+    let data = write(&dir, "trial.csv", &csv);
+    let test = ["--test-column", "is_test"];
+    let audit = run(&[&["audit", s(&data)][..], &ROLES, &test].concat());
+    assert_eq!(audit.status.code(), Some(2), "{}", text(&audit));
+    for expected in [
+        "trial.csv, column \"is_test\": column \"is_test\", row ",
+        ": expected 0/1 or false/true, found \"0.0\": a 0/1 column written as floats; write it as integers",
+    ] {
+        assert!(text(&audit).contains(expected), "{expected}: {}", text(&audit));
+    }
+}
