@@ -62,6 +62,12 @@ pub enum HashKind {
     /// The meaning of a pack manifest: the parts of `[data]` that decide what the
     /// fixture's cells are.
     Manifest,
+    /// A revision check's answer (without its own `revision_hash`).
+    Revision,
+    /// A learner's prediction (`counterlab.prediction/1`), recorded before any result.
+    Prediction,
+    /// A selection record (`counterlab.selection/1`, without its own hash).
+    Selection,
 }
 
 impl HashKind {
@@ -82,6 +88,9 @@ impl HashKind {
             HashKind::Transfer => "counterlab 2026-11 transfer v1",
             HashKind::Manifest => "counterlab 2026-12 manifest v1",
             HashKind::Folds => "counterlab 2026-12 folds v1",
+            HashKind::Revision => "counterlab 2026-12 revision v1",
+            HashKind::Prediction => "counterlab 2026-12 prediction v1",
+            HashKind::Selection => "counterlab 2026-12 selection v1",
         }
     }
 

@@ -91,6 +91,7 @@ pub struct Schema {
 static PAYLOAD: OnceLock<Schema> = OnceLock::new();
 static BOUNDARY: OnceLock<Schema> = OnceLock::new();
 static REPORT: OnceLock<Schema> = OnceLock::new();
+static PREDICTION: OnceLock<Schema> = OnceLock::new();
 
 fn embedded(cell: &'static OnceLock<Schema>, name: &str, text: &str) -> &'static Schema {
     cell.get_or_init(|| {
@@ -125,6 +126,15 @@ impl Schema {
             &REPORT,
             "report.schema.json",
             include_str!("../docs/report.schema.json"),
+        )
+    }
+
+    /// `docs/prediction.schema.json` (`counterlab.prediction/1`).
+    pub fn prediction() -> &'static Schema {
+        embedded(
+            &PREDICTION,
+            "prediction.schema.json",
+            include_str!("../docs/prediction.schema.json"),
         )
     }
 

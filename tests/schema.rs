@@ -300,6 +300,14 @@ fn boundary_schema_shares_the_payload_and_report_defs_verbatim() {
         boundary["$defs"]["claimReport"],
         report["$defs"]["claimReport"]
     );
+    // The prediction schema copies the defs it uses.
+    let prediction = read("prediction.schema.json");
+    for (key, def) in prediction["$defs"].as_object().unwrap() {
+        assert_eq!(
+            &payload["$defs"][key], def,
+            "prediction $defs.{key} differs"
+        );
+    }
 }
 
 /// A pack whose predefined test rows are all negative: ROC AUC, balanced accuracy and

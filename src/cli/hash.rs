@@ -58,6 +58,10 @@ pub(crate) fn command(path: &Path) -> i32 {
             }
         }
         "counterlab.payload/1" => (HashKind::Payload, "payload", value),
+        "counterlab.prediction/1" => match counterlab::prediction::Prediction::from_value(&value) {
+            Ok(p) => (HashKind::Prediction, "prediction", p.to_json()),
+            Err(e) => return fail(&e),
+        },
         "counterlab.report/1" => {
             let mut v = value;
             if let Some(map) = v.as_object_mut() {
@@ -67,7 +71,7 @@ pub(crate) fn command(path: &Path) -> i32 {
         }
         other => {
             eprintln!(
-                "{} {}: unknown \"format\" {} (expected counterlab.experiment/1, counterlab.payload/1 or counterlab.report/1)",
+                "{} {}: unknown \"format\" {} (expected counterlab.experiment/1, counterlab.payload/1, counterlab.prediction/1 or counterlab.report/1)",
                 super::style::error_tag(),
                 safe(&path.display().to_string()),
                 safe(&format!("{other:?}"))

@@ -15,6 +15,9 @@ mod hash;
 mod init;
 mod metrics;
 mod pack;
+mod predict;
+mod revision;
+mod select;
 mod style;
 mod transfer;
 mod verify;
@@ -67,6 +70,12 @@ enum Command {
     /// Exit codes: 0 SUPPORTS, 1 REJECTED, 3 INCONCLUSIVE, 2 usage or I/O error
     /// (with --observe: 0 for every verdict).
     Verify(verify::VerifyArgs),
+    /// Check a revision chain (BEFORE.json AFTER.json [AFTER2.json]): at most two
+    /// revisions, each changing the evaluation design and not only the claim; then the
+    /// last payload's verification.
+    ///
+    /// Exit codes: 0 SUPPORTS, 1 REJECTED, 3 INCONCLUSIVE, 2 usage or I/O error.
+    VerifyRevision(revision::RevisionArgs),
     /// Compute a pack's boundary map: the claim's outcome in every cell of its [boundary] sweep.
     Boundary {
         /// The pack id.
@@ -148,6 +157,8 @@ enum Command {
     /// Make a pack folder from your CSV: pack.toml with the fixture's hash, every usable
     /// column as a feature (text columns categorical), and starter experiments.
     Init(init::InitArgs),
+    Predict(predict::PredictArgs),
+    Select(select::SelectArgs),
     /// Check your own train/test split for leakage, no pack needed: shared entities, test
     /// rows seen in training, temporal overlap, duplicate rows, and how much the split
     /// inflates ROC AUC against an entity-grouped split.
@@ -220,6 +231,7 @@ pub(crate) fn main() -> i32 {
             threads,
         } => run(&experiment, out.as_deref(), packs.as_deref(), threads),
         Command::Verify(args) => verify::command(&args),
+        Command::VerifyRevision(args) => revision::command(&args),
         Command::Metrics {
             predictions,
             label,
@@ -267,6 +279,8 @@ pub(crate) fn main() -> i32 {
         Command::Hash { file } => hash::command(&file),
         Command::Packs { packs } => list_packs(packs.as_deref()),
         Command::Init(args) => init::command(&args),
+        Command::Predict(args) => predict::command(&args),
+        Command::Select(args) => select::command(&args),
         Command::Audit(args) => audit::command(&args),
         Command::Pack { action } => match action {
             PackAction::Check { dir, json } => pack::check(&dir, json),

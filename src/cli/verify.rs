@@ -168,7 +168,7 @@ pub(crate) fn command(args: &VerifyArgs) -> i32 {
 /// The pack ids a payload or boundary map names (`pack.id`, `experiment.pack`), read
 /// leniently; none when the bytes are over the size budget or not JSON (the verifier then
 /// reports the problem without needing a pack).
-fn named_packs(bytes: &[u8], max_payload_bytes: usize) -> Vec<String> {
+pub(crate) fn named_packs(bytes: &[u8], max_payload_bytes: usize) -> Vec<String> {
     if bytes.len() > max_payload_bytes {
         return Vec::new();
     }

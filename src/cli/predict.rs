@@ -1,0 +1,98 @@
+//! `counterlab predict PACK --claim CLAIM.json (--outcome holds|does_not_hold |
+//! --transfer-choice ID) [--rationale FILE] [--out FILE]`: records a prediction
+//! (`counterlab.prediction/1`) before any result exists.
+
+use std::path::PathBuf;
+
+use counterlab::experiment::Claim;
+use counterlab::prediction::{predict, Outcome, Predicted};
+
+use super::{fail, fail_usage, load_packs, read_input, EXIT_DATA, EXIT_OK};
+
+/// Record a prediction (counterlab.prediction/1) about a claim on a pack, before any
+/// result exists: the pack's id and meaning hash, the claim, the predicted outcome and
+/// the blake3 of your rationale. Prints it (or writes --out) and its canonical hash.
+#[derive(clap::Args)]
+pub(crate) struct PredictArgs {
+    /// The pack id.
+    pack: String,
+    /// A JSON file holding the claim, in the experiment vocabulary (docs/FORMATS.md).
+    #[arg(long)]
+    claim: PathBuf,
+    /// The predicted outcome: holds or does_not_hold.
+    #[arg(long, value_parser = ["holds", "does_not_hold"], conflicts_with = "transfer_choice", required_unless_present = "transfer_choice")]
+    outcome: Option<String>,
+    /// The transfer choice id you expect to be valid (instead of --outcome).
+    #[arg(long)]
+    transfer_choice: Option<String>,
+    /// A file with your rationale: its blake3 is recorded, not its text.
+    #[arg(long)]
+    rationale: Option<PathBuf>,
+    /// A folder of pack folders, or one pack folder (default: fixtures/packs).
+    #[arg(long)]
+    packs: Option<PathBuf>,
+    /// Write the prediction here instead of printing it.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+pub(crate) fn command(args: &PredictArgs) -> i32 {
+    let bytes = match read_input(&args.claim, 64 << 10, "--claim") {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    let claim: Claim = match counterlab::json::parse_strict(&bytes)
+        .map_err(|e| format!("{} at {}", e.message, e.path))
+        .and_then(|v| serde_json::from_value(v).map_err(|e| e.to_string()))
+    {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {}: not a claim: {e}", args.claim.display());
+            return EXIT_DATA;
+        }
+    };
+    let packs = match load_packs(args.packs.as_deref(), Some(&[args.pack.as_str()])) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let pack = match packs.get(&args.pack) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let rationale = match &args.rationale {
+        Some(path) => match read_input(path, 16 << 20, "--rationale") {
+            Ok(b) => Some(b),
+            Err(code) => return code,
+        },
+        None => None,
+    };
+    let predicted = match (&args.outcome, &args.transfer_choice) {
+        (Some(o), None) if o == "holds" => Predicted::Outcome(Outcome::Holds),
+        (Some(_), None) => Predicted::Outcome(Outcome::DoesNotHold),
+        (None, Some(id)) => Predicted::TransferChoice {
+            transfer_choice: id.clone(),
+        },
+        _ => return fail_usage("give --outcome or --transfer-choice"),
+    };
+    let prediction = predict(pack, claim, predicted, rationale.as_deref());
+    // What predict wrote must read back (schema, claim): the same rules as any reader.
+    if let Err(e) = counterlab::prediction::Prediction::from_value(&prediction.to_json()) {
+        return fail(&e);
+    }
+    let text = serde_json::to_string_pretty(&prediction.to_json()).expect("JSON encodes");
+    match &args.out {
+        // stdout stays one JSON document; the hash goes to stderr.
+        None => {
+            outln!("{text}");
+            eprintln!("prediction_hash  {}", prediction.prediction_hash());
+        }
+        Some(path) => {
+            if let Err(e) = std::fs::write(path, format!("{text}\n")) {
+                return fail_usage(&format!("{}: {e}", path.display()));
+            }
+            outln!("wrote {}", path.display());
+            outln!("prediction_hash  {}", prediction.prediction_hash());
+        }
+    }
+    EXIT_OK
+}

@@ -1,0 +1,123 @@
+//! `counterlab select PACK --belief PREDICTION.json [CANDIDATE.json …] [--json]`: the
+//! fixed selector (the library decides: `counterlab::select`).
+
+use std::path::PathBuf;
+
+use counterlab::prediction::{Prediction, MAX_PREDICTION_BYTES};
+use counterlab::select::select;
+
+use super::style::safe;
+use super::{fail, fail_usage, load_packs, read_input, style, EXIT_DATA, EXIT_OK};
+
+/// Select the experiment that runs for a belief, by closed rules (no model calls): every
+/// candidate eligible or not with the failing rule and its score; the experiment to run,
+/// with the seed derived from the prediction and selection hashes. Without candidates,
+/// the pack's registered experiments are the candidates.
+///
+/// Exit codes: 0 a candidate selected, 1 none eligible or a bad belief, 2 usage or I/O.
+#[derive(clap::Args)]
+pub(crate) struct SelectArgs {
+    /// The pack id.
+    pack: String,
+    /// The belief: a prediction (counterlab.prediction/1) naming the pack and the claim.
+    #[arg(long)]
+    belief: PathBuf,
+    /// Candidate experiments (default: the pack's experiments/*.json).
+    candidates: Vec<PathBuf>,
+    /// A folder of pack folders, or one pack folder (default: fixtures/packs).
+    #[arg(long)]
+    packs: Option<PathBuf>,
+    /// Print the selection record (counterlab.selection/1) as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Write the selected experiment, with its derived seed, to this file.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+pub(crate) fn command(args: &SelectArgs) -> i32 {
+    let bytes = match read_input(&args.belief, MAX_PREDICTION_BYTES, "--belief") {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    let prediction = match Prediction::from_json(&bytes) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let packs = match load_packs(args.packs.as_deref(), Some(&[args.pack.as_str()])) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let pack = match packs.get(&args.pack) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let mut paths = args.candidates.clone();
+    if paths.is_empty() {
+        let dir = pack.dir().join("experiments");
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) => return fail_usage(&format!("{}: {e}", dir.display())),
+        };
+        paths = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        paths.sort();
+    }
+    let mut candidates = Vec::with_capacity(paths.len());
+    for path in &paths {
+        match read_input(path, counterlab::experiment::MAX_EXPERIMENT_BYTES, "") {
+            Ok(b) => candidates.push((path.display().to_string(), b)),
+            Err(code) => return code,
+        }
+    }
+    let selection = select(pack, &prediction, &candidates);
+    let value = selection.to_json();
+    if let (Some(out), Some(experiment)) = (&args.out, &value.get("experiment_to_run")) {
+        if !experiment.is_null() {
+            let text = serde_json::to_string_pretty(experiment).expect("JSON encodes");
+            if let Err(e) = std::fs::write(out, format!("{text}\n")) {
+                return fail_usage(&format!("{}: {e}", out.display()));
+            }
+        }
+    }
+    if args.json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&value).expect("JSON encodes")
+        );
+    } else {
+        for candidate in &selection.candidates {
+            let state = match (&candidate.failed, &candidate.score) {
+                (Some((rule, why)), _) => format!("not eligible: {rule}: {why}"),
+                (None, Some(score)) => format!(
+                    "eligible, score {} (held out {}, cross-validated {}, ablations {})",
+                    score.total(),
+                    score.held_out,
+                    score.cross_validated,
+                    score.ablations
+                ),
+                (None, None) => "eligible".to_owned(),
+            };
+            outln!("{:<60} {}", safe(&candidate.source), safe(&state));
+        }
+        match selection.selected {
+            Some(i) => {
+                outln!(
+                    "{} {}  derived seed {}",
+                    style::bold("selected"),
+                    safe(&selection.candidates[i].source),
+                    value["derived_seed"]
+                );
+            }
+            None => outln!("{}", style::bold("no candidate is eligible")),
+        }
+        outln!("selection_hash  {}", selection.selection_hash());
+    }
+    if selection.selected.is_some() {
+        EXIT_OK
+    } else {
+        EXIT_DATA
+    }
+}

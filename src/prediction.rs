@@ -1,0 +1,158 @@
+//! `counterlab.prediction/1`: what a learner believes about an evaluation, recorded before
+//! any result exists — the first link of the authority chain (docs/FORMATS.md).
+//!
+//! A prediction names the pack (id and manifest meaning hash, so it cannot be moved to
+//! other data), a claim in the experiment vocabulary, the predicted outcome (the claim
+//! holds / does not hold, or a transfer choice id) and optionally the blake3 of the
+//! learner's rationale and of an outside timestamp token. Its schema has a closed key set,
+//! so a "prediction" that carries results, observed values or a verdict is refused. Its
+//! canonical hash has its own domain separator ([`HashKind::Prediction`]).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::canon::{self, HashKind};
+use crate::error::{Error, Result};
+use crate::experiment::Claim;
+use crate::pack::Pack;
+use crate::schema::Schema;
+
+/// The format string of a prediction.
+pub const PREDICTION_FORMAT: &str = "counterlab.prediction/1";
+/// Largest prediction file read, in bytes.
+pub const MAX_PREDICTION_BYTES: u64 = 64 << 10;
+
+/// The pack a prediction is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PredictionPack {
+    /// The pack id.
+    pub id: String,
+    /// The manifest's meaning hash (`Manifest::meaning_hash`).
+    pub manifest_hash: String,
+}
+
+/// The predicted outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Predicted {
+    /// `"holds"` or `"does_not_hold"`.
+    Outcome(Outcome),
+    /// `{"transfer_choice": id}`: the choice the learner expects to be valid.
+    TransferChoice {
+        /// The choice id of the pack's transfer task.
+        transfer_choice: String,
+    },
+}
+
+/// Whether the claim is predicted to hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The verifier will answer SUPPORTS.
+    Holds,
+    /// The verifier will not answer SUPPORTS.
+    DoesNotHold,
+}
+
+/// A learner's prediction (`counterlab.prediction/1`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Prediction {
+    /// `counterlab.prediction/1`.
+    pub format: String,
+    /// The pack.
+    pub pack: PredictionPack,
+    /// The claim, in the experiment vocabulary.
+    pub claim: Claim,
+    /// The predicted outcome.
+    pub predicted: Predicted,
+    /// blake3 of the learner's rationale text, if recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rationale_blake3: Option<String>,
+    /// blake3 of an outside timestamp token over the prediction hash, if bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp_token_blake3: Option<String>,
+}
+
+/// Records a prediction about `claim` on `pack` (the rationale's bytes are hashed, not kept).
+pub fn predict(
+    pack: &Pack,
+    claim: Claim,
+    predicted: Predicted,
+    rationale: Option<&[u8]>,
+) -> Prediction {
+    Prediction {
+        format: PREDICTION_FORMAT.to_owned(),
+        pack: PredictionPack {
+            id: pack.id().to_owned(),
+            manifest_hash: pack.manifest().meaning_hash(),
+        },
+        claim,
+        predicted,
+        rationale_blake3: rationale.map(canon::file_hash),
+        timestamp_token_blake3: None,
+    }
+}
+
+impl Prediction {
+    /// Reads a prediction: strict JSON, then its schema (a closed key set: result-like
+    /// fields are refused with their JSON path), then the claim's own rules.
+    pub fn from_json(bytes: &[u8]) -> Result<Prediction> {
+        if bytes.len() as u64 > MAX_PREDICTION_BYTES {
+            return Err(Error::experiment(
+                "$",
+                format!(
+                    "{} bytes, over the prediction budget of {MAX_PREDICTION_BYTES}",
+                    bytes.len()
+                ),
+            ));
+        }
+        let value =
+            crate::json::parse_strict(bytes).map_err(|e| Error::experiment(e.path, e.message))?;
+        Prediction::from_value(&value)
+    }
+
+    /// [`Prediction::from_json`] on a parsed value.
+    pub fn from_value(value: &Value) -> Result<Prediction> {
+        if let Some(v) = Schema::prediction().violations(value).into_iter().next() {
+            return Err(Error::experiment(v.path, v.message));
+        }
+        let prediction: Prediction = serde_path_to_error::deserialize(value).map_err(|e| {
+            Error::experiment(
+                crate::experiment::json_path(e.path()),
+                e.inner().to_string(),
+            )
+        })?;
+        if let Claim::MetricGap { higher, lower, .. } = &prediction.claim {
+            if higher == lower {
+                return Err(Error::experiment(
+                    "$.claim.lower",
+                    format!("a gap claim compares two arms; both are {higher:?}"),
+                ));
+            }
+        }
+        if prediction.format != PREDICTION_FORMAT {
+            return Err(Error::experiment(
+                "$.format",
+                format!("expected {PREDICTION_FORMAT:?}"),
+            ));
+        }
+        Ok(prediction)
+    }
+
+    /// The prediction as JSON.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).expect("a prediction serialises")
+    }
+
+    /// Its canonical hash (context `counterlab 2026-12 prediction v1`).
+    pub fn prediction_hash(&self) -> String {
+        canon::hash_value(HashKind::Prediction, &self.to_json())
+    }
+
+    /// Whether it is about `pack` (same id and manifest meaning).
+    pub fn is_about(&self, pack: &Pack) -> bool {
+        self.pack.id == pack.id() && self.pack.manifest_hash == pack.manifest().meaning_hash()
+    }
+}

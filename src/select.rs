@@ -1,0 +1,327 @@
+//! The fixed experiment selector (`counterlab select`): closed rules, no model calls.
+//!
+//! A proposer offers candidate experiments for a learner's belief (a
+//! `counterlab.prediction/1`: the pack and the claim believed). Each candidate is checked
+//! against a closed rule list, in order, the first failing rule named:
+//!
+//! 1. `parses` — the candidate is an experiment (`counterlab.experiment/1`);
+//! 2. `same_pack` — it runs on the prediction's pack (same id and manifest meaning);
+//! 3. `valid` — it passes `Experiment::check` on the pack;
+//! 4. `same_claim` — its claim is the prediction's claim, exactly;
+//! 5. `control_arm` — one of the claim's arms is a control: its split separates entities
+//!    (`entity_grouped`, `entity_k_fold`) or orders time (`temporal`, `rolling_origin`);
+//! 6. `identity_ablation` — it has an ablation that drops nothing;
+//! 7. `held_out_entities` — every arm the claim names tests at least
+//!    [`MIN_HELD_OUT_ENTITIES`] entities (all folds together for a cross-validated arm).
+//!
+//! Eligible candidates get a fixed score from their design alone:
+//! `score = held_out + 50 · cross_validated + 5 · ablations`, where `held_out` is the
+//! fewest test entities among the claim's arms, `cross_validated` the number of the
+//! claim's arms that are cross-validated, and `ablations` the ablations other than
+//! identity. The highest score is selected; ties go to the smallest canonical experiment
+//! hash. Nothing else (no result, no model, no proposer preference) enters.
+//!
+//! **No seed shopping.** A candidate's own seed is ignored: every candidate is judged, and
+//! the selected one runs, with the seed [`derived_seed`] of the prediction hash and the
+//! candidate's *design hash* (its canonical experiment hash with the seed set to 0).
+//! Whoever proposes cannot pick the seed — not by writing one, and not by adding
+//! candidates (which would move a hash of the whole selection record) — and so cannot
+//! pick among the seeds' verdicts. The seed is a function of what the learner predicted
+//! and of the design that runs, nothing else.
+
+use serde_json::{json, Value};
+
+use crate::canon::{self, HashKind};
+use crate::error::Result;
+use crate::experiment::Experiment;
+use crate::pack::Pack;
+use crate::prediction::Prediction;
+
+/// The selection record's format.
+pub const SELECTION_FORMAT: &str = "counterlab.selection/1";
+/// Fewest test entities per claimed arm (the verifier's guard for clustered gap intervals).
+pub const MIN_HELD_OUT_ENTITIES: u64 = crate::stats::MIN_GAP_HELD_OUT_ENTITIES as u64;
+
+/// The rules, in the order they are checked (their ids as written in the record).
+pub const RULES: [&str; 7] = [
+    "parses",
+    "same_pack",
+    "valid",
+    "same_claim",
+    "control_arm",
+    "identity_ablation",
+    "held_out_entities",
+];
+
+/// One candidate as judged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    /// Where it came from (a file name or a registered experiment's name).
+    pub source: String,
+    /// The canonical hash of the experiment as it would run (with its derived seed; null
+    /// when it does not parse).
+    pub experiment_hash: Option<String>,
+    /// The derived seed it would run with (null when it does not parse).
+    pub seed: Option<u64>,
+    /// The first failing rule and why, or `None` when eligible.
+    pub failed: Option<(&'static str, String)>,
+    /// The score breakdown (eligible candidates only).
+    pub score: Option<Score>,
+}
+
+/// A score and its parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Score {
+    /// Fewest test entities among the claim's arms.
+    pub held_out: u64,
+    /// The claim's arms that are cross-validated.
+    pub cross_validated: u64,
+    /// Ablations other than identity.
+    pub ablations: u64,
+}
+
+impl Score {
+    /// `held_out + 50 · cross_validated + 5 · ablations`.
+    pub fn total(&self) -> u64 {
+        self.held_out + 50 * self.cross_validated + 5 * self.ablations
+    }
+}
+
+/// The selection: every candidate judged, the selected one, and the experiment to run.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    /// The prediction's hash.
+    pub prediction_hash: String,
+    /// Every candidate in the order given.
+    pub candidates: Vec<Judged>,
+    /// Index of the selected candidate, if any is eligible.
+    pub selected: Option<usize>,
+    /// The selected experiment with its seed replaced by the derived seed.
+    pub to_run: Option<Experiment>,
+}
+
+impl Selection {
+    /// The record (`counterlab.selection/1`) without its own hash.
+    fn record(&self) -> Value {
+        json!({
+            "format": SELECTION_FORMAT,
+            "prediction_hash": self.prediction_hash,
+            "rules": RULES,
+            "candidates": self.candidates.iter().map(|c| json!({
+                "source": c.source,
+                "experiment_hash": c.experiment_hash,
+                "seed": c.seed,
+                "eligible": c.failed.is_none(),
+                "failed_rule": c.failed.as_ref().map(|(rule, _)| *rule),
+                "why": c.failed.as_ref().map(|(_, why)| why),
+                "score": c.score.map(|s| json!({"total": s.total(), "held_out": s.held_out, "cross_validated": s.cross_validated, "ablations": s.ablations})),
+            })).collect::<Vec<_>>(),
+            "selected": self.selected.map(|i| self.candidates[i].experiment_hash.clone()),
+        })
+    }
+
+    /// The selection record's canonical hash (context `counterlab 2026-12 selection v1`).
+    pub fn selection_hash(&self) -> String {
+        canon::hash_value(HashKind::Selection, &self.record())
+    }
+
+    /// The record with its hash and the experiment to run.
+    pub fn to_json(&self) -> Value {
+        let mut value = self.record();
+        let hash = self.selection_hash();
+        value["experiment_to_run"] = self.to_run.as_ref().map_or(Value::Null, |e| {
+            canon::to_value(e).expect("an experiment encodes")
+        });
+        value["selection_hash"] = json!(hash);
+        value
+    }
+}
+
+/// The seed an experiment runs with for a prediction: the first 8 bytes (little-endian)
+/// of the blake3 `derive_key` hash (context `counterlab 2026-12 selection seed v1`) of the
+/// prediction hash's hex text followed by the design hash's.
+pub fn derived_seed(prediction_hash: &str, design_hash: &str) -> u64 {
+    let mut hasher = blake3::Hasher::new_derive_key("counterlab 2026-12 selection seed v1");
+    hasher.update(prediction_hash.as_bytes());
+    hasher.update(design_hash.as_bytes());
+    let bytes = hasher.finalize();
+    u64::from_le_bytes(bytes.as_bytes()[..8].try_into().expect("8 bytes"))
+}
+
+/// Judges `candidates` (source, JSON bytes) for `prediction` on `pack` and selects one.
+pub fn select(pack: &Pack, prediction: &Prediction, candidates: &[(String, Vec<u8>)]) -> Selection {
+    let judged: Vec<(Judged, Option<Experiment>)> = candidates
+        .iter()
+        .map(|(source, bytes)| judge(pack, prediction, source, bytes))
+        .collect();
+    let selected = judged
+        .iter()
+        .enumerate()
+        .filter(|(_, (j, _))| j.failed.is_none())
+        .max_by(|(_, (a, _)), (_, (b, _))| {
+            let score = |j: &Judged| j.score.map_or(0, |s| s.total());
+            // Highest score; on a tie the smallest hash wins (so it compares as greater).
+            score(a)
+                .cmp(&score(b))
+                .then_with(|| b.experiment_hash.cmp(&a.experiment_hash))
+        })
+        .map(|(i, _)| i);
+    let mut selection = Selection {
+        prediction_hash: prediction.prediction_hash(),
+        candidates: judged.iter().map(|(j, _)| j.clone()).collect(),
+        selected,
+        to_run: None,
+    };
+    if let Some(i) = selected {
+        selection.to_run = judged[i].1.clone();
+    }
+    selection
+}
+
+/// The canonical hash of `experiment` with its seed set to 0: what the selector and the
+/// seed derivation see of a design.
+pub fn design_hash(experiment: &Experiment) -> String {
+    let mut design = experiment.clone();
+    design.seed = 0;
+    canon::hash_value(
+        HashKind::Experiment,
+        &canon::to_value(&design).expect("an experiment encodes"),
+    )
+}
+
+/// `experiment` with the seed derived for `prediction_hash`.
+pub fn with_derived_seed(experiment: &Experiment, prediction_hash: &str) -> Experiment {
+    let mut seeded = experiment.clone();
+    seeded.seed = derived_seed(prediction_hash, &design_hash(experiment));
+    seeded
+}
+
+fn judge(
+    pack: &Pack,
+    prediction: &Prediction,
+    source: &str,
+    bytes: &[u8],
+) -> (Judged, Option<Experiment>) {
+    let mut judged = Judged {
+        source: source.to_owned(),
+        experiment_hash: None,
+        seed: None,
+        failed: None,
+        score: None,
+    };
+    let experiment = match Experiment::from_json(bytes) {
+        Ok(e) => with_derived_seed(&e, &prediction.prediction_hash()),
+        Err(e) => {
+            judged.failed = Some(("parses", e.to_string()));
+            return (judged, None);
+        }
+    };
+    judged.seed = Some(experiment.seed);
+    judged.experiment_hash = canon::to_value(&experiment)
+        .ok()
+        .map(|v| canon::hash_value(HashKind::Experiment, &v));
+    match rules(pack, prediction, &experiment) {
+        Ok(score) => judged.score = Some(score),
+        Err(failed) => judged.failed = Some(failed),
+    }
+    (judged, Some(experiment))
+}
+
+/// Rules 2–7 on a parsed experiment: the score, or the first failing rule and why.
+fn rules(
+    pack: &Pack,
+    prediction: &Prediction,
+    experiment: &Experiment,
+) -> std::result::Result<Score, (&'static str, String)> {
+    if !prediction.is_about(pack) || experiment.pack != prediction.pack.id {
+        return Err((
+            "same_pack",
+            format!(
+                "the prediction is about pack {:?}, the candidate runs on {:?}",
+                prediction.pack.id, experiment.pack
+            ),
+        ));
+    }
+    experiment
+        .check(pack)
+        .map_err(|e| ("valid", e.to_string()))?;
+    let Some(claim) = experiment
+        .claim
+        .as_ref()
+        .filter(|c| **c == prediction.claim)
+    else {
+        return Err((
+            "same_claim",
+            "its claim is not the prediction's claim".into(),
+        ));
+    };
+    let claimed: Vec<&crate::experiment::Arm> = experiment
+        .arms
+        .iter()
+        .filter(|a| claim.names_arm(&a.name))
+        .collect();
+    if !claimed
+        .iter()
+        .any(|a| a.split.separates_entities() || a.split.orders_time())
+    {
+        return Err((
+            "control_arm",
+            "no arm of the claim separates entities or orders time".into(),
+        ));
+    }
+    if !experiment.ablation_list().iter().any(|a| a.drop.is_empty()) {
+        return Err(("identity_ablation", "no ablation drops nothing".into()));
+    }
+    let mut held_out = u64::MAX;
+    for arm in &claimed {
+        let entities =
+            held_out_entities(pack, experiment, arm).map_err(|e| ("valid", e.to_string()))?;
+        held_out = held_out.min(entities);
+    }
+    if held_out < MIN_HELD_OUT_ENTITIES {
+        return Err((
+            "held_out_entities",
+            format!(
+                "an arm of the claim tests {held_out} entities, fewer than {MIN_HELD_OUT_ENTITIES}"
+            ),
+        ));
+    }
+    Ok(Score {
+        held_out,
+        cross_validated: claimed
+            .iter()
+            .filter(|a| a.split.cross_validation().is_some())
+            .count() as u64,
+        ablations: experiment
+            .ablation_list()
+            .iter()
+            .filter(|a| !a.drop.is_empty())
+            .count() as u64,
+    })
+}
+
+/// Entities with test rows in `arm` (in any fold), under the seed it would run with.
+fn held_out_entities(
+    pack: &Pack,
+    experiment: &Experiment,
+    arm: &crate::experiment::Arm,
+) -> Result<u64> {
+    let table = pack.table();
+    let test_rows: Vec<usize> = if arm.split.cross_validation().is_some() {
+        let folds = crate::split::folds(table, &arm.split, experiment.seed, "$")?;
+        folds
+            .fold_of_row()
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.is_some())
+            .map(|(r, _)| r)
+            .collect()
+    } else {
+        crate::split::split(table, &arm.split, experiment.seed, "$")?.test_rows()
+    };
+    let mut seen = vec![false; table.n_entities()];
+    for row in test_rows {
+        seen[table.entity_of_row()[row] as usize] = true;
+    }
+    Ok(seen.iter().filter(|&&s| s).count() as u64)
+}
