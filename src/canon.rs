@@ -68,6 +68,10 @@ pub enum HashKind {
     Prediction,
     /// A selection record (`counterlab.selection/1`, without its own hash).
     Selection,
+    /// A capsule verification (`counterlab.capsule-report/1`, without its own hash).
+    CapsuleReport,
+    /// A prediction's question: its pack and claim (what the seed derivation reads).
+    Question,
 }
 
 impl HashKind {
@@ -91,6 +95,8 @@ impl HashKind {
             HashKind::Revision => "counterlab 2026-12 revision v1",
             HashKind::Prediction => "counterlab 2026-12 prediction v1",
             HashKind::Selection => "counterlab 2026-12 selection v1",
+            HashKind::CapsuleReport => "counterlab 2026-12 capsule report v1",
+            HashKind::Question => "counterlab 2026-12 question v1",
         }
     }
 

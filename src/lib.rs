@@ -47,6 +47,7 @@ pub mod audit;
 pub mod boundary;
 pub mod budget;
 pub mod canon;
+pub mod capsule;
 pub mod chart;
 pub mod csv_input;
 pub mod error;

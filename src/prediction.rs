@@ -151,6 +151,17 @@ impl Prediction {
         canon::hash_value(HashKind::Prediction, &self.to_json())
     }
 
+    /// The hash of its question alone — the pack and the claim (context `counterlab 2026-12
+    /// question v1`) — without the predicted outcome, the rationale or the timestamp: what
+    /// the selector's seed derivation reads, so that neither the learner (by rewording a
+    /// rationale) nor anyone else can move the seed.
+    pub fn question_hash(&self) -> String {
+        canon::hash_value(
+            HashKind::Question,
+            &serde_json::json!({"pack": self.pack, "claim": self.claim}),
+        )
+    }
+
     /// Whether it is about `pack` (same id and manifest meaning).
     pub fn is_about(&self, pack: &Pack) -> bool {
         self.pack.id == pack.id() && self.pack.manifest_hash == pack.manifest().meaning_hash()

@@ -8,8 +8,10 @@
 //! 2. `same_pack` — it runs on the prediction's pack (same id and manifest meaning);
 //! 3. `valid` — it passes `Experiment::check` on the pack;
 //! 4. `same_claim` — its claim is the prediction's claim, exactly;
-//! 5. `control_arm` — one of the claim's arms is a control: its split separates entities
-//!    (`entity_grouped`, `entity_k_fold`) or orders time (`temporal`, `rolling_origin`);
+//! 5. `control` — the claim can be refuted against a control: for a gap claim, one of its
+//!    two arms separates entities (`entity_grouped`, `entity_k_fold`) or orders time
+//!    (`temporal`, `rolling_origin`); for a single-arm claim, that arm does, or the
+//!    metrics include `majority_baseline_accuracy` (the control of a threshold claim);
 //! 6. `identity_ablation` — it has an ablation that drops nothing;
 //! 7. `held_out_entities` — every arm the claim names tests at least
 //!    [`MIN_HELD_OUT_ENTITIES`] entities (all folds together for a cross-validated arm).
@@ -22,12 +24,14 @@
 //! hash. Nothing else (no result, no model, no proposer preference) enters.
 //!
 //! **No seed shopping.** A candidate's own seed is ignored: every candidate is judged, and
-//! the selected one runs, with the seed [`derived_seed`] of the prediction hash and the
-//! candidate's *design hash* (its canonical experiment hash with the seed set to 0).
-//! Whoever proposes cannot pick the seed — not by writing one, and not by adding
-//! candidates (which would move a hash of the whole selection record) — and so cannot
-//! pick among the seeds' verdicts. The seed is a function of what the learner predicted
-//! and of the design that runs, nothing else.
+//! the selected one runs, with the seed [`derived_seed`] of the prediction's *question*
+//! hash (its pack and claim: not the predicted outcome, not the rationale) and the
+//! candidate's *design hash* (a normal form of the experiment: seed 0, arms and ablations
+//! renamed by position, metrics sorted). Nobody picks the seed — not the proposer by
+//! writing one, adding candidates or renaming arms, not the learner by rewording a
+//! rationale — and so nobody picks among the seeds' verdicts. What still moves it is a
+//! change of the design itself (another split, fraction, feature list or ablation), which
+//! the rules and the score judge (docs/CAPSULE.md, "What it cannot prove").
 
 use serde_json::{json, Value};
 
@@ -48,7 +52,7 @@ pub const RULES: [&str; 7] = [
     "same_pack",
     "valid",
     "same_claim",
-    "control_arm",
+    "control",
     "identity_ablation",
     "held_out_entities",
 ];
@@ -139,10 +143,10 @@ impl Selection {
 
 /// The seed an experiment runs with for a prediction: the first 8 bytes (little-endian)
 /// of the blake3 `derive_key` hash (context `counterlab 2026-12 selection seed v1`) of the
-/// prediction hash's hex text followed by the design hash's.
-pub fn derived_seed(prediction_hash: &str, design_hash: &str) -> u64 {
+/// question hash's hex text followed by the design hash's.
+pub fn derived_seed(question_hash: &str, design_hash: &str) -> u64 {
     let mut hasher = blake3::Hasher::new_derive_key("counterlab 2026-12 selection seed v1");
-    hasher.update(prediction_hash.as_bytes());
+    hasher.update(question_hash.as_bytes());
     hasher.update(design_hash.as_bytes());
     let bytes = hasher.finalize();
     u64::from_le_bytes(bytes.as_bytes()[..8].try_into().expect("8 bytes"))
@@ -178,21 +182,54 @@ pub fn select(pack: &Pack, prediction: &Prediction, candidates: &[(String, Vec<u
     selection
 }
 
-/// The canonical hash of `experiment` with its seed set to 0: what the selector and the
-/// seed derivation see of a design.
+/// The canonical hash of `experiment`'s normal form: seed 0, arms named `arm0`, `arm1`, …
+/// and ablations `ablation0`, … by position (the claim's arm names mapped alike), metrics
+/// sorted. What the seed derivation sees of a design: names and list order that do not
+/// change the evaluation do not move the seed.
 pub fn design_hash(experiment: &Experiment) -> String {
     let mut design = experiment.clone();
     design.seed = 0;
+    let renamed: Vec<(String, String)> = design
+        .arms
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (a.name.clone(), format!("arm{i}")))
+        .collect();
+    for (arm, (_, name)) in design.arms.iter_mut().zip(&renamed) {
+        arm.name = name.clone();
+    }
+    let rename = |name: &mut String| {
+        if let Some((_, new)) = renamed.iter().find(|(old, _)| old == name) {
+            *name = new.clone();
+        }
+    };
+    match &mut design.claim {
+        Some(crate::experiment::Claim::MetricGap { higher, lower, .. }) => {
+            rename(higher);
+            rename(lower);
+        }
+        Some(
+            crate::experiment::Claim::MetricAtLeast { arm, .. }
+            | crate::experiment::Claim::MetricAtMost { arm, .. },
+        ) => rename(arm),
+        None => {}
+    }
+    if let Some(ablations) = design.ablations.as_mut() {
+        for (i, ablation) in ablations.iter_mut().enumerate() {
+            ablation.name = format!("ablation{i}");
+        }
+    }
+    design.metrics.sort();
     canon::hash_value(
         HashKind::Experiment,
         &canon::to_value(&design).expect("an experiment encodes"),
     )
 }
 
-/// `experiment` with the seed derived for `prediction_hash`.
-pub fn with_derived_seed(experiment: &Experiment, prediction_hash: &str) -> Experiment {
+/// `experiment` with the seed derived for a prediction's `question_hash`.
+pub fn with_derived_seed(experiment: &Experiment, question_hash: &str) -> Experiment {
     let mut seeded = experiment.clone();
-    seeded.seed = derived_seed(prediction_hash, &design_hash(experiment));
+    seeded.seed = derived_seed(question_hash, &design_hash(experiment));
     seeded
 }
 
@@ -210,7 +247,7 @@ fn judge(
         score: None,
     };
     let experiment = match Experiment::from_json(bytes) {
-        Ok(e) => with_derived_seed(&e, &prediction.prediction_hash()),
+        Ok(e) => with_derived_seed(&e, &prediction.question_hash()),
         Err(e) => {
             judged.failed = Some(("parses", e.to_string()));
             return (judged, None);
@@ -260,13 +297,17 @@ fn rules(
         .iter()
         .filter(|a| claim.names_arm(&a.name))
         .collect();
-    if !claimed
+    let controlled = claimed
         .iter()
-        .any(|a| a.split.separates_entities() || a.split.orders_time())
-    {
+        .any(|a| a.split.separates_entities() || a.split.orders_time());
+    let baseline = !matches!(claim, crate::experiment::Claim::MetricGap { .. })
+        && experiment
+            .metrics
+            .contains(&crate::metrics::MetricName::MajorityBaselineAccuracy);
+    if !controlled && !baseline {
         return Err((
-            "control_arm",
-            "no arm of the claim separates entities or orders time".into(),
+            "control",
+            "no arm of the claim separates entities or orders time, and a single-arm claim has no majority_baseline_accuracy beside it".into(),
         ));
     }
     if !experiment.ablation_list().iter().any(|a| a.drop.is_empty()) {

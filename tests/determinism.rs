@@ -178,7 +178,8 @@ fn native_and_nehalem(args: &[&str], key: &str) -> [String; 2] {
     })
 }
 
-/// Beyond `run`: a verifier report (the claim's Obuchowski CI and permutation p-value), a
+/// Beyond `run`: a Proof Capsule re-derived link by link (the selector, the derived seed, the
+/// payload recomputed and re-verified), a verifier report (the claim's Obuchowski CI and permutation p-value), a
 /// boundary map of each bundled sweep (prevalence subsampling, entity_overlap splits, the
 /// claim's evidence per cell) and each transfer evaluation are the same on a CPU without
 /// AVX/FMA. Emulation makes this the slowest test (~65 s on 2 cores); the verify run
@@ -188,7 +189,15 @@ fn nehalem_cpu_gives_the_same_reports_maps_and_transfer_results() {
     if !qemu_available("nehalem_cpu_gives_the_same_reports_maps_and_transfer_results") {
         return;
     }
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &[
+                "verify",
+                "fixtures/packs/entity-leakage/capsules/random-vs-grouped.json",
+                "--json",
+            ],
+            "capsule_report_hash",
+        ),
         (
             &[
                 "verify",

@@ -7,6 +7,7 @@ mod boundary;
 mod byod;
 mod calibration;
 mod canon;
+mod capsule;
 mod chart;
 mod cli;
 mod common;

@@ -72,7 +72,7 @@ fn every_rule_is_checked_in_order_and_the_best_design_is_selected() {
             Some("same_pack"),
             Some("valid"),
             Some("same_claim"),
-            Some("control_arm"),
+            Some("control"),
             Some("identity_ablation"),
             Some("held_out_entities"),
             None,
@@ -91,7 +91,7 @@ fn every_rule_is_checked_in_order_and_the_best_design_is_selected() {
 
     // The seed that runs is derived, whatever the candidate wrote.
     let to_run = selection.to_run.as_ref().unwrap();
-    let expected = derived_seed(&prediction.prediction_hash(), &design_hash(to_run));
+    let expected = derived_seed(&prediction.question_hash(), &design_hash(to_run));
     assert_eq!(to_run.seed, expected);
     let reseeded = vec![candidate("cv", |e| e["seed"] = json!(12345))];
     let again = select(pack, &prediction, &reseeded);
@@ -102,6 +102,38 @@ fn every_rule_is_checked_in_order_and_the_best_design_is_selected() {
     );
     // Adding an ineligible candidate changes the record, not the seed.
     assert_ne!(again.selection_hash(), selection.selection_hash());
+    // Nor do names: the same design with its arms and ablations renamed (and the claim
+    // following) runs with the same seed.
+    let renamed = vec![candidate("renamed", |e| {
+        e["arms"][0]["name"] = json!("rows");
+        e["claim"]["higher"] = json!("rows");
+        e["ablations"][1]["name"] = json!("without_tenure");
+        e["metrics"].as_array_mut().unwrap().reverse();
+    })];
+    let mut renamed_belief = base()["claim"].clone();
+    renamed_belief["higher"] = json!("rows");
+    let renamed_prediction = predict(
+        pack,
+        serde_json::from_value(renamed_belief).unwrap(),
+        Predicted::Outcome(Outcome::Holds),
+        None,
+    );
+    let renamed_selection = select(pack, &renamed_prediction, &renamed);
+    // The claim names the arm by its new name, so the question hash differs; the designs'
+    // normal forms, which the seed reads beside it, are equal.
+    assert_eq!(
+        design_hash(renamed_selection.to_run.as_ref().unwrap()),
+        design_hash(to_run)
+    );
+    // The predicted outcome and the rationale do not move it either.
+    let doubting = predict(
+        pack,
+        prediction.claim.clone(),
+        Predicted::Outcome(Outcome::DoesNotHold),
+        Some(b"another rationale"),
+    );
+    let doubted = select(pack, &doubting, &[candidate("cv", |_| {})]);
+    assert_eq!(doubted.to_run.as_ref().unwrap().seed, expected);
 
     let record = selection.to_json();
     assert_eq!(record["format"], "counterlab.selection/1");

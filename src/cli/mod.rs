@@ -11,6 +11,7 @@ macro_rules! outln {
 
 mod audit;
 mod boundary;
+mod capsule;
 mod hash;
 mod init;
 mod metrics;
@@ -159,6 +160,12 @@ enum Command {
     Init(init::InitArgs),
     Predict(predict::PredictArgs),
     Select(select::SelectArgs),
+    /// Build a Proof Capsule (counterlab.capsule/1); `counterlab verify CAPSULE.json`
+    /// re-derives every link.
+    Capsule {
+        #[command(subcommand)]
+        action: capsule::CapsuleAction,
+    },
     /// Check your own train/test split for leakage, no pack needed: shared entities, test
     /// rows seen in training, temporal overlap, duplicate rows, and how much the split
     /// inflates ROC AUC against an entity-grouped split.
@@ -281,6 +288,7 @@ pub(crate) fn main() -> i32 {
         Command::Init(args) => init::command(&args),
         Command::Predict(args) => predict::command(&args),
         Command::Select(args) => select::command(&args),
+        Command::Capsule { action } => capsule::command(&action),
         Command::Audit(args) => audit::command(&args),
         Command::Pack { action } => match action {
             PackAction::Check { dir, json } => pack::check(&dir, json),

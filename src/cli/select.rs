@@ -54,16 +54,10 @@ pub(crate) fn command(args: &SelectArgs) -> i32 {
     };
     let mut paths = args.candidates.clone();
     if paths.is_empty() {
-        let dir = pack.dir().join("experiments");
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) => return fail_usage(&format!("{}: {e}", dir.display())),
+        paths = match super::capsule::registered_experiments(pack.dir()) {
+            Ok(p) => p,
+            Err(code) => return code,
         };
-        paths = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
-        paths.sort();
     }
     let mut candidates = Vec::with_capacity(paths.len());
     for path in &paths {
@@ -104,11 +98,11 @@ pub(crate) fn command(args: &SelectArgs) -> i32 {
         }
         match selection.selected {
             Some(i) => {
+                let seed = selection.candidates[i].seed.unwrap_or_default();
                 outln!(
-                    "{} {}  derived seed {}",
+                    "{} {}  derived seed {seed}",
                     style::bold("selected"),
-                    safe(&selection.candidates[i].source),
-                    value["derived_seed"]
+                    safe(&selection.candidates[i].source)
                 );
             }
             None => outln!("{}", style::bold("no candidate is eligible")),

@@ -112,6 +112,9 @@ pub(crate) fn command(args: &VerifyArgs) -> i32 {
             Ok(Bounded::OverBudget { prefix, .. }) => prefix,
             Err(e) => return fail(&e),
         };
+    if super::capsule::is_capsule(&bytes) {
+        return super::capsule::verify(&bytes, args.packs.as_deref(), &options, args.json);
+    }
     // Load only the pack(s) the payload names: the verifier looks no further, parsing
     // every other fixture would dominate a fast verification, and a broken sibling pack
     // must not stop the report. A payload that names none gets its report (REJECTED or

@@ -1,0 +1,519 @@
+//! `counterlab.capsule/1`: the authority chain bound hash by hash, re-verifiable offline
+//! with the same binary (docs/CAPSULE.md).
+//!
+//! A capsule is self-contained: it embeds the prediction, the candidate experiments the
+//! selector judged, the payload the selected experiment produced and the revised payloads
+//! (at most two), and records the hash of every link: prediction → selection → experiment
+//! (with its derived seed) → payload → report (verifier version, rules hash) → optional
+//! boundary map and transfer evaluation → revisions. [`verify_capsule`] recomputes every
+//! link from the embedded objects and the pack — re-runs the selector, recomputes and
+//! re-verifies the payload (and each revision), recomputes the map and the transfer
+//! evaluation — and answers REJECTED at the first link that does not hold, with that link
+//! as the witness; otherwise the verdict of the last payload's verification.
+
+use serde_json::{json, Value};
+
+use crate::canon::{self, HashKind};
+use crate::error::{Error, Result};
+use crate::pack::{Lookup, Packs};
+use crate::prediction::{Predicted, Prediction};
+use crate::revision::verify_revision;
+use crate::run::{run_with, RunOptions};
+use crate::select::select;
+use crate::verify::{rules_hash, verify, VerifyOptions, VERIFIER_VERSION};
+
+/// The capsule's format.
+pub const CAPSULE_FORMAT: &str = "counterlab.capsule/1";
+/// The capsule verification's format.
+pub const CAPSULE_REPORT_FORMAT: &str = "counterlab.capsule-report/1";
+/// Largest capsule read, in bytes.
+pub const MAX_CAPSULE_BYTES: usize = 16 << 20;
+
+/// The links, in the order they are checked.
+pub const LINKS: [&str; 8] = [
+    "format",
+    "prediction",
+    "selection",
+    "experiment",
+    "payload",
+    "report",
+    "extras",
+    "revisions",
+];
+
+/// What goes into a capsule besides the prediction and the candidates.
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    /// Include the pack's boundary map hash (recomputed on verification: costly).
+    pub boundary: bool,
+    /// Revised payloads after a REJECTED verdict (at most two), in order.
+    pub revisions: Vec<Vec<u8>>,
+    /// Verification options (the same are used to re-verify).
+    pub verify: VerifyOptions,
+}
+
+/// Builds a capsule: selects among `candidates` (source, bytes) for `prediction`, runs the
+/// selected experiment with its derived seed, verifies the payload (and the revisions),
+/// and records every link.
+pub fn build(
+    packs: &Packs,
+    prediction: &Prediction,
+    candidates: &[(String, Vec<u8>)],
+    options: &BuildOptions,
+) -> Result<Value> {
+    let pack = packs.get(&prediction.pack.id)?;
+    let selection = select(pack, prediction, candidates);
+    let experiment = selection.to_run.clone().ok_or_else(|| {
+        Error::invalid("no candidate is eligible: see `counterlab select` for each rule")
+    })?;
+    let threads = options.verify.threads;
+    let payload = run_with(pack, &experiment, &RunOptions { threads })?;
+    let payload_text = payload.to_json_pretty()?;
+    let payload_value: Value = serde_json::from_str(&payload_text).expect("a payload is JSON");
+    let report = verify(payload_text.as_bytes(), packs, &options.verify);
+    let boundary = if options.boundary {
+        Some(crate::boundary::compute(pack, threads)?.map_hash)
+    } else {
+        None
+    };
+    let transfer = match &prediction.predicted {
+        Predicted::TransferChoice { transfer_choice } => {
+            Some(crate::transfer::evaluate(pack, Some(transfer_choice), threads)?.result_hash)
+        }
+        Predicted::Outcome(_) => None,
+    };
+    let mut revisions = Vec::new();
+    if options.revisions.len() > crate::revision::MAX_REVISIONS {
+        return Err(Error::invalid(format!(
+            "{} revisions: at most {} are allowed",
+            options.revisions.len(),
+            crate::revision::MAX_REVISIONS
+        )));
+    }
+    let mut chain: Vec<&[u8]> = vec![payload_text.as_bytes()];
+    for bytes in &options.revisions {
+        chain.push(bytes);
+        let answer = verify_revision(&chain, packs, &options.verify).to_json();
+        let value: Value = crate::json::parse_strict(bytes).map_err(|e| {
+            Error::invalid(format!(
+                "a revision is not JSON at {}: {}",
+                e.path, e.message
+            ))
+        })?;
+        revisions.push(json!({
+            "payload": value,
+            "payload_hash": canon::hash_value(HashKind::Payload, &value),
+            "revision_hash": answer["revision_hash"],
+            "verdict": answer["verdict"],
+        }));
+    }
+    let candidates_json: Vec<Value> = candidates
+        .iter()
+        .map(|(source, bytes)| {
+            json!({"source": source, "experiment": String::from_utf8_lossy(bytes)})
+        })
+        .collect();
+    Ok(json!({
+        "format": CAPSULE_FORMAT,
+        "prediction": prediction.to_json(),
+        "prediction_hash": prediction.prediction_hash(),
+        "candidates": candidates_json,
+        "selection_hash": selection.selection_hash(),
+        "experiment_hash": canon::hash_value(HashKind::Experiment, &canon::to_value(&experiment)?),
+        "payload": payload_value,
+        "payload_hash": canon::hash_value(HashKind::Payload, &payload_value),
+        "verifier": {"version": VERIFIER_VERSION, "rules_hash": rules_hash()},
+        "report_hash": report.report_hash(),
+        "verdict": report.verdict().as_str(),
+        "boundary_map_hash": boundary,
+        "transfer_result_hash": transfer,
+        "revisions": revisions,
+    }))
+}
+
+/// One link as re-derived.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Link {
+    /// The link's name (one of [`LINKS`]).
+    pub name: &'static str,
+    /// `pass`, `fail` or `unverifiable`.
+    pub status: &'static str,
+    /// What was compared, or why it failed.
+    pub detail: String,
+}
+
+/// The answer of a capsule verification.
+#[derive(Debug, Clone)]
+pub struct CapsuleReport {
+    /// Every link checked, in order, up to the first that failed.
+    pub links: Vec<Link>,
+    /// The verification of the last payload (the answer when every link holds).
+    pub report: Option<crate::verify::Report>,
+}
+
+impl CapsuleReport {
+    /// `SUPPORTS`, `INCONCLUSIVE` or `REJECTED`: REJECTED at a failed link, INCONCLUSIVE at
+    /// one that could not be checked, else the last payload's verdict.
+    pub fn verdict(&self) -> &'static str {
+        if self.links.iter().any(|l| l.status == "fail") {
+            "REJECTED"
+        } else if self.links.iter().any(|l| l.status == "unverifiable") {
+            "INCONCLUSIVE"
+        } else {
+            self.report
+                .as_ref()
+                .map_or("INCONCLUSIVE", |r| r.verdict().as_str())
+        }
+    }
+
+    /// The first link that failed (the witness), if any.
+    pub fn witness(&self) -> Option<&Link> {
+        self.links.iter().find(|l| l.status != "pass")
+    }
+
+    /// `counterlab.capsule-report/1` with its hash (context `counterlab 2026-12 capsule
+    /// report v1`).
+    pub fn to_json(&self) -> Value {
+        let mut value = json!({
+            "format": CAPSULE_REPORT_FORMAT,
+            "verdict": self.verdict(),
+            "links": self.links.iter().map(|l| json!({"link": l.name, "status": l.status, "detail": l.detail})).collect::<Vec<_>>(),
+            "witness": self.witness().map(|l| l.name),
+            "report": self.report.as_ref().map(crate::verify::Report::to_json),
+        });
+        value["capsule_report_hash"] = json!(canon::hash_value(HashKind::CapsuleReport, &value));
+        value
+    }
+}
+
+/// Re-derives every link of the capsule `bytes` against `packs` (module docs).
+pub fn verify_capsule(bytes: &[u8], packs: &Packs, options: &VerifyOptions) -> CapsuleReport {
+    let mut out = CapsuleReport {
+        links: Vec::new(),
+        report: None,
+    };
+    let _ = check_links(bytes, packs, options, &mut out);
+    out
+}
+
+/// Pushes links until one fails (`Err(())` then stops the walk).
+fn check_links(
+    bytes: &[u8],
+    packs: &Packs,
+    options: &VerifyOptions,
+    out: &mut CapsuleReport,
+) -> std::result::Result<(), ()> {
+    let link =
+        |out: &mut CapsuleReport, name: &'static str, status: &'static str, detail: String| {
+            out.links.push(Link {
+                name,
+                status,
+                detail,
+            });
+            if status == "pass" {
+                Ok(())
+            } else {
+                Err(())
+            }
+        };
+    let field = |v: &Value, key: &str| v.get(key).cloned().unwrap_or(Value::Null);
+
+    // format
+    if bytes.len() > MAX_CAPSULE_BYTES {
+        return link(
+            out,
+            "format",
+            "fail",
+            format!("{} bytes, over {MAX_CAPSULE_BYTES}", bytes.len()),
+        );
+    }
+    let capsule = match crate::json::parse_strict(bytes) {
+        Ok(v) if v.get("format") == Some(&json!(CAPSULE_FORMAT)) => v,
+        Ok(_) => {
+            return link(
+                out,
+                "format",
+                "fail",
+                format!("$.format is not {CAPSULE_FORMAT:?}"),
+            )
+        }
+        Err(e) => {
+            return link(
+                out,
+                "format",
+                "fail",
+                format!("not JSON at {}: {}", e.path, e.message),
+            )
+        }
+    };
+    link(out, "format", "pass", CAPSULE_FORMAT.into())?;
+
+    // prediction
+    let prediction = match Prediction::from_value(&field(&capsule, "prediction")) {
+        Ok(p) => p,
+        Err(e) => return link(out, "prediction", "fail", format!("$.prediction: {e}")),
+    };
+    let hash = prediction.prediction_hash();
+    if field(&capsule, "prediction_hash") != json!(hash) {
+        return link(
+            out,
+            "prediction",
+            "fail",
+            format!("$.prediction_hash is not the prediction's hash {hash}"),
+        );
+    }
+    let pack = match packs.lookup(&prediction.pack.id) {
+        Lookup::Loaded(pack) => pack,
+        _ => {
+            return link(
+                out,
+                "prediction",
+                "unverifiable",
+                format!("pack {:?} is not available here", prediction.pack.id),
+            )
+        }
+    };
+    if !prediction.is_about(pack) {
+        return link(
+            out,
+            "prediction",
+            "fail",
+            "the prediction's manifest hash is not this pack's".into(),
+        );
+    }
+    link(out, "prediction", "pass", hash.clone())?;
+
+    // selection: re-run the selector on the embedded candidates
+    let candidates: Vec<(String, Vec<u8>)> = match field(&capsule, "candidates").as_array() {
+        Some(list) => list
+            .iter()
+            .map(|c| {
+                (
+                    c.get("source")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned(),
+                    c.get("experiment")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .as_bytes()
+                        .to_vec(),
+                )
+            })
+            .collect(),
+        None => {
+            return link(
+                out,
+                "selection",
+                "fail",
+                "$.candidates is not a list".into(),
+            )
+        }
+    };
+    let selection = select(pack, &prediction, &candidates);
+    let selection_hash = selection.selection_hash();
+    if field(&capsule, "selection_hash") != json!(selection_hash) {
+        return link(out, "selection", "fail", format!("re-running the selector gives selection hash {selection_hash}, not $.selection_hash"));
+    }
+    let Some(to_run) = selection.to_run.as_ref() else {
+        return link(
+            out,
+            "selection",
+            "fail",
+            "no embedded candidate is eligible".into(),
+        );
+    };
+    link(out, "selection", "pass", selection_hash)?;
+
+    // experiment: the selected one, with the derived seed
+    let experiment_hash = canon::hash_value(
+        HashKind::Experiment,
+        &canon::to_value(to_run).expect("encodes"),
+    );
+    if field(&capsule, "experiment_hash") != json!(experiment_hash) {
+        return link(out, "experiment", "fail", format!("the selected experiment (derived seed {}) hashes to {experiment_hash}, not $.experiment_hash", to_run.seed));
+    }
+    let payload = field(&capsule, "payload");
+    let ran = payload
+        .get("experiment")
+        .and_then(|e| crate::Experiment::from_value(e).ok());
+    match ran {
+        Some(e) if &e == to_run => {}
+        Some(e) => {
+            return link(out, "experiment", "fail", format!("$.payload.experiment is not the selected experiment (its seed {} , derived {})", e.seed, to_run.seed));
+        }
+        None => {
+            return link(
+                out,
+                "experiment",
+                "fail",
+                "$.payload.experiment is not an experiment".into(),
+            )
+        }
+    }
+    link(out, "experiment", "pass", experiment_hash)?;
+
+    // payload
+    let payload_hash = canon::hash_value(HashKind::Payload, &payload);
+    if field(&capsule, "payload_hash") != json!(payload_hash) {
+        return link(
+            out,
+            "payload",
+            "fail",
+            format!("$.payload hashes to {payload_hash}, not $.payload_hash"),
+        );
+    }
+    link(out, "payload", "pass", payload_hash)?;
+
+    // report: re-verify (recomputes the payload's numbers)
+    let payload_bytes = serde_json::to_vec(&payload).expect("JSON encodes");
+    let report = verify(&payload_bytes, packs, options);
+    let verifier = json!({"version": VERIFIER_VERSION, "rules_hash": rules_hash()});
+    if field(&capsule, "verifier") != verifier {
+        return link(
+            out,
+            "report",
+            "unverifiable",
+            format!(
+                "recorded by {}; this verifier is {VERIFIER_VERSION} with rules {}",
+                field(&capsule, "verifier"),
+                rules_hash()
+            ),
+        );
+    }
+    if field(&capsule, "report_hash") != json!(report.report_hash())
+        || field(&capsule, "verdict") != json!(report.verdict().as_str())
+    {
+        return link(out, "report", "fail", format!("re-verifying the payload gives {} (report {}), not the recorded $.verdict / $.report_hash", report.verdict().as_str(), report.report_hash()));
+    }
+    link(out, "report", "pass", report.report_hash().to_owned())?;
+    out.report = Some(report);
+
+    // extras: boundary map and transfer evaluation, recomputed when recorded
+    let threads = options.threads;
+    let boundary = field(&capsule, "boundary_map_hash");
+    if !boundary.is_null() {
+        match crate::boundary::compute(pack, threads) {
+            Ok(map) if json!(map.map_hash) == boundary => {}
+            Ok(map) => {
+                return link(
+                    out,
+                    "extras",
+                    "fail",
+                    format!(
+                        "the boundary map hashes to {}, not $.boundary_map_hash",
+                        map.map_hash
+                    ),
+                )
+            }
+            Err(e) => {
+                return link(
+                    out,
+                    "extras",
+                    "fail",
+                    format!("the boundary map cannot be computed: {e}"),
+                )
+            }
+        }
+    }
+    let transfer = field(&capsule, "transfer_result_hash");
+    let expected_transfer = match &prediction.predicted {
+        Predicted::TransferChoice { transfer_choice } => {
+            match crate::transfer::evaluate(pack, Some(transfer_choice), threads) {
+                Ok(t) => json!(t.result_hash),
+                Err(e) => {
+                    return link(
+                        out,
+                        "extras",
+                        "fail",
+                        format!("the transfer evaluation cannot be computed: {e}"),
+                    )
+                }
+            }
+        }
+        Predicted::Outcome(_) => Value::Null,
+    };
+    if transfer != expected_transfer {
+        return link(
+            out,
+            "extras",
+            "fail",
+            format!("$.transfer_result_hash is not {expected_transfer}"),
+        );
+    }
+    link(
+        out,
+        "extras",
+        "pass",
+        "boundary map and transfer evaluation as recorded".into(),
+    )?;
+
+    // revisions
+    let revisions = match field(&capsule, "revisions").as_array() {
+        Some(r) => r.clone(),
+        None => return link(out, "revisions", "fail", "$.revisions is not a list".into()),
+    };
+    if revisions.len() > crate::revision::MAX_REVISIONS {
+        return link(
+            out,
+            "revisions",
+            "fail",
+            format!(
+                "{} revisions: at most {}",
+                revisions.len(),
+                crate::revision::MAX_REVISIONS
+            ),
+        );
+    }
+    let mut chain: Vec<Vec<u8>> = vec![payload_bytes];
+    for (i, revision) in revisions.iter().enumerate() {
+        let revised = field(revision, "payload");
+        if field(revision, "payload_hash") != json!(canon::hash_value(HashKind::Payload, &revised))
+        {
+            return link(
+                out,
+                "revisions",
+                "fail",
+                format!("$.revisions[{i}].payload_hash is not its payload's hash"),
+            );
+        }
+        chain.push(serde_json::to_vec(&revised).expect("JSON encodes"));
+        let slices: Vec<&[u8]> = chain.iter().map(Vec::as_slice).collect();
+        let answer = verify_revision(&slices, packs, options);
+        let value = answer.to_json();
+        if field(revision, "revision_hash") != value["revision_hash"]
+            || field(revision, "verdict") != value["verdict"]
+        {
+            return link(
+                out,
+                "revisions",
+                "fail",
+                format!(
+                    "re-checking revision {} gives {} (revision {}), not the recorded one",
+                    i + 1,
+                    value["verdict"],
+                    value["revision_hash"]
+                ),
+            );
+        }
+        if answer.refusal.is_some() {
+            return link(
+                out,
+                "revisions",
+                "fail",
+                format!(
+                    "revision {} is refused: {}",
+                    i + 1,
+                    answer.refusal.as_ref().map_or("", |r| r.0.as_str())
+                ),
+            );
+        }
+        out.report = answer.report;
+    }
+    link(
+        out,
+        "revisions",
+        "pass",
+        format!("{} revisions", revisions.len()),
+    )
+}

@@ -1,0 +1,188 @@
+//! `counterlab capsule build …` and the capsule branch of `counterlab verify` (the library
+//! decides: `counterlab::capsule`).
+
+use std::path::{Path, PathBuf};
+
+use counterlab::capsule::{build, verify_capsule, BuildOptions};
+use counterlab::prediction::{Prediction, MAX_PREDICTION_BYTES};
+use counterlab::verify::VerifyOptions;
+
+use super::style::safe;
+use super::{fail, fail_usage, load_packs, load_packs_within, read_input, style, threads_option};
+
+/// Build a Proof Capsule (counterlab.capsule/1): the prediction, the selector's choice
+/// among the candidates (default: the pack's experiments), the selected experiment run
+/// with its derived seed, its verification, optional revisions and the boundary map; every
+/// link a canonical hash. `counterlab verify CAPSULE.json` re-derives every link.
+#[derive(clap::Args)]
+pub(crate) struct BuildArgs {
+    /// The prediction (counterlab.prediction/1); its pack is the capsule's pack.
+    #[arg(long)]
+    prediction: PathBuf,
+    /// Candidate experiments (default: the pack's experiments/*.json).
+    candidates: Vec<PathBuf>,
+    /// Revised payloads after a REJECTED verdict (at most two, in order).
+    #[arg(long)]
+    revision: Vec<PathBuf>,
+    /// Also bind the pack's boundary map (recomputed on verification).
+    #[arg(long)]
+    boundary: bool,
+    /// A folder of pack folders, or one pack folder (default: fixtures/packs).
+    #[arg(long)]
+    packs: Option<PathBuf>,
+    /// Where to write the capsule.
+    #[arg(long)]
+    out: PathBuf,
+    /// Worker threads, at least 1.
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// `counterlab capsule …`.
+#[derive(clap::Subcommand)]
+pub(crate) enum CapsuleAction {
+    /// Build a capsule (see `counterlab capsule build --help`).
+    Build(BuildArgs),
+}
+
+pub(crate) fn command(action: &CapsuleAction) -> i32 {
+    let CapsuleAction::Build(args) = action;
+    let bytes = match read_input(&args.prediction, MAX_PREDICTION_BYTES, "--prediction") {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    let prediction = match Prediction::from_json(&bytes) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let packs = match load_packs(args.packs.as_deref(), Some(&[prediction.pack.id.as_str()])) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let pack = match packs.get(&prediction.pack.id) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let mut paths = args.candidates.clone();
+    if paths.is_empty() {
+        paths = match registered_experiments(pack.dir()) {
+            Ok(p) => p,
+            Err(code) => return code,
+        };
+    }
+    let mut candidates = Vec::new();
+    for path in &paths {
+        match read_input(path, counterlab::experiment::MAX_EXPERIMENT_BYTES, "") {
+            Ok(b) => candidates.push((path.display().to_string(), b)),
+            Err(code) => return code,
+        }
+    }
+    let mut revisions = Vec::new();
+    for path in &args.revision {
+        match read_input(
+            path,
+            counterlab::verify::MAX_PAYLOAD_BYTES_LIMIT as u64,
+            "--revision",
+        ) {
+            Ok(b) => revisions.push(b),
+            Err(code) => return code,
+        }
+    }
+    let threads = match threads_option(args.threads) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let options = BuildOptions {
+        boundary: args.boundary,
+        revisions,
+        verify: VerifyOptions {
+            threads,
+            ..VerifyOptions::default()
+        },
+    };
+    let capsule = match build(&packs, &prediction, &candidates, &options) {
+        Ok(c) => c,
+        Err(e) => return fail(&e),
+    };
+    let text = serde_json::to_string_pretty(&capsule).expect("JSON encodes");
+    if let Err(e) = std::fs::write(&args.out, format!("{text}\n")) {
+        return fail_usage(&format!("{}: {e}", args.out.display()));
+    }
+    outln!(
+        "capsule {}: prediction {} → selection {} → payload {} → {} (report {})",
+        args.out.display(),
+        &capsule["prediction_hash"].as_str().unwrap_or_default()[..16],
+        &capsule["selection_hash"].as_str().unwrap_or_default()[..16],
+        &capsule["payload_hash"].as_str().unwrap_or_default()[..16],
+        capsule["verdict"].as_str().unwrap_or_default(),
+        &capsule["report_hash"].as_str().unwrap_or_default()[..16],
+    );
+    0
+}
+
+/// The pack's `experiments/*.json`, sorted.
+pub(crate) fn registered_experiments(pack_dir: &Path) -> Result<Vec<PathBuf>, i32> {
+    let dir = pack_dir.join("experiments");
+    let entries =
+        std::fs::read_dir(&dir).map_err(|e| fail_usage(&format!("{}: {e}", dir.display())))?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    Ok(paths)
+}
+
+/// Whether `bytes` are a capsule (read leniently, for dispatch only).
+pub(crate) fn is_capsule(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(bytes).is_ok_and(|v| {
+        v.get("format").and_then(|f| f.as_str()) == Some(counterlab::capsule::CAPSULE_FORMAT)
+    })
+}
+
+/// `counterlab verify CAPSULE.json`: every link re-derived; exit codes as `verify`.
+pub(crate) fn verify(
+    bytes: &[u8],
+    packs_dir: Option<&Path>,
+    options: &VerifyOptions,
+    json: bool,
+) -> i32 {
+    let named: Vec<String> = serde_json::from_slice::<serde_json::Value>(bytes)
+        .ok()
+        .and_then(|v| v["prediction"]["pack"]["id"].as_str().map(str::to_owned))
+        .into_iter()
+        .collect();
+    let only: Vec<&str> = named.iter().map(String::as_str).collect();
+    let packs = match load_packs_within(packs_dir, Some(&only), &options.fixture) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let report = verify_capsule(bytes, &packs, options);
+    let value = report.to_json();
+    if json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&value).expect("JSON encodes")
+        );
+    } else {
+        for link in &report.links {
+            outln!(
+                "  {:<12} {:<13} {}",
+                link.name,
+                link.status,
+                safe(&link.detail)
+            );
+        }
+        outln!(
+            "{}  capsule report {}",
+            style::bold(report.verdict()),
+            &value["capsule_report_hash"].as_str().unwrap_or_default()[..16]
+        );
+    }
+    match report.verdict() {
+        _ if options.mode == counterlab::verify::Mode::Observe => 0,
+        "SUPPORTS" => 0,
+        "INCONCLUSIVE" => 3,
+        _ => 1,
+    }
+}
