@@ -133,186 +133,143 @@ fn a_built_capsule_reverifies_and_binds_the_derived_seed() {
     assert_ne!(ran.seed, 7);
 }
 
-/// Each tamper and the link that must catch it.
-#[test]
-fn tampered_capsules_are_rejected_at_the_broken_link() {
-    let base = capsule().clone();
-    let other_payload: Value = serde_json::from_slice(
-        &std::fs::read(format!(
-            "{}/fixtures/packs/temporal-leakage/payloads/random-inflates-auc.json",
-            root()
-        ))
-        .unwrap(),
-    )
-    .unwrap();
-    let rehash_prediction = |c: &mut Value| {
-        let p = counterlab::prediction::Prediction::from_value(&c["prediction"]).unwrap();
-        c["prediction_hash"] = json!(p.prediction_hash());
+#[derive(serde::Deserialize)]
+struct CaseFile {
+    case: Vec<Case>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    name: String,
+    #[allow(dead_code)]
+    provenance: String,
+    base: String,
+    edits: Vec<toml::Value>,
+    verdict: String,
+    #[serde(default)]
+    witness: Option<String>,
+}
+
+fn toml_json(value: &toml::Value) -> Value {
+    serde_json::to_value(value).expect("TOML values are JSON values")
+}
+
+/// Applies one edit of `mutations/capsules.toml` (its header lists the operations).
+fn apply(capsule: &mut Value, edit: &toml::Value) -> Result<(), String> {
+    use counterlab_test_support::json_path;
+    let field = |key: &str| -> Result<&toml::Value, String> {
+        edit.get(key)
+            .ok_or_else(|| format!("edit {edit}: no {key}"))
     };
-    let rehash_payload = |c: &mut Value| {
-        c["payload_hash"] = json!(counterlab::canon::hash_value(
-            counterlab::canon::HashKind::Payload,
-            &c["payload"]
-        ));
+    let text = |key: &str| -> Result<String, String> {
+        field(key)?
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| format!("{key} is not text"))
     };
-    type Tamper = Box<dyn Fn(&mut Value)>;
-    let cases: Vec<(&str, Tamper, &str, &str)> = vec![
-        (
-            "wrong format",
-            Box::new(|c| c["format"] = json!("counterlab.capsule/2")),
-            "format",
-            "REJECTED",
-        ),
-        (
-            "prediction edited after the fact",
-            Box::new(|c| c["prediction"]["predicted"] = json!("does_not_hold")),
-            "prediction",
-            "REJECTED",
-        ),
-        (
-            "prediction edited and rehashed",
-            Box::new(move |c| {
-                c["prediction"]["predicted"] = json!("does_not_hold");
-                rehash_prediction(c);
-            }),
-            "selection",
-            "REJECTED",
-        ),
-        (
-            "prediction for another pack's meaning",
-            Box::new(move |c| {
-                c["prediction"]["pack"]["manifest_hash"] = json!("0".repeat(64));
-                rehash_prediction(c);
-            }),
-            "prediction",
-            "REJECTED",
-        ),
-        (
-            "prediction hash swapped",
-            Box::new(|c| c["prediction_hash"] = json!("f".repeat(64))),
-            "prediction",
-            "REJECTED",
-        ),
-        (
-            "a candidate removed",
-            Box::new(|c| {
-                c["candidates"].as_array_mut().unwrap().remove(0);
-            }),
-            "selection",
-            "REJECTED",
-        ),
-        (
-            "a candidate added",
-            Box::new(|c| {
-                c["candidates"]
-                    .as_array_mut()
-                    .unwrap()
-                    .push(json!({"source": "x", "experiment": "{}"}));
-            }),
-            "selection",
-            "REJECTED",
-        ),
-        (
-            "selection hash swapped",
-            Box::new(|c| c["selection_hash"] = json!("0".repeat(64))),
-            "selection",
-            "REJECTED",
-        ),
-        (
-            "an ineligible candidate's experiment hash",
-            Box::new(|c| c["experiment_hash"] = json!("1".repeat(64))),
-            "experiment",
-            "REJECTED",
-        ),
-        (
-            "payload seed not the derived one",
-            Box::new(move |c| {
-                c["payload"]["experiment"]["seed"] = json!(7);
-                rehash_payload(c);
-            }),
-            "experiment",
-            "REJECTED",
-        ),
-        (
-            "another pack's payload swapped in",
-            Box::new(move |c| {
-                c["payload"] = other_payload.clone();
-                rehash_payload(c);
-            }),
-            "experiment",
-            "REJECTED",
-        ),
-        (
-            "payload hash swapped",
-            Box::new(|c| c["payload_hash"] = json!("2".repeat(64))),
-            "payload",
-            "REJECTED",
-        ),
-        (
-            "a result edited and the payload rehashed",
-            Box::new(move |c| {
-                c["payload"]["results"]["random_rows"]["metrics"]["accuracy"] = json!(0.99);
-                rehash_payload(c);
-            }),
-            "report",
-            "REJECTED",
-        ),
-        (
-            "a stale report hash",
-            Box::new(|c| c["report_hash"] = json!("3".repeat(64))),
-            "report",
-            "REJECTED",
-        ),
-        (
-            "the verdict edited",
-            Box::new(|c| c["verdict"] = json!("INCONCLUSIVE")),
-            "report",
-            "REJECTED",
-        ),
-        (
-            "another verifier version",
-            Box::new(|c| c["verifier"]["version"] = json!("counterlab-verifier/3")),
-            "report",
-            "INCONCLUSIVE",
-        ),
-        (
-            "a transfer result that the prediction does not ask for",
-            Box::new(|c| c["transfer_result_hash"] = json!("4".repeat(64))),
-            "extras",
-            "REJECTED",
-        ),
-        (
-            "a boundary map hash that is not the pack's",
-            Box::new(|c| c["boundary_map_hash"] = json!("5".repeat(64))),
-            "extras",
-            "REJECTED",
-        ),
-        (
-            "three revisions",
-            Box::new(|c| c["revisions"] = json!([{}, {}, {}])),
-            "revisions",
-            "REJECTED",
-        ),
-        (
-            "a revision whose payload hash is not its own",
-            Box::new(|c| c["revisions"] = json!([{"payload": {}, "payload_hash": "6".repeat(64)}])),
-            "revisions",
-            "REJECTED",
-        ),
-    ];
-    assert!(cases.len() >= 20);
-    for (what, tamper, link, verdict) in cases {
-        let mut tampered = base.clone();
-        tamper(&mut tampered);
-        let answer = check(&tampered);
-        assert_eq!(answer["verdict"], verdict, "{what}: {answer:#}");
-        assert_eq!(answer["witness"], link, "{what}: {:#}", answer["links"]);
+    let read_file = |file: &str| -> Result<Value, String> {
+        serde_json::from_slice(
+            &std::fs::read(format!("{}/{file}", root())).map_err(|e| e.to_string())?,
+        )
+        .map_err(|e| e.to_string())
+    };
+    match text("op")?.as_str() {
+        "set" => json_path::set(capsule, &text("path")?, toml_json(field("value")?)).map(|_| ()),
+        "set_file" => {
+            json_path::set(capsule, &text("path")?, read_file(&text("file")?)?).map(|_| ())
+        }
+        "set_file_key" => {
+            let other = read_file(&text("file")?)?;
+            json_path::set(
+                capsule,
+                &text("path")?,
+                other[text("key")?.as_str()].clone(),
+            )
+            .map(|_| ())
+        }
+        "push" => {
+            json_path::find_mut(capsule, &text("path")?)?
+                .as_array_mut()
+                .ok_or("not an array")?
+                .push(toml_json(field("value")?));
+            Ok(())
+        }
+        "remove" => {
+            let (parent, last) = json_path::parent_mut(capsule, &text("path")?)?;
+            match (parent, last) {
+                (Value::Array(items), json_path::Seg::Index(i)) if i < items.len() => {
+                    items.remove(i);
+                    Ok(())
+                }
+                (Value::Object(map), json_path::Seg::Key(k)) => {
+                    map.remove(&k).map(|_| ()).ok_or("no key".into())
+                }
+                _ => Err("no such place".into()),
+            }
+        }
+        "rehash" => {
+            match text("what")?.as_str() {
+                "prediction" => {
+                    let p = counterlab::prediction::Prediction::from_value(&capsule["prediction"])
+                        .map_err(|e| e.to_string())?;
+                    capsule["prediction_hash"] = json!(p.prediction_hash());
+                }
+                "payload" => {
+                    capsule["payload_hash"] = json!(counterlab::canon::hash_value(
+                        counterlab::canon::HashKind::Payload,
+                        &capsule["payload"]
+                    ));
+                }
+                other => return Err(format!("rehash {other:?}")),
+            }
+            Ok(())
+        }
+        other => Err(format!("unknown op {other:?}")),
     }
-    let not_json = verify_capsule(b"{\"format\": ", &bundled_packs(), &options()).to_json();
+}
+
+/// Every case of `mutations/capsules.toml`: the recorded capsule, edited, gets the listed
+/// verdict, caught at the listed link.
+#[test]
+fn capsule_mutation_cases_are_caught_at_their_link() {
+    let text = std::fs::read_to_string(format!("{}/mutations/capsules.toml", root())).unwrap();
+    let file: CaseFile = toml::from_str(&text).unwrap();
+    assert!(file.case.len() >= 20, "{} capsule cases", file.case.len());
+    let packs = bundled_packs();
+    let options = VerifyOptions {
+        threads: 2,
+        ..VerifyOptions::default()
+    };
+    let mut failures = Vec::new();
+    for case in &file.case {
+        let (pack, name) = case.base.split_once('/').unwrap();
+        let path = format!("{}/fixtures/packs/{pack}/capsules/{name}.json", root());
+        let mut capsule: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        if let Err(e) = case
+            .edits
+            .iter()
+            .try_for_each(|edit| apply(&mut capsule, edit))
+        {
+            failures.push(format!("{}: edit failed: {e}", case.name));
+            continue;
+        }
+        let answer =
+            verify_capsule(&serde_json::to_vec(&capsule).unwrap(), &packs, &options).to_json();
+        let got = (answer["verdict"].as_str(), answer["witness"].as_str());
+        if got != (Some(case.verdict.as_str()), case.witness.as_deref()) {
+            failures.push(format!(
+                "{}: expected {} at {:?}, got {:?} at {:?}: {}",
+                case.name, case.verdict, case.witness, got.0, got.1, answer["links"]
+            ));
+        }
+    }
+    let not_json = verify_capsule(b"{\"format\": ", &packs, &options).to_json();
     assert_eq!(
         (not_json["verdict"].as_str(), not_json["witness"].as_str()),
         (Some("REJECTED"), Some("format"))
     );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
