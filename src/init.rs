@@ -111,12 +111,19 @@ pub fn scaffold(
         }
     }
     let mut stats: Vec<ColumnStats> = vec![ColumnStats::default(); csv.header().len()];
+    let label_at = csv.column(&options.label)?;
+    // Distinct label cells, up to one past MAX_LEVELS: enough to tell two from more.
+    let mut label_levels = std::collections::BTreeSet::new();
     let mut record = csv::ByteRecord::new();
     while let Some(row) = csv.next_row(&mut record)? {
         for (at, column) in stats.iter_mut().enumerate() {
             if !role_of.contains_key(&at) {
                 column.add(row, csv.cell(&record, row, at)?);
             }
+        }
+        let label = csv.cell(&record, row, label_at)?;
+        if label_levels.len() <= MAX_LEVELS && !label_levels.contains(label) {
+            label_levels.insert(label.to_owned());
         }
     }
     let header = csv.header().to_vec();
@@ -134,7 +141,15 @@ pub fn scaffold(
         .collect();
 
     let mut notes = Vec::new();
-    let manifest = manifest_text(&id, &fixture_file, bytes, options, &columns, &mut notes)?;
+    let manifest = manifest_text(
+        &id,
+        &fixture_file,
+        bytes,
+        options,
+        &columns,
+        label_levels.len(),
+        &mut notes,
+    )?;
     // Messages name the CSV where it is now.
     let dir = path.parent().unwrap_or(Path::new(""));
     // Load it as `run` will; a label problem is told with the flags that set it.
@@ -315,6 +330,7 @@ fn manifest_text(
     bytes: &[u8],
     options: &InitOptions,
     columns: &[(String, ColumnUse)],
+    labels: usize,
     notes: &mut Vec<String>,
 ) -> Result<String> {
     let features: Vec<String> = columns
@@ -367,7 +383,6 @@ fn manifest_text(
     if let Some(time) = &options.time {
         text.push_str(&format!("time = {}\n", toml_str(time)));
     }
-    let labels = label_levels_of(bytes, options)?;
     if labels > 2 {
         text.push_str("one_vs_rest = true\n");
         notes.push(format!(
@@ -401,22 +416,6 @@ fn manifest_text(
         }
     }
     Ok(text)
-}
-
-/// The number of distinct label levels (read once more: the label is a role column).
-fn label_levels_of(bytes: &[u8], options: &InitOptions) -> Result<usize> {
-    let path = Path::new("");
-    let mut csv = StrictCsv::new(path, bytes, usize::MAX, usize::MAX)?;
-    let at = csv.column(&options.label)?;
-    let mut levels = std::collections::BTreeSet::new();
-    let mut record = csv::ByteRecord::new();
-    while let Some(row) = csv.next_row(&mut record)? {
-        let cell = csv.cell(&record, row, at)?;
-        if levels.len() <= MAX_LEVELS && !levels.contains(cell) {
-            levels.insert(cell.to_owned());
-        }
-    }
-    Ok(levels.len())
 }
 
 /// The starter experiments: random rows vs whole entities (always), vs rolling origin

@@ -221,12 +221,8 @@ fn comparable(bytes: &[u8], max_bytes: usize) -> Result<Value, (String, String)>
     let experiment = value
         .get("experiment")
         .ok_or_else(|| ("$.experiment".to_owned(), "missing".to_owned()))?;
-    let experiment = Experiment::from_value(experiment).map_err(|e| match e.kind() {
-        crate::ErrorKind::Experiment { path, message } => {
-            (path.replacen('$', "$.experiment", 1), message.clone())
-        }
-        _ => ("$.experiment".to_owned(), e.to_string()),
-    })?;
+    let experiment =
+        Experiment::from_value(experiment).map_err(|e| crate::verify::experiment_error_at(&e))?;
     let pack = value
         .get("pack")
         .filter(|p| p.is_object())

@@ -1306,7 +1306,7 @@ pub fn work_units(experiment: &Experiment, table: &Table, o: &VerifyOptions) -> 
 }
 
 /// An experiment error as (JSON path under `$.experiment`, message).
-fn experiment_error_at(e: &crate::Error) -> (String, String) {
+pub(crate) fn experiment_error_at(e: &crate::Error) -> (String, String) {
     match e.kind() {
         crate::ErrorKind::Experiment { path, message } => {
             (path.replacen('$', "$.experiment", 1), message.clone())
