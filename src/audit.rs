@@ -13,7 +13,9 @@
 //! at or before the latest training time. Duplicate feature rows are reported but are not
 //! a leak by themselves: coarse features (a few categories) repeat across honest splits.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
 use crate::init::{scaffold, InitOptions, Scaffold};
@@ -29,6 +31,8 @@ pub const USER_ARM: &str = "your_split";
 pub const GROUPED_ARM: &str = "entity_grouped";
 /// The experiment file an audit writes into the pack (`experiments/audit.json`).
 pub const EXPERIMENT_FILE: &str = "audit.json";
+/// The payload file [`Audit::write_pack`] writes beside the pack.toml.
+pub const PAYLOAD_FILE: &str = "audit.payload.json";
 
 /// What `audit` is told about the CSV.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,6 +72,77 @@ pub struct Audit {
     pub leak: bool,
     /// Why, one phrase each (empty when no leak).
     pub leak_reasons: Vec<String>,
+}
+
+impl Audit {
+    /// ROC AUC of an arm ([`USER_ARM`] or [`GROUPED_ARM`]; `None` when undefined).
+    pub fn auc(&self, arm: &str) -> Option<f64> {
+        self.payload.results[arm].metrics["roc_auc"].value()
+    }
+
+    /// The `counterlab.audit/1` object (`counterlab audit --json`, the Python package's
+    /// `counterlab.audit`); `file` names the data (a path, or `DataFrame`).
+    pub fn to_json(&self, file: &str, test_column: &str) -> Value {
+        let claim = self.report.claim();
+        let verdict = self.report.verdict().as_str();
+        json!({
+            "format": "counterlab.audit/1",
+            "file": file,
+            "test_column": test_column,
+            "rows": { "train": self.train_rows, "test": self.test_rows },
+            "test_entities": self.test_entities,
+            "shared_entities": { "count": self.overlap.entities, "first": self.overlap.first_entities },
+            "test_rows_seen": self.test_rows_seen,
+            "temporal_overlap_rows": self.overlap.temporal_rows,
+            "duplicate_feature_rows": self.overlap.duplicate_feature_rows,
+            "auc": {
+                "your_split": self.auc(USER_ARM),
+                "entity_grouped": self.auc(GROUPED_ARM),
+                "gap": claim.and_then(|c| c.observed),
+                "ci": claim.and_then(|c| c.ci),
+                "interval": claim.map(|c| c.interval.clone()),
+                "p_value": claim.and_then(|c| c.p_value),
+                "verdict": verdict,
+            },
+            "problems": self.scaffold.findings.problems(),
+            "leak": self.leak,
+            "leak_reasons": self.leak_reasons,
+            "payload_hash": self.report.payload_hash(),
+            "report_hash": self.report.report_hash(),
+        })
+    }
+
+    /// Writes the pack (as `init` would), the audit's experiment and its payload
+    /// (`audit.payload.json`) into `out`, a new or empty folder, so that `counterlab
+    /// verify` re-checks the audit's numbers. `fixture` is the CSV's bytes.
+    pub fn write_pack(&self, out: &Path, fixture: &[u8]) -> Result<()> {
+        if out.exists() && std::fs::read_dir(out).map_or(true, |mut e| e.next().is_some()) {
+            return Err(Error::invalid(format!(
+                "{} exists and is not an empty folder: write the audit's pack to a new folder (audit never overwrites)",
+                out.display()
+            )));
+        }
+        std::fs::create_dir_all(out.join("experiments")).map_err(|e| Error::io(out, e))?;
+        let mut files: Vec<(PathBuf, Vec<u8>)> = vec![
+            (
+                out.join("pack.toml"),
+                self.scaffold.manifest.clone().into_bytes(),
+            ),
+            (out.join(&self.scaffold.fixture_file), fixture.to_vec()),
+        ];
+        for (name, json) in &self.scaffold.experiments {
+            files.push((
+                out.join("experiments").join(name),
+                json.clone().into_bytes(),
+            ));
+        }
+        let payload = self.payload.to_json_pretty()?;
+        files.push((out.join(PAYLOAD_FILE), format!("{payload}\n").into_bytes()));
+        for (path, bytes) in files {
+            std::fs::write(&path, bytes).map_err(|e| Error::io(&path, e))?;
+        }
+        Ok(())
+    }
 }
 
 /// Audits the split marked by `options.test_column` in the CSV at `path` (bytes `bytes`);

@@ -136,7 +136,8 @@ impl Error {
         .into()
     }
 
-    pub(crate) fn invalid(message: impl Into<String>) -> Self {
+    /// Any other invalid input (an argument of a front end, say), with its own message.
+    pub fn invalid(message: impl Into<String>) -> Self {
         ErrorKind::Invalid(message.into()).into()
     }
 

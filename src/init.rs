@@ -154,12 +154,17 @@ pub fn scaffold(
     let dir = path.parent().unwrap_or(Path::new(""));
     // Load it as `run` will; a label problem is told with the flags that set it.
     let pack = Pack::from_parts(dir, &manifest, bytes, limits).map_err(|e| {
-        Error::data(
-            path,
-            None,
-            None,
-            format!("{e}\n(init: fix the data or the --entity/--label/--positive/--time flags)"),
-        )
+        const HINT: &str = "(init: fix the data or the --entity/--label/--positive/--time flags)";
+        match e.kind() {
+            // A cell's error keeps its row and column (the Python package's attributes).
+            crate::error::ErrorKind::Data {
+                row,
+                column,
+                message,
+                ..
+            } => Error::data(path, *row, column.as_deref(), format!("{message}\n{HINT}")),
+            _ => Error::data(path, None, None, format!("{e}\n{HINT}")),
+        }
     })?;
     if let Some(column) = &options.test_column {
         // The user's split must be readable before any experiment is built on it.

@@ -33,11 +33,14 @@
 //! change of the design itself (another split, fraction, feature list or ablation), which
 //! the rules and the score judge (docs/CAPSULE.md, "What it cannot prove").
 
+use std::path::PathBuf;
+
 use serde_json::{json, Value};
 
 use crate::canon::{self, HashKind};
-use crate::error::Result;
-use crate::experiment::Experiment;
+use crate::error::{Error, Result};
+use crate::experiment::{Experiment, MAX_EXPERIMENT_BYTES};
+use crate::input::read_within;
 use crate::pack::Pack;
 use crate::prediction::Prediction;
 
@@ -150,6 +153,32 @@ pub fn derived_seed(question_hash: &str, design_hash: &str) -> u64 {
     hasher.update(design_hash.as_bytes());
     let bytes = hasher.finalize();
     u64::from_le_bytes(bytes.as_bytes()[..8].try_into().expect("8 bytes"))
+}
+
+/// The candidates of a selection read from files: each file's path (its `source` in the
+/// selection record) and bytes, read within the experiment budget. With no paths, the
+/// pack's registered experiments (`experiments/*.json`, sorted) are the candidates.
+pub fn read_candidates(pack: &Pack, paths: &[PathBuf]) -> Result<Vec<(String, Vec<u8>)>> {
+    let registered;
+    let paths = if paths.is_empty() {
+        let dir = pack.dir().join("experiments");
+        let entries = std::fs::read_dir(&dir).map_err(|e| Error::io(&dir, e))?;
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        found.sort();
+        registered = found;
+        &registered[..]
+    } else {
+        paths
+    };
+    paths
+        .iter()
+        .map(|path| {
+            read_within(path, MAX_EXPERIMENT_BYTES, "").map(|b| (path.display().to_string(), b))
+        })
+        .collect()
 }
 
 /// Judges `candidates` (source, JSON bytes) for `prediction` on `pack` and selects one.

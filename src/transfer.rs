@@ -156,6 +156,22 @@ pub fn check_spec(
     Ok(())
 }
 
+/// Whether `choice` is one of the pack's transfer choices: an error listing the choices
+/// when it is not (a pack without a transfer task accepts any, and `evaluate` says why).
+pub fn check_choice(pack: &Pack, choice: &str) -> Result<()> {
+    match &pack.manifest().transfer {
+        Some(spec) if !spec.choices.iter().any(|c| c.id == choice) => {
+            let known: Vec<&str> = spec.choices.iter().map(|c| c.id.as_str()).collect();
+            Err(Error::invalid(format!(
+                "no choice {choice:?} in pack {}: the choices are {}",
+                pack.id(),
+                known.join(", ")
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Evaluates the pack's transfer task (every choice), and scores `choice` when given.
 pub fn evaluate(pack: &Pack, choice: Option<&str>, threads: usize) -> Result<TransferEvaluation> {
     let manifest_path = pack.dir().join("pack.toml");

@@ -1,10 +1,9 @@
 //! `counterlab audit`: the user's own split checked for leakage (the library decides:
 //! `counterlab::audit`). Exit 0 no leak found, 1 leak found, 2 usage, I/O or data error.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use counterlab::audit::{audit, AuditOptions, GROUPED_ARM, USER_ARM};
-use counterlab::metrics::MetricValue;
+use counterlab::audit::{audit, AuditOptions, GROUPED_ARM, PAYLOAD_FILE, USER_ARM};
 use counterlab::pack::LoadLimits;
 
 use super::{
@@ -71,44 +70,17 @@ pub(crate) fn command(args: &AuditArgs) -> i32 {
         Ok(a) => a,
         Err(e) => return fail2(&e.to_string()),
     };
-    let auc = |arm: &str| match &audit.payload.results[arm].metrics["roc_auc"] {
-        MetricValue::Value(v) => Some(*v),
-        MetricValue::Undefined { .. } => None,
-    };
+    let auc = |arm: &str| audit.auc(arm);
     let claim = audit.report.claim();
     let verdict = audit.report.verdict().as_str();
 
     if let Some(out) = &args.out {
-        if let Err(message) = write_out(out, &audit, &bytes) {
-            return fail2(&message);
+        if let Err(e) = audit.write_pack(out, &bytes) {
+            return fail2(&e.to_string());
         }
     }
     if args.json {
-        let value = serde_json::json!({
-            "format": "counterlab.audit/1",
-            "file": args.data.display().to_string(),
-            "test_column": args.test_column,
-            "rows": { "train": audit.train_rows, "test": audit.test_rows },
-            "test_entities": audit.test_entities,
-            "shared_entities": { "count": audit.overlap.entities, "first": audit.overlap.first_entities },
-            "test_rows_seen": audit.test_rows_seen,
-            "temporal_overlap_rows": audit.overlap.temporal_rows,
-            "duplicate_feature_rows": audit.overlap.duplicate_feature_rows,
-            "auc": {
-                "your_split": auc(USER_ARM),
-                "entity_grouped": auc(GROUPED_ARM),
-                "gap": claim.and_then(|c| c.observed),
-                "ci": claim.and_then(|c| c.ci),
-                "interval": claim.map(|c| c.interval.clone()),
-                "p_value": claim.and_then(|c| c.p_value),
-                "verdict": verdict,
-            },
-            "problems": audit.scaffold.findings.problems(),
-            "leak": audit.leak,
-            "leak_reasons": audit.leak_reasons,
-            "payload_hash": audit.report.payload_hash(),
-            "report_hash": audit.report.report_hash(),
-        });
+        let value = audit.to_json(&args.data.display().to_string(), &args.test_column);
         outln!(
             "{}",
             serde_json::to_string_pretty(&value).expect("JSON values serialise")
@@ -186,11 +158,11 @@ pub(crate) fn command(args: &AuditArgs) -> i32 {
             outln!(
                 "wrote {} (pack) and {}",
                 out.display(),
-                out.join("audit.payload.json").display()
+                out.join(PAYLOAD_FILE).display()
             );
             outln!(
                 "check: counterlab verify {} --packs {}",
-                out.join("audit.payload.json").display(),
+                out.join(PAYLOAD_FILE).display(),
                 out.display()
             );
         }
@@ -200,38 +172,4 @@ pub(crate) fn command(args: &AuditArgs) -> i32 {
     } else {
         EXIT_OK
     }
-}
-
-/// Writes the pack (as `init` would) and the audit's payload into `out` (new or empty).
-fn write_out(out: &Path, audit: &counterlab::audit::Audit, fixture: &[u8]) -> Result<(), String> {
-    if out.exists() && std::fs::read_dir(out).map_or(true, |mut e| e.next().is_some()) {
-        return Err(format!(
-            "{} exists and is not an empty folder: pass --out with a new folder (audit never overwrites)",
-            out.display()
-        ));
-    }
-    let at = |p: PathBuf, e: std::io::Error| format!("{}: {e}", p.display());
-    std::fs::create_dir_all(out.join("experiments")).map_err(|e| at(out.to_path_buf(), e))?;
-    let mut files: Vec<(PathBuf, Vec<u8>)> = vec![
-        (
-            out.join("pack.toml"),
-            audit.scaffold.manifest.clone().into_bytes(),
-        ),
-        (out.join(&audit.scaffold.fixture_file), fixture.to_vec()),
-    ];
-    for (name, json) in &audit.scaffold.experiments {
-        files.push((
-            out.join("experiments").join(name),
-            json.clone().into_bytes(),
-        ));
-    }
-    let payload = audit.payload.to_json_pretty().map_err(|e| e.to_string())?;
-    files.push((
-        out.join("audit.payload.json"),
-        format!("{payload}\n").into_bytes(),
-    ));
-    for (path, bytes) in files {
-        std::fs::write(&path, bytes).map_err(|e| at(path.clone(), e))?;
-    }
-    Ok(())
 }

@@ -1,14 +1,15 @@
 //! `counterlab capsule build …` and the capsule branch of `counterlab verify` (the library
 //! decides: `counterlab::capsule`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use counterlab::capsule::{build, verify_capsule, BuildOptions};
+use counterlab::capsule::{build, BuildOptions, CapsuleReport};
+use counterlab::document::Verified;
 use counterlab::prediction::{Prediction, MAX_PREDICTION_BYTES};
 use counterlab::verify::VerifyOptions;
 
 use super::style::safe;
-use super::{fail, fail_usage, load_packs, load_packs_within, read_input, style, threads_option};
+use super::{fail, fail_usage, load_packs, read_input, style, threads_option};
 
 /// Build a Proof Capsule (counterlab.capsule/1): the prediction, the selector's choice
 /// among the candidates (default: the pack's experiments), the selected experiment run
@@ -63,20 +64,10 @@ pub(crate) fn command(action: &CapsuleAction) -> i32 {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };
-    let mut paths = args.candidates.clone();
-    if paths.is_empty() {
-        paths = match registered_experiments(pack.dir()) {
-            Ok(p) => p,
-            Err(code) => return code,
-        };
-    }
-    let mut candidates = Vec::new();
-    for path in &paths {
-        match read_input(path, counterlab::experiment::MAX_EXPERIMENT_BYTES, "") {
-            Ok(b) => candidates.push((path.display().to_string(), b)),
-            Err(code) => return code,
-        }
-    }
+    let candidates = match counterlab::select::read_candidates(pack, &args.candidates) {
+        Ok(c) => c,
+        Err(e) => return fail(&e),
+    };
     let mut revisions = Vec::new();
     for path in &args.revision {
         match read_input(
@@ -120,44 +111,9 @@ pub(crate) fn command(action: &CapsuleAction) -> i32 {
     0
 }
 
-/// The pack's `experiments/*.json`, sorted.
-pub(crate) fn registered_experiments(pack_dir: &Path) -> Result<Vec<PathBuf>, i32> {
-    let dir = pack_dir.join("experiments");
-    let entries =
-        std::fs::read_dir(&dir).map_err(|e| fail_usage(&format!("{}: {e}", dir.display())))?;
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    paths.sort();
-    Ok(paths)
-}
-
-/// Whether `bytes` are a capsule (read leniently, for dispatch only).
-pub(crate) fn is_capsule(bytes: &[u8]) -> bool {
-    serde_json::from_slice::<serde_json::Value>(bytes).is_ok_and(|v| {
-        v.get("format").and_then(|f| f.as_str()) == Some(counterlab::capsule::CAPSULE_FORMAT)
-    })
-}
-
-/// `counterlab verify CAPSULE.json`: every link re-derived; exit codes as `verify`.
-pub(crate) fn verify(
-    bytes: &[u8],
-    packs_dir: Option<&Path>,
-    options: &VerifyOptions,
-    json: bool,
-) -> i32 {
-    let named: Vec<String> = serde_json::from_slice::<serde_json::Value>(bytes)
-        .ok()
-        .and_then(|v| v["prediction"]["pack"]["id"].as_str().map(str::to_owned))
-        .into_iter()
-        .collect();
-    let only: Vec<&str> = named.iter().map(String::as_str).collect();
-    let packs = match load_packs_within(packs_dir, Some(&only), &options.fixture) {
-        Ok(p) => p,
-        Err(e) => return fail(&e),
-    };
-    let report = verify_capsule(bytes, &packs, options);
+/// Prints the capsule branch of `counterlab verify` (every link re-derived by
+/// `counterlab::document`); exit codes as `verify`.
+pub(crate) fn print(report: &CapsuleReport, options: &VerifyOptions, json: bool) -> i32 {
     let value = report.to_json();
     if json {
         outln!(
@@ -179,10 +135,5 @@ pub(crate) fn verify(
             &value["capsule_report_hash"].as_str().unwrap_or_default()[..16]
         );
     }
-    match report.verdict() {
-        _ if options.mode == counterlab::verify::Mode::Observe => 0,
-        "SUPPORTS" => 0,
-        "INCONCLUSIVE" => 3,
-        _ => 1,
-    }
+    Verified::Capsule(report.clone()).exit_code(options.mode)
 }

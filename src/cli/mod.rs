@@ -351,25 +351,7 @@ fn load_packs_within(
     only: Option<&[&str]>,
     limits: &LoadLimits,
 ) -> Result<Packs, Error> {
-    let default = Path::new("fixtures/packs");
-    if dir.is_none() && !default.is_dir() {
-        // The default is relative to the working directory: say so, and what to pass.
-        let cwd = std::env::current_dir().map_or_else(|_| ".".into(), |d| d.display().to_string());
-        return Err(Error::io(
-            default,
-            std::io::Error::new(
-                std::io::ErrorKind::NotFound,
-                format!(
-                    "no packs folder here: looked for fixtures/packs under {cwd}; run from the repository root, or pass --packs DIR (a folder of pack folders, or one pack folder)"
-                ),
-            ),
-        ));
-    }
-    let dir = dir.unwrap_or(default);
-    match only {
-        Some(ids) => Packs::discover_only(dir, ids, limits),
-        None => Packs::discover(dir),
-    }
+    Packs::open_folder(dir, only, limits)
 }
 
 /// Reads an input file within `budget` bytes (regular files only: a FIFO, a device or a

@@ -3,12 +3,11 @@
 
 use std::path::PathBuf;
 
-use counterlab::input::Bounded;
 use counterlab::revision::{verify_revision, CHANGES_SHOWN};
-use counterlab::verify::{VerifyOptions, MAX_PERMUTATIONS};
+use counterlab::verify::Choices;
 
 use super::style::safe;
-use super::{fail, fail_usage, load_packs_within, style, threads_option, verify::named_packs};
+use super::{fail, fail_usage, load_packs_within, style, threads_option};
 
 /// Check a revision chain: at most two revisions after a REJECTED verdict, each changing
 /// the evaluation design (model, features, arms, ablations), never the pack, the seed, the
@@ -37,29 +36,27 @@ pub(crate) struct RevisionArgs {
 }
 
 pub(crate) fn command(args: &RevisionArgs) -> i32 {
-    let mut options = VerifyOptions::default();
-    if let Some(k) = args.permutations {
-        if k > MAX_PERMUTATIONS {
-            return fail_usage(&format!(
-                "--permutations must lie in 0..={MAX_PERMUTATIONS}, found {k}"
-            ));
-        }
-        options.permutations = k;
-    }
+    let choices = Choices {
+        permutations: args.permutations,
+        ..Choices::default()
+    };
+    let mut options = match choices.checked(|name| format!("--{name}")) {
+        Ok(o) => o,
+        Err(message) => return fail_usage(&message),
+    };
     options.threads = match threads_option(args.threads) {
         Ok(t) => t,
         Err(code) => return code,
     };
     let mut payloads = Vec::with_capacity(args.payloads.len());
     for path in &args.payloads {
-        match counterlab::input::read_bounded(path, options.max_payload_bytes as u64) {
-            Ok(Bounded::Whole(bytes)) => payloads.push(bytes),
-            Ok(Bounded::OverBudget { prefix, .. }) => payloads.push(prefix),
+        match counterlab::document::read_document(path, &options) {
+            Ok(bytes) => payloads.push(bytes),
             Err(e) => return fail(&e),
         }
     }
     let last = payloads.last().expect("clap requires two payloads");
-    let named = named_packs(last, options.max_payload_bytes);
+    let named = counterlab::document::named_packs(last, options.max_payload_bytes);
     let only: Vec<&str> = named.iter().map(String::as_str).collect();
     let packs = match load_packs_within(args.packs.as_deref(), Some(&only), &options.fixture) {
         Ok(p) => p,

@@ -52,20 +52,10 @@ pub(crate) fn command(args: &SelectArgs) -> i32 {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };
-    let mut paths = args.candidates.clone();
-    if paths.is_empty() {
-        paths = match super::capsule::registered_experiments(pack.dir()) {
-            Ok(p) => p,
-            Err(code) => return code,
-        };
-    }
-    let mut candidates = Vec::with_capacity(paths.len());
-    for path in &paths {
-        match read_input(path, counterlab::experiment::MAX_EXPERIMENT_BYTES, "") {
-            Ok(b) => candidates.push((path.display().to_string(), b)),
-            Err(code) => return code,
-        }
-    }
+    let candidates = match counterlab::select::read_candidates(pack, &args.candidates) {
+        Ok(c) => c,
+        Err(e) => return fail(&e),
+    };
     let selection = select(pack, &prediction, &candidates);
     let value = selection.to_json();
     if let (Some(out), Some(experiment)) = (&args.out, &value.get("experiment_to_run")) {

@@ -16,15 +16,8 @@ pub(crate) fn command(pack: &str, choice: &str, packs: Option<&Path>, json: bool
         Ok(p) => p,
         Err(e) => return fail(&e),
     };
-    if let Some(spec) = &pack.manifest().transfer {
-        if !spec.choices.iter().any(|c| c.id == choice) {
-            let known: Vec<&str> = spec.choices.iter().map(|c| c.id.as_str()).collect();
-            return fail_usage(&format!(
-                "no choice {choice:?} in pack {}: the choices are {}",
-                pack.id(),
-                known.join(", ")
-            ));
-        }
+    if let Err(e) = transfer::check_choice(pack, choice) {
+        return fail_usage(&e.to_string());
     }
     let evaluation = match transfer::evaluate(pack, Some(choice), RunOptions::default().threads) {
         Ok(e) => e,

@@ -4,14 +4,12 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use counterlab::chart::HistogramChart;
-use counterlab::input::Bounded;
-use counterlab::verify::{
-    Mode, Status, VerifyOptions, ALPHA_RANGE, MAX_PAYLOAD_BYTES_LIMIT, MAX_PERMUTATIONS,
-};
+use counterlab::document::Verified;
+use counterlab::verify::{Choices, Mode, Status, VerifyOptions};
 use counterlab::Verdict;
 
 use super::style::safe;
-use super::{fail, fail_usage, load_packs_within, style, threads_option};
+use super::{fail, fail_usage, style, threads_option};
 
 // Options of `verify` as given on the command line (a plain comment: clap would read a
 // doc comment as the command's description, which the `Verify` variant gives).
@@ -60,41 +58,17 @@ pub(crate) struct VerifyArgs {
 /// a value outside one is a usage error, never a panic or a silent clamp (except
 /// `--threads`, whose excess only costs threads that are never started).
 fn options(args: &VerifyArgs) -> Result<VerifyOptions, i32> {
-    let mut options = VerifyOptions::default();
-    if args.observe {
-        options.mode = Mode::Observe;
-    }
-    if let Some(k) = args.permutations {
-        if k > MAX_PERMUTATIONS {
-            return Err(fail_usage(&format!(
-                "--permutations must lie in 0..={MAX_PERMUTATIONS}, found {k}"
-            )));
-        }
-        options.permutations = k;
-    }
-    if let Some(seed) = args.seed {
-        options.seed = seed;
-    }
-    if let Some(alpha) = args.alpha {
-        let (low, high) = ALPHA_RANGE;
-        if !(alpha > low && alpha <= high) {
-            return Err(fail_usage(&format!(
-                "--alpha must lie in ({low}, {high}], found {alpha}"
-            )));
-        }
-        options.alpha = alpha;
-    }
-    if let Some(bytes) = args.max_payload_bytes {
-        if !(1..=MAX_PAYLOAD_BYTES_LIMIT).contains(&bytes) {
-            return Err(fail_usage(&format!(
-                "--max-payload-bytes must lie in 1..={MAX_PAYLOAD_BYTES_LIMIT}, found {bytes}"
-            )));
-        }
-        options.max_payload_bytes = bytes;
-    }
-    if let Some(work) = args.max_work {
-        options.max_work = work;
-    }
+    let choices = Choices {
+        permutations: args.permutations,
+        observe: args.observe,
+        seed: args.seed,
+        alpha: args.alpha,
+        max_payload_bytes: args.max_payload_bytes,
+        max_work: args.max_work,
+    };
+    let mut options = choices
+        .checked(|name| format!("--{}", name.replace('_', "-")))
+        .map_err(|message| fail_usage(&message))?;
     options.threads = threads_option(args.threads)?;
     Ok(options)
 }
@@ -106,23 +80,8 @@ pub(crate) fn command(args: &VerifyArgs) -> i32 {
     };
     // At most the budget + 1 bytes are read: a larger payload gets its report
     // (budget.payload_bytes unverifiable) from the bytes read.
-    let bytes =
-        match counterlab::input::read_bounded(&args.payload, options.max_payload_bytes as u64) {
-            Ok(Bounded::Whole(bytes)) => bytes,
-            Ok(Bounded::OverBudget { prefix, .. }) => prefix,
-            Err(e) => return fail(&e),
-        };
-    if super::capsule::is_capsule(&bytes) {
-        return super::capsule::verify(&bytes, args.packs.as_deref(), &options, args.json);
-    }
-    // Load only the pack(s) the payload names: the verifier looks no further, parsing
-    // every other fixture would dominate a fast verification, and a broken sibling pack
-    // must not stop the report. A payload that names none gets its report (REJECTED or
-    // INCONCLUSIVE) without any fixture loaded.
-    let named = named_packs(&bytes, options.max_payload_bytes);
-    let only: Vec<&str> = named.iter().map(String::as_str).collect();
-    let packs = match load_packs_within(args.packs.as_deref(), Some(&only), &options.fixture) {
-        Ok(p) => p,
+    let bytes = match counterlab::document::read_document(&args.payload, &options) {
+        Ok(bytes) => bytes,
         Err(e) => return fail(&e),
     };
     if std::io::stderr().is_terminal() && !args.json {
@@ -132,10 +91,19 @@ pub(crate) fn command(args: &VerifyArgs) -> i32 {
             options.permutations
         );
     }
-    let report = counterlab::verify(&bytes, &packs, &options);
+    // Only the packs the document names are loaded (counterlab::document): a broken
+    // sibling pack never stops the report.
+    let verified = counterlab::document::verify_document(&bytes, args.packs.as_deref(), &options);
     if std::io::stderr().is_terminal() && !args.json {
         eprint!("\x1b[2K");
     }
+    let report = match verified {
+        Ok(Verified::Report(report)) => report,
+        Ok(Verified::Capsule(capsule)) => {
+            return super::capsule::print(&capsule, &options, args.json);
+        }
+        Err(e) => return fail(&e),
+    };
     if args.json {
         outln!(
             "{}",
@@ -166,24 +134,6 @@ pub(crate) fn command(args: &VerifyArgs) -> i32 {
         }
     }
     report.exit_code()
-}
-
-/// The pack ids a payload or boundary map names (`pack.id`, `experiment.pack`), read
-/// leniently; none when the bytes are over the size budget or not JSON (the verifier then
-/// reports the problem without needing a pack).
-pub(crate) fn named_packs(bytes: &[u8], max_payload_bytes: usize) -> Vec<String> {
-    if bytes.len() > max_payload_bytes {
-        return Vec::new();
-    }
-    let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else {
-        return Vec::new();
-    };
-    let mut ids: Vec<String> = [&value["pack"]["id"], &value["experiment"]["pack"]]
-        .into_iter()
-        .filter_map(|v| v.as_str().map(str::to_owned))
-        .collect();
-    ids.dedup();
-    ids
 }
 
 /// The claim's permutation null as a histogram with the observed statistic marked.

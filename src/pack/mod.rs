@@ -196,6 +196,9 @@ fn bounded_lines(message: &str) -> String {
         .join("\n")
 }
 
+/// The packs folder used when none is given, relative to the working directory.
+pub const DEFAULT_PACKS_DIR: &str = "fixtures/packs";
+
 /// The packs known to a run: every folder with a `pack.toml` under one directory.
 #[derive(Debug, Clone, Default)]
 pub struct Packs {
@@ -223,6 +226,37 @@ pub enum Lookup<'p> {
 }
 
 impl Packs {
+    /// The packs of `dir`, or of [`DEFAULT_PACKS_DIR`] under the working directory when
+    /// `dir` is `None` (the CLI's and the Python package's default): only the packs in
+    /// `only` are loaded, within `limits` ([`Packs::discover_only`]), or every pack when
+    /// `only` is `None` ([`Packs::discover`]). A missing default folder is an error that
+    /// says where it looked and what to pass instead.
+    pub fn open_folder(
+        dir: Option<&Path>,
+        only: Option<&[&str]>,
+        limits: &LoadLimits,
+    ) -> Result<Packs> {
+        let default = Path::new(DEFAULT_PACKS_DIR);
+        if dir.is_none() && !default.is_dir() {
+            let cwd =
+                std::env::current_dir().map_or_else(|_| ".".into(), |d| d.display().to_string());
+            return Err(Error::io(
+                default,
+                std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!(
+                        "no packs folder here: looked for {DEFAULT_PACKS_DIR} under {cwd}; run from the repository root, or pass --packs DIR (packs= in Python): a folder of pack folders, or one pack folder"
+                    ),
+                ),
+            ));
+        }
+        let dir = dir.unwrap_or(default);
+        match only {
+            Some(ids) => Packs::discover_only(dir, ids, limits),
+            None => Packs::discover(dir),
+        }
+    }
+
     /// Loads every pack folder directly under `dir` (a folder of pack folders; or `dir`
     /// itself when it holds a `pack.toml`), within the default [`LoadLimits`]; any pack that
     /// cannot be read or loaded is an error.

@@ -8,6 +8,7 @@
 
 mod boundary;
 pub mod checks;
+mod choices;
 mod report;
 #[cfg(test)]
 mod tests;
@@ -31,6 +32,7 @@ use crate::table::Table;
 
 pub use boundary::BOUNDARY_CHECK_IDS;
 pub use checks::{CheckId, MAP_CHECKS, PAYLOAD_CHECKS};
+pub use choices::Choices;
 pub use report::{
     Caveat, Check, Counterexample, Counters, NullDistribution, Report, Status,
     MAX_COUNTEREXAMPLE_BYTES, REPORT_FORMAT,

@@ -1,0 +1,126 @@
+//! Any document `verify` takes — a payload, a boundary map or a Proof Capsule — with the
+//! packs it names loaded and nothing else.
+//!
+//! This is the one entry behind the CLI's `counterlab verify` and the Python package's
+//! `counterlab.verify`: both give the same report, with the same hash, for the same bytes.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::capsule::{verify_capsule, CapsuleReport, CAPSULE_FORMAT};
+use crate::error::Result;
+use crate::input::{read_bounded, Bounded};
+use crate::pack::Packs;
+use crate::verify::{verify, Mode, Report, VerifyOptions};
+
+/// The answer to a document: a report (payload or boundary map) or a capsule report.
+#[derive(Debug, Clone)]
+pub enum Verified {
+    /// `counterlab.report/1`, for a payload or a boundary map.
+    Report(Report),
+    /// `counterlab.capsule-report/1`, for a Proof Capsule.
+    Capsule(CapsuleReport),
+}
+
+impl Verified {
+    /// `SUPPORTS`, `INCONCLUSIVE` or `REJECTED`.
+    pub fn verdict(&self) -> &'static str {
+        match self {
+            Verified::Report(report) => report.verdict().as_str(),
+            Verified::Capsule(report) => report.verdict(),
+        }
+    }
+
+    /// The report as JSON (`counterlab.report/1` or `counterlab.capsule-report/1`).
+    pub fn to_json(&self) -> Value {
+        match self {
+            Verified::Report(report) => report.to_json(),
+            Verified::Capsule(report) => report.to_json(),
+        }
+    }
+
+    /// The process exit code: 0 SUPPORTS, 1 REJECTED, 3 INCONCLUSIVE; 0 for every verdict
+    /// in observe mode.
+    pub fn exit_code(&self, mode: Mode) -> i32 {
+        match (mode, self.verdict()) {
+            (Mode::Observe, _) | (_, "SUPPORTS") => 0,
+            (_, "INCONCLUSIVE") => 3,
+            _ => 1,
+        }
+    }
+}
+
+/// Reads a document for [`verify_document`]: at most `options.max_payload_bytes + 1`
+/// bytes, so a larger file gets its report (`budget.payload_bytes` unverifiable) from the
+/// bytes read, never an allocation of its size. A file that cannot be read is an error.
+pub fn read_document(path: &Path, options: &VerifyOptions) -> Result<Vec<u8>> {
+    Ok(
+        match read_bounded(path, options.max_payload_bytes as u64)? {
+            Bounded::Whole(bytes) => bytes,
+            Bounded::OverBudget { prefix, .. } => prefix,
+        },
+    )
+}
+
+/// Verifies `bytes` as whatever document they are, with the packs of `packs_dir` (default:
+/// [`crate::pack::DEFAULT_PACKS_DIR`]) that the document names loaded within the options'
+/// fixture budgets. A document that names no pack (not JSON, over budget, no pack field)
+/// gets its report without any packs folder. Errors are only about the packs folder
+/// itself; everything about the document is in the report.
+pub fn verify_document(
+    bytes: &[u8],
+    packs_dir: Option<&Path>,
+    options: &VerifyOptions,
+) -> Result<Verified> {
+    // Bytes past the budget are never looked at (as read_document reads them).
+    let bytes = &bytes[..bytes.len().min(options.max_payload_bytes.saturating_add(1))];
+    let value = lenient_json(bytes, options.max_payload_bytes);
+    let capsule = value.as_ref().is_some_and(is_capsule);
+    let named = value.as_ref().map_or_else(Vec::new, ids_named);
+    let only: Vec<&str> = named.iter().map(String::as_str).collect();
+    let packs = if only.is_empty() {
+        Packs::default()
+    } else {
+        Packs::open_folder(packs_dir, Some(&only), &options.fixture)?
+    };
+    Ok(if capsule {
+        Verified::Capsule(verify_capsule(bytes, &packs, options))
+    } else {
+        Verified::Report(verify(bytes, &packs, options))
+    })
+}
+
+/// The pack ids a document names, read leniently: `pack.id` and `experiment.pack` of a
+/// payload or boundary map, `prediction.pack.id` of a capsule; none when the bytes are
+/// over `max_payload_bytes` or not JSON (the verifier then reports the problem without
+/// needing a pack). Loading only these keeps a verification from paying for every other
+/// fixture, and a broken sibling pack from stopping it.
+pub fn named_packs(bytes: &[u8], max_payload_bytes: usize) -> Vec<String> {
+    lenient_json(bytes, max_payload_bytes).map_or_else(Vec::new, |v| ids_named(&v))
+}
+
+fn lenient_json(bytes: &[u8], max_payload_bytes: usize) -> Option<Value> {
+    if bytes.len() > max_payload_bytes {
+        return None;
+    }
+    serde_json::from_slice::<Value>(bytes).ok()
+}
+
+fn is_capsule(value: &Value) -> bool {
+    value.get("format").and_then(Value::as_str) == Some(CAPSULE_FORMAT)
+}
+
+fn ids_named(value: &Value) -> Vec<String> {
+    let fields = if is_capsule(value) {
+        vec![&value["prediction"]["pack"]["id"]]
+    } else {
+        vec![&value["pack"]["id"], &value["experiment"]["pack"]]
+    };
+    let mut ids: Vec<String> = fields
+        .into_iter()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect();
+    ids.dedup();
+    ids
+}

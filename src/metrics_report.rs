@@ -1,0 +1,334 @@
+//! The metrics of any scored rows — accuracy, ROC AUC with DeLong's or Obuchowski's
+//! clustered interval, and the paired DeLong comparison of two scores — as the
+//! `counterlab metrics` command prints them (`--json`, FORMATS.md) and the Python package's
+//! `counterlab.metrics` returns them: one function, so both give the same numbers.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::csv_input::{excerpt, StrictCsv};
+use crate::error::{Error, Result};
+use crate::metrics::{self, MetricName, MetricValue};
+use crate::pack::parse_finite;
+use crate::stats::intervals::{self, TestRows};
+
+/// The columns of a predictions CSV (`counterlab metrics --label … --score …`).
+#[derive(Debug, Clone, Copy)]
+pub struct Columns<'a> {
+    /// The label column (text).
+    pub label: &'a str,
+    /// The score column (finite numbers; higher = more positive).
+    pub score: &'a str,
+    /// The label text of the positive class (compared as exact text).
+    pub positive: &'a str,
+    /// The entity column: rows of one entity are a cluster.
+    pub entity: Option<&'a str>,
+    /// A second score column of the same rows, for the paired comparison.
+    pub score2: Option<&'a str>,
+}
+
+/// Scored rows: what a predictions file or the Python arrays hold, row by row.
+#[derive(Debug, Clone)]
+pub struct Predictions {
+    /// Per row, whether its label is the positive class.
+    pub labels: Vec<bool>,
+    /// Per row, the score (finite; higher = more positive).
+    pub scores: Vec<f64>,
+    /// Per row, a second score of the same row (the paired comparison).
+    pub scores2: Option<Vec<f64>>,
+    /// Per row, the entity's index in byte order of the ids.
+    pub entities: Option<Vec<u32>>,
+}
+
+/// Labels (`== positive`), scores and the optional entities and second scores of every
+/// row, read strictly (duplicate header names, ragged rows, non-UTF-8 cells and bare CR line
+/// ends refused with their row). Labels none of which equal `--positive` are an error that
+/// names the labels seen.
+pub fn read_csv(path: &Path, bytes: &[u8], columns: &Columns<'_>) -> Result<Predictions> {
+    let args = columns;
+    // Every row takes at least 2 bytes, so the byte budget bounds the rows.
+    let mut csv = StrictCsv::new(path, bytes, 1 << 16, bytes.len())?;
+    let (label_at, score_at) = (
+        csv.column_for(args.label, Some("--label"))?,
+        csv.column_for(args.score, Some("--score"))?,
+    );
+    let score2_at = args
+        .score2
+        .map(|c| csv.column_for(c, Some("--score2")))
+        .transpose()?;
+    let entity_at = args
+        .entity
+        .map(|c| csv.column_for(c, Some("--entity")))
+        .transpose()?;
+    let mut out = Predictions {
+        labels: Vec::new(),
+        scores: Vec::new(),
+        scores2: score2_at.map(|_| Vec::new()),
+        entities: None,
+    };
+    let mut entity_ids: Vec<String> = Vec::new();
+    let mut label_counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut record = csv::ByteRecord::new();
+    while let Some(row) = csv.next_row(&mut record)? {
+        let cell = |at: usize| -> Result<&str, Error> {
+            match csv.cell(&record, row, at)? {
+                "" => Err(Error::data(
+                    path,
+                    Some(row),
+                    Some(&csv.header()[at]),
+                    "missing value",
+                )),
+                text => Ok(text),
+            }
+        };
+        let label = cell(label_at)?;
+        out.labels.push(label == args.positive);
+        if label_counts.len() < 64 || label_counts.contains_key(label) {
+            *label_counts.entry(label.to_owned()).or_default() += 1;
+        }
+        let score = |at: usize, name: &str| -> Result<f64, Error> {
+            parse_finite(cell(at)?)
+                .map_err(|message| Error::data(path, Some(row), Some(name), message))
+        };
+        out.scores.push(score(score_at, args.score)?);
+        if let (Some(at), Some(scores2)) = (score2_at, out.scores2.as_mut()) {
+            scores2.push(score(at, args.score2.unwrap_or_default())?);
+        }
+        if let Some(at) = entity_at {
+            entity_ids.push(cell(at)?.to_owned());
+        }
+    }
+    if out.labels.is_empty() {
+        return Err(Error::data(path, None, None, "no data rows"));
+    }
+    if !out.labels.contains(&true) {
+        let seen: Vec<String> = label_counts
+            .iter()
+            .map(|(label, &n)| {
+                format!(
+                    "{} ({n} row{})",
+                    excerpt(label),
+                    if n == 1 { "" } else { "s" }
+                )
+            })
+            .collect();
+        return Err(Error::data(
+            path,
+            None,
+            Some(args.label),
+            format!(
+                "no label equals --positive {}; the labels seen: {}. Pass the positive class's label as written in the file (compared as exact text)",
+                excerpt(args.positive),
+                seen.join(", ")
+            ),
+        ));
+    }
+    if entity_at.is_some() {
+        let ids: Vec<&str> = entity_ids.iter().map(String::as_str).collect();
+        out.entities = Some(entity_index(&ids));
+    }
+    Ok(out)
+}
+
+fn number(value: &MetricValue) -> Value {
+    match value {
+        MetricValue::Value(v) => json!(v),
+        MetricValue::Undefined { .. } => Value::Null,
+    }
+}
+
+/// The `metrics --json` object (FORMATS.md): AUC fields are null with an `undefined`
+/// reason when only one class is present; the majority baseline is the file's own majority.
+/// With entities the AUC's interval is Obuchowski's clustered one (`roc_auc_interval`
+/// says which); with a second score, `paired` compares the two.
+pub fn metrics_json(p: &Predictions, threshold: f64) -> Value {
+    let (labels, scores) = (&p.labels[..], &p.scores[..]);
+    let predicted: Vec<bool> = scores.iter().map(|&s| s >= threshold).collect();
+    let n_pos = labels.iter().filter(|&&l| l).count();
+    let accuracy = metrics::accuracy(labels, &predicted);
+    let balanced = metrics::balanced_accuracy(labels, &predicted);
+    let baseline = metrics::majority_baseline_accuracy(labels, labels);
+    let mut out = json!({
+        "n": labels.len(),
+        "n_pos": n_pos,
+        "n_neg": labels.len() - n_pos,
+        "accuracy": number(&accuracy),
+        "balanced_accuracy": number(&balanced),
+        "majority_baseline_accuracy": number(&baseline),
+    });
+    let map = out.as_object_mut().expect("an object");
+    // Without --entity every row is its own cluster: DeLong's row-level interval.
+    let singletons: Vec<u32>;
+    let entities = match &p.entities {
+        Some(e) => {
+            let mut distinct = e.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            map.insert("n_entities".into(), json!(distinct.len()));
+            &e[..]
+        }
+        None => {
+            singletons = (0..labels.len() as u32).collect();
+            &singletons[..]
+        }
+    };
+    let no_baseline = vec![false; labels.len()];
+    fn rows<'r>(
+        labels: &'r [bool],
+        scores: &'r [f64],
+        entities: &'r [u32],
+        baseline: &'r [bool],
+    ) -> TestRows<'r> {
+        TestRows {
+            labels,
+            scores,
+            entities,
+            baseline,
+        }
+    }
+    match metrics::roc_auc_stats(labels, scores) {
+        Ok(stats) => {
+            map.insert("roc_auc".into(), json!(stats.auc));
+            match intervals::estimate(
+                MetricName::RocAuc,
+                &rows(labels, scores, entities, &no_baseline),
+            ) {
+                Ok(e) => {
+                    map.insert("roc_auc_ci".into(), json!([e.ci.0, e.ci.1]));
+                    map.insert("roc_auc_se".into(), json!(e.se));
+                    map.insert("roc_auc_interval".into(), json!(e.method));
+                }
+                Err(reason) => {
+                    map.insert("roc_auc_ci".into(), Value::Null);
+                    map.insert("roc_auc_se".into(), Value::Null);
+                    map.insert("roc_auc_interval".into(), Value::Null);
+                    map.insert("undefined".into(), json!(reason));
+                }
+            }
+        }
+        Err(reason) => {
+            map.insert("roc_auc".into(), Value::Null);
+            map.insert("roc_auc_ci".into(), Value::Null);
+            map.insert("roc_auc_se".into(), Value::Null);
+            map.insert("roc_auc_interval".into(), Value::Null);
+            map.insert("undefined".into(), json!(reason));
+        }
+    }
+    if let Some(scores2) = &p.scores2 {
+        let paired = match (
+            metrics::roc_auc_stats(labels, scores2),
+            intervals::paired_difference(
+                MetricName::RocAuc,
+                &rows(labels, scores, entities, &no_baseline),
+                &rows(labels, scores2, entities, &no_baseline),
+                true,
+            ),
+        ) {
+            (Ok(second), Ok(e)) => {
+                let z = if e.se > 0.0 { e.value / e.se } else { 0.0 };
+                json!({
+                    "roc_auc2": second.auc,
+                    "difference": e.value,
+                    "se": e.se,
+                    "ci": [e.ci.0, e.ci.1],
+                    "z": z,
+                    "p_value": libm::erfc(z.abs() / std::f64::consts::SQRT_2),
+                    "interval": e.method,
+                })
+            }
+            (Err(reason), _) | (_, Err(reason)) => json!({ "undefined": reason }),
+        };
+        map.insert("paired".into(), paired);
+    }
+    out
+}
+
+impl Predictions {
+    /// Scored rows given as columns (the Python package's arrays): `labels[i]` is whether
+    /// row `i` is positive; scores must be finite; `entity_ids` (any text per row) are
+    /// indexed in byte order, as [`read_csv`] indexes an entity column. `what` names the
+    /// arguments in errors (`y_score[17]`).
+    pub fn from_columns(
+        labels: Vec<bool>,
+        scores: Vec<f64>,
+        scores2: Option<Vec<f64>>,
+        entity_ids: Option<&[String]>,
+        names: &ColumnNames<'_>,
+    ) -> Result<Predictions> {
+        let n = labels.len();
+        let length = |name: &str, len: usize| -> Result<()> {
+            if len == n {
+                Ok(())
+            } else {
+                Err(Error::invalid(format!(
+                    "{name} has {len} rows but {} has {n}: every argument gives one value per row",
+                    names.label
+                )))
+            }
+        };
+        length(names.score, scores.len())?;
+        if let Some(s) = &scores2 {
+            length(names.score2, s.len())?;
+        }
+        if let Some(e) = entity_ids {
+            length(names.entity, e.len())?;
+        }
+        if n == 0 {
+            return Err(Error::invalid(format!("{} has no rows", names.label)));
+        }
+        for (name, column) in [
+            (names.score, Some(&scores)),
+            (names.score2, scores2.as_ref()),
+        ] {
+            if let Some(at) = column.and_then(|c| c.iter().position(|v| !v.is_finite())) {
+                return Err(Error::invalid(format!(
+                    "{name}[{at}] is {}: scores must be finite numbers",
+                    column.expect("present")[at]
+                )));
+            }
+        }
+        if !labels.contains(&true) {
+            return Err(Error::invalid(format!(
+                "no value of {} equals positive={}: pass the positive class as it appears in {}",
+                names.label, names.positive, names.label
+            )));
+        }
+        Ok(Predictions {
+            labels,
+            scores,
+            scores2,
+            entities: entity_ids.map(|ids| {
+                let owned: Vec<&str> = ids.iter().map(String::as_str).collect();
+                entity_index(&owned)
+            }),
+        })
+    }
+}
+
+/// How [`Predictions::from_columns`] names its arguments in errors.
+#[derive(Debug, Clone, Copy)]
+pub struct ColumnNames<'a> {
+    /// The labels (`y_true`).
+    pub label: &'a str,
+    /// The scores (`y_score`).
+    pub score: &'a str,
+    /// The second scores (`y_score2`).
+    pub score2: &'a str,
+    /// The entities (`entity`).
+    pub entity: &'a str,
+    /// The positive class as given (`1`).
+    pub positive: &'a str,
+}
+
+/// Per row, the index of its entity id in byte order of the distinct ids (a fixed order
+/// for the clustered sums, whatever the row order).
+fn entity_index(ids: &[&str]) -> Vec<u32> {
+    let mut sorted: Vec<&str> = ids.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    ids.iter()
+        .map(|id| sorted.binary_search(id).expect("listed") as u32)
+        .collect()
+}

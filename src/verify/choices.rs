@@ -1,0 +1,70 @@
+//! The verify options a front end was given (the CLI's flags, the Python package's keyword
+//! arguments), checked against their documented ranges (docs/VERDICTS.md#budgets-and-options):
+//! a value outside one is an error naming the option, never a panic or a silent clamp.
+
+use super::{Mode, VerifyOptions, MAX_PAYLOAD_BYTES_LIMIT, MAX_PERMUTATIONS};
+use crate::stats::ALPHA_RANGE;
+
+/// Options as given, `None` (or `false`) for the default. `threads` is not here: each
+/// front end resolves it (every core when absent).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Choices {
+    /// Label permutations K, 0 to [`MAX_PERMUTATIONS`].
+    pub permutations: Option<usize>,
+    /// Observe mode.
+    pub observe: bool,
+    /// Seed of every mutation.
+    pub seed: Option<u64>,
+    /// Significance level in [`ALPHA_RANGE`] (open below, closed above).
+    pub alpha: Option<f64>,
+    /// Largest payload accepted, 1 to [`MAX_PAYLOAD_BYTES_LIMIT`].
+    pub max_payload_bytes: Option<usize>,
+    /// Largest work in fit units.
+    pub max_work: Option<u64>,
+}
+
+impl Choices {
+    /// The options, or a message naming the first option out of its range; `name` spells
+    /// an option as its front end does (`permutations` → `--permutations` on the CLI).
+    pub fn checked(&self, name: impl Fn(&str) -> String) -> Result<VerifyOptions, String> {
+        let mut options = VerifyOptions::default();
+        if self.observe {
+            options.mode = Mode::Observe;
+        }
+        if let Some(k) = self.permutations {
+            if k > MAX_PERMUTATIONS {
+                return Err(format!(
+                    "{} must lie in 0..={MAX_PERMUTATIONS}, found {k}",
+                    name("permutations")
+                ));
+            }
+            options.permutations = k;
+        }
+        if let Some(seed) = self.seed {
+            options.seed = seed;
+        }
+        if let Some(alpha) = self.alpha {
+            let (low, high) = ALPHA_RANGE;
+            if !(alpha > low && alpha <= high) {
+                return Err(format!(
+                    "{} must lie in ({low}, {high}], found {alpha}",
+                    name("alpha")
+                ));
+            }
+            options.alpha = alpha;
+        }
+        if let Some(bytes) = self.max_payload_bytes {
+            if !(1..=MAX_PAYLOAD_BYTES_LIMIT).contains(&bytes) {
+                return Err(format!(
+                    "{} must lie in 1..={MAX_PAYLOAD_BYTES_LIMIT}, found {bytes}",
+                    name("max_payload_bytes")
+                ));
+            }
+            options.max_payload_bytes = bytes;
+        }
+        if let Some(work) = self.max_work {
+            options.max_work = work;
+        }
+        Ok(options)
+    }
+}
