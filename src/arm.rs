@@ -316,7 +316,7 @@ impl<'a> PreparedExperiment<'a> {
     }
 
     /// Drops every ablation's design, keeping each arm's own: all that
-    /// [`PreparedExperiment::predictions`] (the permutation nulls) reads. After this,
+    /// [`PreparedExperiment::null_predictions`] (the permutation nulls) reads. After this,
     /// [`PreparedExperiment::evaluate`] panics.
     pub fn release_ablations(&mut self) {
         for arm in self.arms.iter_mut().flatten() {

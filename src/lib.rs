@@ -41,6 +41,11 @@
 //! published schemas ([`schema`]), the canonical encoding and hashes ([`canon`]), the
 //! charts ([`chart`]), and for a user's own data: a pack from a CSV ([`init`]), what
 //! changes a pack's meaning ([`pack::check`]) and the audit of a user's split ([`audit`]).
+//!
+//! Front ends (the CLI, and the Python package in `python/`) share their entries here, so
+//! that both give the same bytes: [`document::verify_document`] verifies whatever document
+//! it is given (payload, boundary map, capsule) with the packs it names, and
+//! [`metrics_report`] computes the metrics of any scored rows.
 
 pub mod arm;
 pub mod audit;

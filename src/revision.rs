@@ -15,7 +15,7 @@
 //! changes anything out of scope, or when a step changes no design field (a
 //! conclusion-only revision: the same evaluation, another conclusion; or no change at
 //! all). Otherwise the answer is the verifier's report on the last payload, so SUPPORTS
-//! still comes only from [`crate::verify`]. A payload that cannot be read as one is
+//! still comes only from [`crate::verify()`]. A payload that cannot be read as one is
 //! REJECTED with the JSON path, as `verify` does.
 
 use serde_json::{json, Value};
