@@ -121,7 +121,8 @@ impl Error {
         .into()
     }
 
-    pub(crate) fn over_budget(
+    /// An input over a budget (`what`: bytes, columns or rows), with how to raise it.
+    pub fn over_budget(
         path: impl Into<PathBuf>,
         what: &'static str,
         budget: u64,

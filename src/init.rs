@@ -475,31 +475,41 @@ fn starter_experiments(
         let mut values = time.to_vec();
         values.sort_unstable();
         values.dedup();
-        // Rolling origin cuts folds + 1 blocks of time values.
-        let time_folds = STARTER_FOLDS.min(values.len().saturating_sub(1));
-        if time_folds >= 2 {
-            if time_folds < STARTER_FOLDS {
-                notes.push(format!(
-                    "{} distinct time values: random-vs-rolling-origin uses {time_folds} folds",
-                    values.len()
-                ));
+        // Rolling origin cuts folds + 1 blocks of time values, each with rows: the most
+        // folds (up to the starter's) whose blocks the rows can fill, so that a starter
+        // experiment always runs (few rows over many time values may fill fewer blocks).
+        let most = STARTER_FOLDS.min(values.len().saturating_sub(1));
+        let rolling = |folds: usize| {
+            experiment(
+                vec![
+                    serde_json::json!({ "name": "random_rows", "split": { "kind": "k_fold", "folds": STARTER_FOLDS.min(table.n_rows()) } }),
+                    serde_json::json!({ "name": "rolling_origin", "split": { "kind": "rolling_origin", "folds": folds } }),
+                ],
+                "random_rows",
+                "rolling_origin",
+            )
+        };
+        let runs = |json: &String| {
+            Experiment::from_json(json.as_bytes()).is_ok_and(|e| e.check(pack).is_ok())
+        };
+        match (2..=most)
+            .rev()
+            .map(|k| (k, rolling(k)))
+            .find(|(_, json)| runs(json))
+        {
+            Some((time_folds, json)) => {
+                if time_folds < STARTER_FOLDS {
+                    notes.push(format!(
+                        "{} distinct time values: random-vs-rolling-origin uses {time_folds} folds",
+                        values.len()
+                    ));
+                }
+                out.push(("random-vs-rolling-origin.json".to_owned(), json));
             }
-            out.push((
-                "random-vs-rolling-origin.json".to_owned(),
-                experiment(
-                    vec![
-                        serde_json::json!({ "name": "random_rows", "split": { "kind": "k_fold", "folds": STARTER_FOLDS.min(table.n_rows()) } }),
-                        serde_json::json!({ "name": "rolling_origin", "split": { "kind": "rolling_origin", "folds": time_folds } }),
-                    ],
-                    "random_rows",
-                    "rolling_origin",
-                ),
-            ));
-        } else {
-            notes.push(format!(
-                "{} distinct time values: no rolling-origin starter (it needs at least 3)",
+            None => notes.push(format!(
+                "{} distinct time values: no rolling-origin starter (it needs at least 3 blocks of time values, each with rows)",
                 values.len()
-            ));
+            )),
         }
     }
     if let Some(column) = &options.test_column {

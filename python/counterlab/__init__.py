@@ -78,6 +78,21 @@ class PackWarning(UserWarning):
     """Something that can change a pack's meaning (``counterlab pack check``), found by ``run``."""
 
 
+def _error(cls: type, message: str, **where: Any) -> Error:
+    """An exception of the family with its attributes (path, row, column, json_path)."""
+    err = cls(message)
+    for name, value in where.items():
+        setattr(err, name, value)
+    return err
+
+
+def _json_value(value: Any) -> Any:
+    """numpy scalars and arrays in a dict, as their Python values (json.dumps' default)."""
+    if hasattr(value, "tolist") and callable(value.tolist):
+        return value.tolist()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def _document(value: Any, what: str) -> Union[bytes, Path]:
     """A document as bytes (JSON text, bytes, dict) or a path to read in Rust."""
     if isinstance(value, (bytes, bytearray, memoryview)):
@@ -85,16 +100,58 @@ def _document(value: Any, what: str) -> Union[bytes, Path]:
     if isinstance(value, Mapping):
         # Non-finite floats are written as NaN/Infinity, which is not JSON: the verifier
         # then rejects the payload as malformed, as it would the same file.
-        return json.dumps(value, ensure_ascii=False, allow_nan=True).encode("utf-8")
+        try:
+            text = json.dumps(value, ensure_ascii=False, allow_nan=True, default=_json_value)
+        except (TypeError, ValueError) as e:
+            raise _error(UsageError, f"{what}: the dict cannot be written as JSON: {e}") from None
+        # Lone surrogates cannot be UTF-8: kept as bytes that are not, so the verifier
+        # says what a file with them would get.
+        return text.encode("utf-8", "surrogatepass")
     if isinstance(value, str):
         if value.lstrip().startswith(("{", "[")):
-            return value.encode("utf-8")
+            return value.encode("utf-8", "surrogatepass")
+        if not value.strip():
+            raise _error(UsageError, f"{what}: an empty path (give a file, JSON text, bytes or a dict)")
         return Path(value)
     if isinstance(value, os.PathLike):
         return Path(os.fspath(value))
-    raise UsageError(
-        f"{what}: expected a path, JSON text, bytes or a dict, found {type(value).__name__}"
+    raise _error(
+        UsageError,
+        f"{what}: expected a path, JSON text, bytes or a dict, found {type(value).__name__}",
     )
+
+
+def _integer(value: Any, name: str, low: int, high: int) -> Optional[int]:
+    """An optional integer option in [low, high] (bool is not an integer here)."""
+    import numbers
+
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise _error(UsageError, f"{name}: expected an integer, found {type(value).__name__}")
+    if not low <= int(value) <= high:
+        raise _error(UsageError, f"{name} must lie in {low}..={high}, found {value}")
+    return int(value)
+
+
+def _flag(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise _error(UsageError, f"{name}: expected True or False, found {type(value).__name__}")
+    return value
+
+
+_U64 = 2**64 - 1
+_MAX_THREADS_ASKED = 2**32  # more than 64 are used as 64 (docs/VERDICTS.md)
+
+
+def _threads(threads: Any) -> Optional[int]:
+    return _integer(threads, "threads", 1, _MAX_THREADS_ASKED)
+
+
+def _pack_id(pack: Any) -> str:
+    if not isinstance(pack, str):
+        raise _error(UsageError, f"pack: expected a pack id (str), found {type(pack).__name__}")
+    return pack
 
 
 def _packs(packs: Optional[PathLike]) -> Optional[Path]:
@@ -102,16 +159,16 @@ def _packs(packs: Optional[PathLike]) -> Optional[Path]:
         return None
     if isinstance(packs, (str, os.PathLike)):
         return Path(os.fspath(packs))
-    raise UsageError(f"packs: expected a folder path, found {type(packs).__name__}")
+    raise _error(UsageError, f"packs: expected a folder path, found {type(packs).__name__}")
 
 
 def _paths(values: Sequence[PathLike], what: str) -> list:
     if isinstance(values, (str, bytes, os.PathLike)):
-        raise UsageError(f"{what}: expected a list of paths, found one {type(values).__name__}")
+        raise _error(UsageError, f"{what}: expected a list of paths, found one {type(values).__name__}")
     out = []
     for i, v in enumerate(values):
         if not isinstance(v, (str, os.PathLike)):
-            raise UsageError(f"{what}[{i}]: expected a path, found {type(v).__name__}")
+            raise _error(UsageError, f"{what}[{i}]: expected a path, found {type(v).__name__}")
         out.append(Path(os.fspath(v)))
     return out
 
@@ -138,7 +195,7 @@ def run(
         ExperimentError: the experiment is invalid (``json_path`` says where).
         IoError, PackError, DataError, UnknownPackError: the pack cannot be used.
     """
-    text, problems = _native.run(_document(experiment, "experiment"), _packs(packs), threads)
+    text, problems = _native.run(_document(experiment, "experiment"), _packs(packs), _threads(threads))
     for problem in problems:
         warnings.warn(problem, PackWarning, stacklevel=2)
     return json.loads(text)
@@ -183,16 +240,18 @@ def verify(
         IoError: the file cannot be read, or there is no packs folder.
         UsageError: an option is out of its range.
     """
+    if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float))):
+        raise _error(UsageError, f"alpha: expected a number, found {type(alpha).__name__}")
     text = _native.verify(
         _document(document, "document"),
         _packs(packs),
-        permutations,
-        observe,
-        seed,
-        alpha,
-        max_payload_bytes,
-        max_work,
-        threads,
+        _integer(permutations, "permutations", 0, 100_000),
+        _flag(observe, "observe"),
+        _integer(seed, "seed", 0, _U64),
+        None if alpha is None else float(alpha),
+        _integer(max_payload_bytes, "max_payload_bytes", 1, 16 << 20),
+        _integer(max_work, "max_work", 0, _U64),
+        _threads(threads),
     )
     return json.loads(text)
 
@@ -210,17 +269,66 @@ def verify_revision(
     then the last payload's verification. Returns ``counterlab.revision/1``.
     """
     if isinstance(payloads, (str, bytes, Mapping, os.PathLike)):
-        raise UsageError("payloads: expected a list of 2 or 3 payloads")
+        raise _error(UsageError, "payloads: expected a list of 2 or 3 payloads")
     documents = [_document(p, f"payloads[{i}]") for i, p in enumerate(payloads)]
-    return json.loads(_native.verify_revision(documents, _packs(packs), permutations, threads))
+    return json.loads(
+        _native.verify_revision(
+            documents,
+            _packs(packs),
+            _integer(permutations, "permutations", 0, 100_000),
+            _threads(threads),
+        )
+    )
+
+
+def _missing_at(values: Any, what: str) -> None:
+    """A DataError at the first missing value (None, NaN, pandas' NA or NaT), if any: a
+    missing label or entity is never silently a negative or one more entity."""
+    import numpy as np
+
+    if values.dtype.kind in "fc":
+        missing = np.isnan(values)
+    elif values.dtype.kind in "mM":
+        missing = np.isnat(values)
+    elif values.dtype.kind == "O":
+        missing = np.fromiter(
+            (
+                v is None
+                or (isinstance(v, float) and v != v)
+                or type(v).__name__ in ("NAType", "NaTType")
+                for v in values.tolist()
+            ),
+            dtype=bool,
+            count=len(values),
+        )
+    else:
+        return
+    if missing.any():
+        at = int(np.argmax(missing))
+        raise _error(
+            DataError,
+            f"{what}[{at}] is missing ({values[at]!r}): every row needs a value; drop or fill the row first",
+            column=what,
+            row=at + 1,
+        )
+
+
+def _column(values: Any) -> Any:
+    """An array of a column's values: arrays and Series keep their dtype; a list becomes an
+    object array, so that a None or NaN among texts stays missing (numpy would write it as
+    the text 'nan')."""
+    import numpy as np
+
+    return np.asarray(values) if hasattr(values, "dtype") else np.asarray(values, dtype=object)
 
 
 def _labels(y_true: Any, positive: Any) -> Any:
     import numpy as np
 
-    values = np.asarray(y_true)
+    values = _column(y_true)
     if values.ndim != 1:
-        raise UsageError(f"y_true: expected one value per row (1-D), found shape {values.shape}")
+        raise _error(UsageError, f"y_true: expected one value per row (1-D), found shape {values.shape}")
+    _missing_at(values, "y_true")
     equal = values == positive
     if not isinstance(equal, np.ndarray) or equal.shape != values.shape:
         # numpy could not compare elementwise (mixed types): compare one by one.
@@ -228,12 +336,12 @@ def _labels(y_true: Any, positive: Any) -> Any:
     if len(values) and not equal.any():
         seen = sorted({repr(v) for v in values[:100000].tolist()})
         shown = ", ".join(seen[:10]) + (", …" if len(seen) > 10 else "")
-        err = DataError(
+        raise _error(
+            DataError,
             f"y_true: no value equals positive={positive!r}; the values seen: {shown}. "
-            "Pass the positive class as it appears in y_true (positive=...)"
+            "Pass the positive class as it appears in y_true (positive=...)",
+            column="y_true",
         )
-        err.path, err.row, err.column, err.json_path = None, None, "y_true", None
-        raise err
     return np.ascontiguousarray(equal, dtype=np.uint8)
 
 
@@ -243,9 +351,9 @@ def _scores(y: Any, what: str) -> Any:
     try:
         values = np.ascontiguousarray(np.asarray(y), dtype=np.float64)
     except (TypeError, ValueError) as e:
-        raise UsageError(f"{what}: expected numbers ({e})") from None
+        raise _error(UsageError, f"{what}: expected numbers ({e})") from None
     if values.ndim != 1:
-        raise UsageError(f"{what}: expected one value per row (1-D), found shape {values.shape}")
+        raise _error(UsageError, f"{what}: expected one value per row (1-D), found shape {values.shape}")
     return values
 
 
@@ -286,12 +394,13 @@ def metrics(
     scores2 = None if y_score2 is None else _scores(y_score2, "y_score2")
     entities = None
     if entity is not None:
-        import numpy as np
-
-        ids = np.asarray(entity)
+        ids = _column(entity)
         if ids.ndim != 1:
-            raise UsageError(f"entity: expected one value per row (1-D), found shape {ids.shape}")
+            raise _error(UsageError, f"entity: expected one value per row (1-D), found shape {ids.shape}")
+        _missing_at(ids, "entity")
         entities = [str(v) for v in ids.tolist()]
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+        raise _error(UsageError, f"threshold: expected a number, found {type(threshold).__name__}")
     text = _native.metrics(labels, scores, scores2, entities, float(threshold), str(positive))
     return json.loads(text)
 
@@ -334,31 +443,46 @@ def audit(
         DataError: a cell cannot be used (``row`` is 1-based: DataFrame row ``row - 1``).
     """
     if hasattr(data, "to_csv"):
-        csv = data.to_csv(index=False, lineterminator="\n").encode("utf-8")
+        _no_carriage_returns(data)
+        source: Union[bytes, Path] = data.to_csv(index=False, lineterminator="\n").encode("utf-8")
         name = "DataFrame"
     elif isinstance(data, (str, os.PathLike)):
-        name = os.fspath(data)
-        try:
-            with open(name, "rb") as f:
-                csv = f.read()
-        except OSError as e:
-            err = IoError(f"{name}: {e.strerror or e}")
-            err.path, err.row, err.column, err.json_path = name, None, None, None
-            raise err from None
+        # Read in Rust, as the CLI reads it: regular files only, within the byte budget.
+        source = Path(os.fspath(data))
+        name = str(source)
     else:
-        raise UsageError(f"data: expected a DataFrame or a CSV path, found {type(data).__name__}")
+        raise _error(UsageError, f"data: expected a DataFrame or a CSV path, found {type(data).__name__}")
     text = _native.audit(
-        csv,
+        source,
         name,
         entity,
         label,
         str(positive),
         test,
         time,
-        threads,
+        _threads(threads),
         None if out is None else Path(os.fspath(out)),
     )
     return json.loads(text)
+
+
+def _no_carriage_returns(frame: Any) -> None:
+    """A DataError at the first text cell with a carriage return: to_csv writes it bare,
+    and a bare CR is not a line end counterlab accepts (the CLI would refuse that file)."""
+    for column in frame.columns:
+        values = frame[column]
+        if values.dtype.kind not in "OSU" and str(values.dtype) not in ("string", "str"):
+            continue
+        for at, cell in enumerate(values.tolist()):
+            if isinstance(cell, str) and "\r" in cell:
+                raise _error(
+                    DataError,
+                    f"DataFrame: row {at + 1}, column {column!r}: a text cell with a carriage return "
+                    "(\\r); replace it (df[col].str.replace('\\r', ' ')) before the audit",
+                    path="DataFrame",
+                    row=at + 1,
+                    column=str(column),
+                )
 
 
 def boundary(
@@ -366,7 +490,7 @@ def boundary(
 ) -> Dict[str, Any]:
     """A pack's boundary map (``counterlab.boundary/1``): the claim's outcome in every cell
     of its sweep. ``verify(map)`` recomputes it."""
-    return json.loads(_native.boundary(pack, _packs(packs), threads))
+    return json.loads(_native.boundary(_pack_id(pack), _packs(packs), _threads(threads)))
 
 
 def transfer(
@@ -374,7 +498,9 @@ def transfer(
 ) -> Dict[str, Any]:
     """Score a choice in a pack's transfer task with the fixed evaluator
     (``counterlab.transfer/1``; ``result["answer"]["correct"]``)."""
-    return json.loads(_native.transfer(pack, choice, _packs(packs), threads))
+    if not isinstance(choice, str):
+        raise _error(UsageError, f"choice: expected a choice id (str), found {type(choice).__name__}")
+    return json.loads(_native.transfer(_pack_id(pack), choice, _packs(packs), _threads(threads)))
 
 
 def select(
@@ -407,14 +533,14 @@ def build_capsule(
     verification, optional revisions and boundary map. ``verify(capsule)`` re-derives
     every link."""
     if isinstance(revisions, (str, bytes, Mapping, os.PathLike)):
-        raise UsageError("revisions: expected a list of payloads")
+        raise _error(UsageError, "revisions: expected a list of payloads")
     return json.loads(
         _native.build_capsule(
             _document(prediction, "prediction"),
             _paths(candidates, "candidates"),
             [_document(r, f"revisions[{i}]") for i, r in enumerate(revisions)],
-            bool(boundary),
+            _flag(boundary, "boundary"),
             _packs(packs),
-            threads,
+            _threads(threads),
         )
     )

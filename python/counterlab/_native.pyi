@@ -55,7 +55,7 @@ def metrics(
     positive: str,
 ) -> str: ...
 def audit(
-    csv: bytes,
+    data: _Input,
     name: str,
     entity: str,
     label: str,

@@ -387,13 +387,14 @@ fn metrics(
     .map_err(usage)
 }
 
-/// Audits the split of a CSV (bytes; `name` in messages); returns `counterlab.audit/1`.
+/// Audits the split of a CSV (its bytes, named `name` in messages, or a path read within
+/// the fixture budget); returns `counterlab.audit/1`.
 #[pyfunction]
-#[pyo3(signature = (csv, name, entity, label, positive, test, time=None, threads=None, out=None))]
+#[pyo3(signature = (data, name, entity, label, positive, test, time=None, threads=None, out=None))]
 #[allow(clippy::too_many_arguments)]
 fn audit(
     py: Python<'_>,
-    csv: Vec<u8>,
+    data: &Bound<'_, PyAny>,
     name: String,
     entity: String,
     label: String,
@@ -403,6 +404,7 @@ fn audit(
     threads: Option<usize>,
     out: Option<PathBuf>,
 ) -> PyResult<String> {
+    let input = Input::from(data)?;
     let verify_options = VerifyOptions {
         threads: threads_or_default(threads)?,
         ..VerifyOptions::default()
@@ -416,13 +418,18 @@ fn audit(
     };
     kernel(py, move || {
         let limits = LoadLimits::default();
-        if csv.len() as u64 > limits.max_bytes {
-            return Err(counterlab::Error::invalid(format!(
-                "{name} is {} bytes as CSV, over the fixture budget of {} bytes",
-                csv.len(),
-                limits.max_bytes
-            )));
-        }
+        let csv = match input {
+            Input::Path(path) => counterlab::input::read_within(&path, limits.max_bytes, "")?,
+            Input::Bytes(bytes) if bytes.len() as u64 > limits.max_bytes => {
+                return Err(counterlab::Error::over_budget(
+                    &name,
+                    "bytes",
+                    limits.max_bytes,
+                    " (as CSV text)",
+                ));
+            }
+            Input::Bytes(bytes) => bytes,
+        };
         let audit = audit_split(Path::new(&name), &csv, &options, &limits, &verify_options)?;
         if let Some(out) = &out {
             audit.write_pack(out, &csv)?;
@@ -476,15 +483,14 @@ fn transfer(
     })
 }
 
-/// Reads a prediction (bytes or path) and the packs folder with its pack loaded.
-fn prediction_and_packs(
-    input: Input,
-    packs: Option<&Path>,
-) -> counterlab::Result<(Prediction, Packs)> {
-    let bytes = input.read(MAX_PREDICTION_BYTES)?;
-    let prediction = Prediction::from_json(&bytes)?;
-    let packs = one_pack(packs, &prediction.pack.id)?;
-    Ok((prediction, packs))
+/// Reads a prediction (bytes or path); its errors name the file.
+fn read_prediction(py: Python<'_>, object: &Bound<'_, PyAny>) -> PyResult<Prediction> {
+    let input = Input::from(object)?;
+    let name = input.name();
+    let bytes = input
+        .read(MAX_PREDICTION_BYTES)
+        .map_err(|e| raise(py, &e))?;
+    Prediction::from_json(&bytes).map_err(|e| raise_at(py, &name, &e))
 }
 
 /// The fixed selector; returns `counterlab.selection/1` JSON.
@@ -496,9 +502,9 @@ fn select(
     candidates: Vec<PathBuf>,
     packs: Option<PathBuf>,
 ) -> PyResult<String> {
-    let input = Input::from(prediction)?;
+    let prediction = read_prediction(py, prediction)?;
     kernel(py, move || {
-        let (prediction, packs) = prediction_and_packs(input, packs.as_deref())?;
+        let packs = one_pack(packs.as_deref(), &prediction.pack.id)?;
         let pack = packs.get(&prediction.pack.id)?;
         let candidates = counterlab::select::read_candidates(pack, &candidates)?;
         Ok(text(
@@ -519,14 +525,14 @@ fn build_capsule(
     packs: Option<PathBuf>,
     threads: Option<usize>,
 ) -> PyResult<String> {
-    let input = Input::from(prediction)?;
+    let prediction = read_prediction(py, prediction)?;
     let revisions = revisions
         .iter()
         .map(|r| Input::from(r))
         .collect::<PyResult<Vec<_>>>()?;
     let threads = threads_or_default(threads)?;
     kernel(py, move || {
-        let (prediction, packs) = prediction_and_packs(input, packs.as_deref())?;
+        let packs = one_pack(packs.as_deref(), &prediction.pack.id)?;
         let pack = packs.get(&prediction.pack.id)?;
         let candidates = counterlab::select::read_candidates(pack, &candidates)?;
         let revisions = revisions
@@ -551,7 +557,12 @@ fn build_capsule(
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    m.add("Error", py.get_type::<Error>())?;
+    // Every instance has the four attributes (None unless its error sets them).
+    let base = py.get_type::<Error>();
+    for attribute in ["path", "row", "column", "json_path"] {
+        base.setattr(attribute, py.None())?;
+    }
+    m.add("Error", base)?;
     m.add("IoError", py.get_type::<IoError>())?;
     m.add("PackError", py.get_type::<PackError>())?;
     m.add("DataError", py.get_type::<DataError>())?;

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -75,3 +77,52 @@ def test_unknown_columns_and_unreadable_files_are_errors(tmp_path):
         counterlab.audit(frame, entity="no_such", label="outcome", positive=1, test="is_test")
     with pytest.raises(counterlab.IoError, match="missing.csv"):
         counterlab.audit(tmp_path / "missing.csv", entity="patient", label="outcome", positive=1, test="is_test")
+
+
+def test_a_fifo_or_a_folder_is_refused_not_read(tmp_path):
+    fifo = tmp_path / "split.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(counterlab.IoError, match="FIFO"):
+        counterlab.audit(fifo, entity="patient", label="outcome", positive=1, test="is_test")
+    with pytest.raises(counterlab.IoError):
+        counterlab.audit(tmp_path, entity="patient", label="outcome", positive=1, test="is_test")
+    with pytest.raises(counterlab.IoError):
+        counterlab.audit(str(tmp_path / "a\0b.csv"), entity="patient", label="outcome", positive=1, test="is_test")
+
+
+def test_an_over_budget_csv_stops_at_the_budget(tmp_path):
+    big = tmp_path / "big.csv"
+    with open(big, "wb") as f:
+        f.write(b"patient,outcome,is_test\n")
+        f.write(b"p1,1,0\n" * 5_000_000)  # 35 MB, over the 32 MiB fixture budget
+    with pytest.raises(counterlab.OverBudgetError) as info:
+        counterlab.audit(big, entity="patient", label="outcome", positive=1, test="is_test")
+    assert info.value.path == str(big)
+
+
+def test_a_carriage_return_in_a_text_cell_is_named():
+    frame = with_split(pd.read_csv(RESPIRATORY), "patient", by_entity=True)
+    frame.loc[2, "treat"] = "P\rA"
+    with pytest.raises(counterlab.DataError) as info:
+        counterlab.audit(frame, entity="patient", label="outcome", positive=1, test="is_test")
+    assert (info.value.row, info.value.column) == (3, "treat")
+
+
+def test_a_time_column_whose_rows_cannot_fill_the_starter_blocks_is_audited():
+    # 20 of 24 rows at one time value: rolling origin cannot cut 5 (or 4, 3) blocks of
+    # time values with rows. init's starter once asked for them anyway, and the audit of
+    # the user's split (which needs no rolling origin) stopped with "4 folds need at least
+    # 4 distinct time values ...; there are 5".
+    n = 24
+    frame = pd.DataFrame(
+        {
+            "e": [f"e{i // 4}" for i in range(n)],
+            "t": [0 if i < 20 else i - 19 for i in range(n)],
+            "x": [((i * 7) % 11) / 10 for i in range(n)],
+            "y": [i % 2 for i in range(n)],
+            "is_test": [int(i >= 16) for i in range(n)],
+        }
+    )
+    got = counterlab.audit(frame, entity="e", label="y", positive=1, test="is_test", time="t")
+    assert got["shared_entities"]["count"] == 0
+    assert got["temporal_overlap_rows"] > 0 and got["leak"]

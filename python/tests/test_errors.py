@@ -106,12 +106,57 @@ def test_options_out_of_range_are_usage_errors():
         counterlab.verify(PAYLOAD, permutations=100001)
     with pytest.raises(counterlab.UsageError, match="alpha must lie in"):
         counterlab.verify(PAYLOAD, alpha=0.5)
-    with pytest.raises(counterlab.UsageError, match="threads must be at least 1"):
+    with pytest.raises(counterlab.UsageError, match="threads must lie in 1..="):
         counterlab.verify(PAYLOAD, threads=0)
     with pytest.raises(counterlab.UsageError, match="expected a path, JSON text, bytes or a dict, found int"):
         counterlab.verify(42)
-    with pytest.raises(OverflowError):
+    with pytest.raises(counterlab.UsageError, match="seed must lie in 0..=18446744073709551615, found -1"):
         counterlab.verify(PAYLOAD, seed=-1)
+    with pytest.raises(counterlab.UsageError, match="permutations: expected an integer, found bool"):
+        counterlab.verify(PAYLOAD, permutations=True)
+    with pytest.raises(counterlab.UsageError, match="observe: expected True or False"):
+        counterlab.verify(PAYLOAD, observe="yes")
+    with pytest.raises(counterlab.UsageError, match="an empty path"):
+        counterlab.verify("")
+    with pytest.raises(counterlab.UsageError, match="pack: expected a pack id"):
+        counterlab.boundary(PACKS / "entity-leakage")
+    # numpy integers are integers
+    import numpy as np
+
+    assert counterlab.verify(PAYLOAD, seed=np.uint64(3), threads=np.int64(1))["verdict"] == "SUPPORTS"
+
+
+def test_every_instance_has_the_four_attributes():
+    for call in (
+        lambda: counterlab.verify(PAYLOAD, threads=0),  # raised in Python
+        lambda: counterlab.verify(PAYLOAD, alpha=0.5),  # raised in Rust
+        lambda: counterlab.metrics([0, 1], [0.1]),  # raised in Rust, after the GIL came back
+    ):
+        with pytest.raises(counterlab.UsageError) as info:
+            call()
+        for attribute in ("path", "row", "column", "json_path"):
+            assert getattr(info.value, attribute) is None
+
+
+def test_dicts_with_numpy_values_and_odd_text_are_documents():
+    import numpy as np
+
+    payload = json.loads(PAYLOAD.read_text())
+    same = json.loads(json.dumps(payload))
+    same["experiment"]["seed"] = np.int64(payload["experiment"]["seed"])
+    assert counterlab.verify(same)["report_hash"] == counterlab.verify(PAYLOAD)["report_hash"]
+    # a lone surrogate cannot be UTF-8: the verifier rejects the document, it does not raise
+    assert counterlab.verify('{"format": "\udcff"}')["verdict"] == "REJECTED"
+    with pytest.raises(counterlab.UsageError, match="cannot be written as JSON"):
+        counterlab.verify({"x": object()})
+
+
+def test_a_prediction_error_names_its_file(tmp_path):
+    bad = tmp_path / "belief.json"
+    bad.write_text('{"format": "counterlab.prediction/1"}')
+    with pytest.raises(counterlab.ExperimentError) as info:
+        counterlab.select(bad)
+    assert str(bad) in str(info.value) and info.value.path == str(bad)
 
 
 def test_an_over_budget_payload_is_a_report():

@@ -96,3 +96,19 @@ def test_bad_inputs_are_counterlab_errors_that_say_what():
         counterlab.metrics(np.zeros((2, 2)), [0.1, 0.2])
     with pytest.raises(counterlab.UsageError, match="threshold must be a finite number"):
         counterlab.metrics([0, 1], [0.1, 0.2], threshold=float("nan"))
+
+
+def test_missing_labels_and_entities_are_data_errors_not_negatives():
+    p = [0.1, 0.2, 0.3, 0.4, 0.5]
+    for y in (
+        [0, 1, None, 1, 0],
+        [0.0, 1.0, np.nan, 1.0, 0.0],
+        pd.Series([False, True, None, True, False], dtype="boolean"),
+        pd.Series([0, 1, None, 1, 0], dtype="Int64"),
+        pd.Series(["n", "y", None, "y", "n"], dtype="string"),
+    ):
+        with pytest.raises(counterlab.DataError, match=r"y_true\[2\] is missing") as info:
+            counterlab.metrics(y, p, positive=True if str(getattr(y, "dtype", "")) == "boolean" else 1)
+        assert (info.value.row, info.value.column) == (3, "y_true")
+    with pytest.raises(counterlab.DataError, match=r"entity\[4\] is missing"):
+        counterlab.metrics([0, 1, 0, 1, 0], p, entity=["a", "b", "c", "d", np.nan])

@@ -1,4 +1,4 @@
-"""The README's Python example runs as written (docs that match the code)."""
+"""The Python examples of the README and docs/PYTHON.md run as written (docs that match the code)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,15 @@ import contextlib
 import io
 import re
 
+import pytest
+
 from conftest import REPO
 
 
-def test_the_readme_python_example_runs_and_prints_what_it_says():
-    readme = (REPO / "README.md").read_text()
-    section = readme[readme.index("## Python\n") :]
+@pytest.mark.parametrize("page, heading", [("README.md", "## Python\n"), ("docs/PYTHON.md", "## In a notebook\n")])
+def test_the_python_example_runs_and_prints_what_it_says(page, heading):
+    text = (REPO / page).read_text()
+    section = text[text.index(heading) :]
     example = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     assert len(example.strip().splitlines()) <= 12
     out = io.StringIO()

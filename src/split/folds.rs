@@ -192,7 +192,15 @@ pub fn folds(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Resu
                 }
                 (Assignment::Seeded, None) => row_balanced_starts(&sorted, &values, k + 1)
                     .ok_or_else(|| {
-                        too_many(values.len(), "distinct time values with rows to fill them")
+                        Error::experiment(
+                            format!("{arm_path}.folds"),
+                            format!(
+                                "{k} rolling-origin folds need {} blocks of time values, each with rows (a first training block, then one per fold); the {} rows over {} distinct time values do not fill them: use fewer folds",
+                                k + 1,
+                                sorted.len(),
+                                values.len()
+                            ),
+                        )
                     })?,
                 (Assignment::Seeded, Some(first)) => {
                     let period = &sorted[sorted.partition_point(|&t| t < first)..];
