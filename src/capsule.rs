@@ -340,7 +340,15 @@ fn check_links(
     match ran {
         Some(e) if &e == to_run => {}
         Some(e) => {
-            return link(out, "experiment", "fail", format!("$.payload.experiment is not the selected experiment (its seed {} , derived {})", e.seed, to_run.seed));
+            return link(
+                out,
+                "experiment",
+                "fail",
+                format!(
+                    "$.payload.experiment is not the selected experiment (its seed {}, derived {})",
+                    e.seed, to_run.seed
+                ),
+            );
         }
         None => {
             return link(

@@ -227,8 +227,7 @@ fn run(
     let outcome = py.detach(move || -> Result<_, (bool, counterlab::Error)> {
         let bytes = input.read(MAX_EXPERIMENT_BYTES).map_err(|e| (false, e))?;
         let experiment = Experiment::from_json(&bytes).map_err(|e| (true, e))?;
-        let packs = one_pack(packs.as_deref(), &experiment.pack).map_err(|e| (false, e))?;
-        let pack = packs.get(&experiment.pack).map_err(|e| (false, e))?;
+        let pack = &one_pack(packs.as_deref(), &experiment.pack).map_err(|e| (false, e))?;
         let problems =
             counterlab::pack::check::Findings::of(pack.table(), &pack.manifest().data).problems();
         let payload = counterlab::run_with(pack, &experiment, &options).map_err(|e| (true, e))?;
@@ -438,9 +437,9 @@ fn audit(
     })
 }
 
-/// The packs folder with one pack loaded (as the CLI's commands on one pack).
-fn one_pack(packs: Option<&Path>, id: &str) -> counterlab::Result<Packs> {
-    Packs::open_folder(packs, Some(&[id]), &LoadLimits::default())
+/// The one pack `id` of the packs folder (as the CLI's commands on one pack).
+fn one_pack(packs: Option<&Path>, id: &str) -> counterlab::Result<counterlab::Pack> {
+    Packs::open_pack(packs, id, &LoadLimits::default())
 }
 
 /// A pack's boundary map; returns `counterlab.boundary/1` JSON.
@@ -454,8 +453,7 @@ fn boundary(
 ) -> PyResult<String> {
     let threads = threads_or_default(threads)?;
     kernel(py, move || {
-        let packs = one_pack(packs.as_deref(), &pack)?;
-        let map = counterlab::boundary::compute(packs.get(&pack)?, threads)?;
+        let map = counterlab::boundary::compute(&one_pack(packs.as_deref(), &pack)?, threads)?;
         Ok(text(&map))
     })
 }
@@ -472,8 +470,7 @@ fn transfer(
 ) -> PyResult<String> {
     let threads = threads_or_default(threads)?;
     kernel(py, move || {
-        let packs = one_pack(packs.as_deref(), &pack)?;
-        let pack = packs.get(&pack)?;
+        let pack = &one_pack(packs.as_deref(), &pack)?;
         counterlab::transfer::check_choice(pack, &choice)?;
         Ok(text(&counterlab::transfer::evaluate(
             pack,
@@ -504,8 +501,7 @@ fn select(
 ) -> PyResult<String> {
     let prediction = read_prediction(py, prediction)?;
     kernel(py, move || {
-        let packs = one_pack(packs.as_deref(), &prediction.pack.id)?;
-        let pack = packs.get(&prediction.pack.id)?;
+        let pack = &one_pack(packs.as_deref(), &prediction.pack.id)?;
         let candidates = counterlab::select::read_candidates(pack, &candidates)?;
         Ok(text(
             &counterlab::select::select(pack, &prediction, &candidates).to_json(),
@@ -532,7 +528,11 @@ fn build_capsule(
         .collect::<PyResult<Vec<_>>>()?;
     let threads = threads_or_default(threads)?;
     kernel(py, move || {
-        let packs = one_pack(packs.as_deref(), &prediction.pack.id)?;
+        let packs = Packs::open_folder(
+            packs.as_deref(),
+            Some(&[prediction.pack.id.as_str()]),
+            &LoadLimits::default(),
+        )?;
         let pack = packs.get(&prediction.pack.id)?;
         let candidates = counterlab::select::read_candidates(pack, &candidates)?;
         let revisions = revisions

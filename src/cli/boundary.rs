@@ -5,7 +5,7 @@ use std::path::Path;
 
 use counterlab::boundary::{self, BoundaryMap};
 
-use super::{fail, fail_usage, load_packs, style, EXIT_OK};
+use super::{fail, fail_usage, load_pack, style, EXIT_OK};
 
 /// Options of `boundary` as given on the command line.
 pub(crate) struct BoundaryArgs<'a> {
@@ -23,14 +23,11 @@ pub(crate) fn command(args: &BoundaryArgs<'_>) -> i32 {
         Ok(t) => t,
         Err(code) => return code,
     };
-    let packs = match load_packs(args.packs, Some(&[args.pack])) {
+    let pack = match load_pack(args.packs, args.pack) {
         Ok(p) => p,
-        Err(e) => return fail(&e),
+        Err(code) => return code,
     };
-    let pack = match packs.get(args.pack) {
-        Ok(p) => p,
-        Err(e) => return fail(&e),
-    };
+    let pack = &pack;
     let map = match boundary::compute(pack, threads) {
         Ok(m) => m,
         Err(e) => return fail(&e),

@@ -345,6 +345,11 @@ fn load_packs(dir: Option<&Path>, only: Option<&[&str]>) -> Result<Packs, Error>
     load_packs_within(dir, only, &LoadLimits::default())
 }
 
+/// The one pack `id` (of `dir`, default `fixtures/packs`), its error printed.
+fn load_pack(dir: Option<&Path>, id: &str) -> Result<counterlab::Pack, i32> {
+    Packs::open_pack(dir, id, &LoadLimits::default()).map_err(|e| fail(&e))
+}
+
 /// [`load_packs`] with fixture budgets.
 fn load_packs_within(
     dir: Option<&Path>,
@@ -378,14 +383,11 @@ fn run(
         Ok(e) => e,
         Err(e) => return fail_at(experiment_path, &e),
     };
-    let packs = match load_packs(packs_dir, Some(&[experiment.pack.as_str()])) {
+    let pack = match load_pack(packs_dir, &experiment.pack) {
         Ok(p) => p,
-        Err(e) => return fail(&e),
+        Err(code) => return code,
     };
-    let pack = match packs.get(&experiment.pack) {
-        Ok(p) => p,
-        Err(e) => return fail(&e),
-    };
+    let pack = &pack;
     let options = match threads_option(threads) {
         Ok(threads) => RunOptions { threads },
         Err(code) => return code,

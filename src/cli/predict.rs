@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use counterlab::experiment::Claim;
 use counterlab::prediction::{predict, Outcome, Predicted};
 
-use super::{fail, fail_usage, load_packs, read_input, EXIT_DATA, EXIT_OK};
+use super::{fail, fail_usage, load_pack, read_input, EXIT_DATA, EXIT_OK};
 
 /// Record a prediction (counterlab.prediction/1) about a claim on a pack, before any
 /// result exists: the pack's id and meaning hash, the claim, the predicted outcome and
@@ -51,14 +51,11 @@ pub(crate) fn command(args: &PredictArgs) -> i32 {
             return EXIT_DATA;
         }
     };
-    let packs = match load_packs(args.packs.as_deref(), Some(&[args.pack.as_str()])) {
+    let pack = match load_pack(args.packs.as_deref(), &args.pack) {
         Ok(p) => p,
-        Err(e) => return fail(&e),
+        Err(code) => return code,
     };
-    let pack = match packs.get(&args.pack) {
-        Ok(p) => p,
-        Err(e) => return fail(&e),
-    };
+    let pack = &pack;
     let rationale = match &args.rationale {
         Some(path) => match read_input(path, 16 << 20, "--rationale") {
             Ok(b) => Some(b),

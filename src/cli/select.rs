@@ -7,7 +7,7 @@ use counterlab::prediction::{Prediction, MAX_PREDICTION_BYTES};
 use counterlab::select::select;
 
 use super::style::safe;
-use super::{fail, fail_usage, load_packs, read_input, style, EXIT_DATA, EXIT_OK};
+use super::{fail, fail_usage, load_pack, read_input, style, EXIT_DATA, EXIT_OK};
 
 /// Select the experiment that runs for a belief, by closed rules (no model calls): every
 /// candidate eligible or not with the failing rule and its score; the experiment to run,
@@ -44,14 +44,11 @@ pub(crate) fn command(args: &SelectArgs) -> i32 {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };
-    let packs = match load_packs(args.packs.as_deref(), Some(&[args.pack.as_str()])) {
+    let pack = match load_pack(args.packs.as_deref(), &args.pack) {
         Ok(p) => p,
-        Err(e) => return fail(&e),
+        Err(code) => return code,
     };
-    let pack = match packs.get(&args.pack) {
-        Ok(p) => p,
-        Err(e) => return fail(&e),
-    };
+    let pack = &pack;
     let candidates = match counterlab::select::read_candidates(pack, &args.candidates) {
         Ok(c) => c,
         Err(e) => return fail(&e),

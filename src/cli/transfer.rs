@@ -5,17 +5,14 @@ use std::path::Path;
 use counterlab::transfer;
 use counterlab::RunOptions;
 
-use super::{fail, fail_usage, load_packs, style, EXIT_DATA, EXIT_OK};
+use super::{fail, fail_usage, load_pack, style, EXIT_DATA, EXIT_OK};
 
 pub(crate) fn command(pack: &str, choice: &str, packs: Option<&Path>, json: bool) -> i32 {
-    let packs = match load_packs(packs, Some(&[pack])) {
+    let pack = match load_pack(packs, pack) {
         Ok(p) => p,
-        Err(e) => return fail(&e),
+        Err(code) => return code,
     };
-    let pack = match packs.get(pack) {
-        Ok(p) => p,
-        Err(e) => return fail(&e),
-    };
+    let pack = &pack;
     if let Err(e) = transfer::check_choice(pack, choice) {
         return fail_usage(&e.to_string());
     }

@@ -257,6 +257,15 @@ impl Packs {
         }
     }
 
+    /// The one pack `id` of the packs folder ([`Packs::open_folder`]: only its fixture is
+    /// loaded), for a command on one pack; an unknown id is an error listing the known ones,
+    /// a pack that does not load is its load error.
+    pub fn open_pack(dir: Option<&Path>, id: &str, limits: &LoadLimits) -> Result<Pack> {
+        let mut packs = Packs::open_folder(dir, Some(&[id]), limits)?;
+        packs.get(id)?;
+        Ok(packs.packs.remove(id).expect("get found it loaded"))
+    }
+
     /// Loads every pack folder directly under `dir` (a folder of pack folders; or `dir`
     /// itself when it holds a `pack.toml`), within the default [`LoadLimits`]; any pack that
     /// cannot be read or loaded is an error.
