@@ -555,6 +555,11 @@ fn chart_figure(map: &BoundaryMap) -> Figure {
         map.boundary.alpha
     );
     let x_axis = &map.boundary.axes[0];
+    let captions = chart::Captions {
+        title: map.boundary.title.clone(),
+        subtitle,
+        x_label: axis_label(x_axis.knob, x_axis.arm.as_deref()),
+    };
     let x_ticks: Vec<String> = x_axis
         .values
         .iter()
@@ -593,9 +598,7 @@ fn chart_figure(map: &BoundaryMap) -> Figure {
                 })
                 .collect();
             Figure::Grid(chart::GridChart {
-                title: map.boundary.title.clone(),
-                subtitle,
-                x_label: axis_label(x_axis.knob, x_axis.arm.as_deref()),
+                captions,
                 x_ticks,
                 y_label: axis_label(y_axis.knob, y_axis.arm.as_deref()),
                 y_ticks,
@@ -619,9 +622,7 @@ fn chart_figure(map: &BoundaryMap) -> Figure {
                 });
             }
             Figure::Lines(chart::LineChart {
-                title: map.boundary.title.clone(),
-                subtitle,
-                x_label: axis_label(x_axis.knob, x_axis.arm.as_deref()),
+                captions,
                 x_ticks,
                 y_label: "value on held-out rows".to_owned(),
                 series,

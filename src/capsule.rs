@@ -216,32 +216,26 @@ fn check_links(
                 Err(())
             }
         };
+    let fail = |out: &mut CapsuleReport, name: &'static str, detail: String| {
+        link(out, name, "fail", detail)
+    };
     let field = |v: &Value, key: &str| v.get(key).cloned().unwrap_or(Value::Null);
 
     // format
     if bytes.len() > MAX_CAPSULE_BYTES {
-        return link(
+        return fail(
             out,
             "format",
-            "fail",
             format!("{} bytes, over {MAX_CAPSULE_BYTES}", bytes.len()),
         );
     }
     let capsule = match crate::json::parse_strict(bytes) {
         Ok(v) if v.get("format") == Some(&json!(CAPSULE_FORMAT)) => v,
-        Ok(_) => {
-            return link(
-                out,
-                "format",
-                "fail",
-                format!("$.format is not {CAPSULE_FORMAT:?}"),
-            )
-        }
+        Ok(_) => return fail(out, "format", format!("$.format is not {CAPSULE_FORMAT:?}")),
         Err(e) => {
-            return link(
+            return fail(
                 out,
                 "format",
-                "fail",
                 format!("not JSON at {}: {}", e.path, e.message),
             )
         }
@@ -251,14 +245,13 @@ fn check_links(
     // prediction
     let prediction = match Prediction::from_value(&field(&capsule, "prediction")) {
         Ok(p) => p,
-        Err(e) => return link(out, "prediction", "fail", format!("$.prediction: {e}")),
+        Err(e) => return fail(out, "prediction", format!("$.prediction: {e}")),
     };
     let hash = prediction.prediction_hash();
     if field(&capsule, "prediction_hash") != json!(hash) {
-        return link(
+        return fail(
             out,
             "prediction",
-            "fail",
             format!("$.prediction_hash is not the prediction's hash {hash}"),
         );
     }
@@ -274,10 +267,9 @@ fn check_links(
         }
     };
     if !prediction.is_about(pack) {
-        return link(
+        return fail(
             out,
             "prediction",
-            "fail",
             "the prediction's manifest hash is not this pack's".into(),
         );
     }
@@ -301,27 +293,15 @@ fn check_links(
                 )
             })
             .collect(),
-        None => {
-            return link(
-                out,
-                "selection",
-                "fail",
-                "$.candidates is not a list".into(),
-            )
-        }
+        None => return fail(out, "selection", "$.candidates is not a list".into()),
     };
     let selection = select(pack, &prediction, &candidates);
     let selection_hash = selection.selection_hash();
     if field(&capsule, "selection_hash") != json!(selection_hash) {
-        return link(out, "selection", "fail", format!("re-running the selector gives selection hash {selection_hash}, not $.selection_hash"));
+        return fail(out, "selection", format!("re-running the selector gives selection hash {selection_hash}, not $.selection_hash"));
     }
     let Some(to_run) = selection.to_run.as_ref() else {
-        return link(
-            out,
-            "selection",
-            "fail",
-            "no embedded candidate is eligible".into(),
-        );
+        return fail(out, "selection", "no embedded candidate is eligible".into());
     };
     link(out, "selection", "pass", selection_hash)?;
 
@@ -331,7 +311,7 @@ fn check_links(
         &canon::to_value(to_run).expect("encodes"),
     );
     if field(&capsule, "experiment_hash") != json!(experiment_hash) {
-        return link(out, "experiment", "fail", format!("the selected experiment (derived seed {}) hashes to {experiment_hash}, not $.experiment_hash", to_run.seed));
+        return fail(out, "experiment", format!("the selected experiment (derived seed {}) hashes to {experiment_hash}, not $.experiment_hash", to_run.seed));
     }
     let payload = field(&capsule, "payload");
     let ran = payload
@@ -340,10 +320,9 @@ fn check_links(
     match ran {
         Some(e) if &e == to_run => {}
         Some(e) => {
-            return link(
+            return fail(
                 out,
                 "experiment",
-                "fail",
                 format!(
                     "$.payload.experiment is not the selected experiment (its seed {}, derived {})",
                     e.seed, to_run.seed
@@ -351,10 +330,9 @@ fn check_links(
             );
         }
         None => {
-            return link(
+            return fail(
                 out,
                 "experiment",
-                "fail",
                 "$.payload.experiment is not an experiment".into(),
             )
         }
@@ -364,10 +342,9 @@ fn check_links(
     // payload
     let payload_hash = canon::hash_value(HashKind::Payload, &payload);
     if field(&capsule, "payload_hash") != json!(payload_hash) {
-        return link(
+        return fail(
             out,
             "payload",
-            "fail",
             format!("$.payload hashes to {payload_hash}, not $.payload_hash"),
         );
     }
@@ -393,7 +370,7 @@ fn check_links(
     if field(&capsule, "report_hash") != json!(report.report_hash())
         || field(&capsule, "verdict") != json!(report.verdict().as_str())
     {
-        return link(out, "report", "fail", format!("re-verifying the payload gives {} (report {}), not the recorded $.verdict / $.report_hash", report.verdict().as_str(), report.report_hash()));
+        return fail(out, "report", format!("re-verifying the payload gives {} (report {}), not the recorded $.verdict / $.report_hash", report.verdict().as_str(), report.report_hash()));
     }
     link(out, "report", "pass", report.report_hash().to_owned())?;
     out.report = Some(report);
@@ -405,10 +382,9 @@ fn check_links(
         match crate::boundary::compute(pack, threads) {
             Ok(map) if json!(map.map_hash) == boundary => {}
             Ok(map) => {
-                return link(
+                return fail(
                     out,
                     "extras",
-                    "fail",
                     format!(
                         "the boundary map hashes to {}, not $.boundary_map_hash",
                         map.map_hash
@@ -416,10 +392,9 @@ fn check_links(
                 )
             }
             Err(e) => {
-                return link(
+                return fail(
                     out,
                     "extras",
-                    "fail",
                     format!("the boundary map cannot be computed: {e}"),
                 )
             }
@@ -431,10 +406,9 @@ fn check_links(
             match crate::transfer::evaluate(pack, Some(transfer_choice), threads) {
                 Ok(t) => json!(t.result_hash),
                 Err(e) => {
-                    return link(
+                    return fail(
                         out,
                         "extras",
-                        "fail",
                         format!("the transfer evaluation cannot be computed: {e}"),
                     )
                 }
@@ -443,10 +417,9 @@ fn check_links(
         Predicted::Outcome(_) => Value::Null,
     };
     if transfer != expected_transfer {
-        return link(
+        return fail(
             out,
             "extras",
-            "fail",
             format!("$.transfer_result_hash is not {expected_transfer}"),
         );
     }
@@ -460,13 +433,12 @@ fn check_links(
     // revisions
     let revisions = match field(&capsule, "revisions").as_array() {
         Some(r) => r.clone(),
-        None => return link(out, "revisions", "fail", "$.revisions is not a list".into()),
+        None => return fail(out, "revisions", "$.revisions is not a list".into()),
     };
     if revisions.len() > crate::revision::MAX_REVISIONS {
-        return link(
+        return fail(
             out,
             "revisions",
-            "fail",
             format!(
                 "{} revisions: at most {}",
                 revisions.len(),
@@ -479,10 +451,9 @@ fn check_links(
         let revised = field(revision, "payload");
         if field(revision, "payload_hash") != json!(canon::hash_value(HashKind::Payload, &revised))
         {
-            return link(
+            return fail(
                 out,
                 "revisions",
-                "fail",
                 format!("$.revisions[{i}].payload_hash is not its payload's hash"),
             );
         }
@@ -493,10 +464,9 @@ fn check_links(
         if field(revision, "revision_hash") != value["revision_hash"]
             || field(revision, "verdict") != value["verdict"]
         {
-            return link(
+            return fail(
                 out,
                 "revisions",
-                "fail",
                 format!(
                     "re-checking revision {} gives {} (revision {}), not the recorded one",
                     i + 1,
@@ -506,10 +476,9 @@ fn check_links(
             );
         }
         if answer.refusal.is_some() {
-            return link(
+            return fail(
                 out,
                 "revisions",
-                "fail",
                 format!(
                     "revision {} is refused: {}",
                     i + 1,

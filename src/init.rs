@@ -328,6 +328,14 @@ fn toml_list(items: &[String]) -> String {
     out
 }
 
+/// The columns that cannot be features, with why.
+fn not_used(columns: &[(String, ColumnUse)]) -> impl Iterator<Item = (&str, &str)> {
+    columns.iter().filter_map(|(n, u)| match u {
+        ColumnUse::NotUsed(why) => Some((n.as_str(), why.as_str())),
+        _ => None,
+    })
+}
+
 /// `pack.toml` for the columns' uses.
 fn manifest_text(
     id: &str,
@@ -344,12 +352,8 @@ fn manifest_text(
         .map(|(n, _)| n.clone())
         .collect();
     if features.is_empty() {
-        let reasons: Vec<String> = columns
-            .iter()
-            .filter_map(|(n, u)| match u {
-                ColumnUse::NotUsed(why) => Some(format!("  {n:?}: {why}")),
-                _ => None,
-            })
+        let reasons: Vec<String> = not_used(columns)
+            .map(|(n, why)| format!("  {n:?}: {why}"))
             .collect();
         return Err(Error::invalid(format!(
             "no column can be a feature (every column but the roles is unusable):\n{}",
@@ -400,17 +404,11 @@ fn manifest_text(
         let names: Vec<String> = categorical.iter().map(|(n, _)| (*n).clone()).collect();
         text.push_str(&format!("categorical = {}\n", toml_list(&names)));
     }
-    let not_used: Vec<String> = columns
-        .iter()
-        .filter_map(|(n, u)| match u {
-            ColumnUse::NotUsed(why) => Some(format!("#   {n}: {why}\n")),
-            _ => None,
-        })
-        .collect();
-    if !not_used.is_empty() {
+    let mut unused = not_used(columns).peekable();
+    if unused.peek().is_some() {
         text.push_str("# Columns not used as features:\n");
-        for line in not_used {
-            text.push_str(&line);
+        for (n, why) in unused {
+            text.push_str(&format!("#   {n}: {why}\n"));
         }
     }
     if !categorical.is_empty() {

@@ -6,8 +6,8 @@
 //! `rsvg-convert -w 1000 /tmp/counterlab-charts/NAME.svg -o NAME.png`.
 
 use counterlab::chart::{
-    grid_svg, grid_vega, histogram_svg, histogram_vega, line_svg, line_vega, GridCell, GridChart,
-    HistogramChart, LineChart, Outcome, Series,
+    grid_svg, grid_vega, histogram_svg, histogram_vega, line_svg, line_vega, Captions, GridCell,
+    GridChart, HistogramChart, LineChart, Outcome, Series,
 };
 use serde_json::Value;
 
@@ -39,9 +39,11 @@ fn grid_typical() -> GridChart {
         }
     }
     GridChart {
-        title: "Leakage boundary: ROC AUC gap by entities and leak strength".to_string(),
-        subtitle: "pack entity-leakage · claim random-vs-grouped · K = 5 folds".to_string(),
-        x_label: "entities in the pack (count)".to_string(),
+        captions: Captions {
+            title: "Leakage boundary: ROC AUC gap by entities and leak strength".to_string(),
+            subtitle: "pack entity-leakage · claim random-vs-grouped · K = 5 folds".to_string(),
+            x_label: "entities in the pack (count)".to_string(),
+        },
         x_ticks,
         y_label: "leak strength (fraction)".to_string(),
         y_ticks,
@@ -96,15 +98,17 @@ fn grid_long() -> GridChart {
         }
     }
     GridChart {
-        title: "Does grouping by entity change the measured performance of every model \
+        captions: Captions {
+            title: "Does grouping by entity change the measured performance of every model \
                 family on the clinical-readmission subject pack, or only of the flexible ones?"
-            .to_string(),
-        subtitle: "pack clinical-readmission-2024 · claim grouped-split-lowers-auc · \
+                .to_string(),
+            subtitle: "pack clinical-readmission-2024 · claim grouped-split-lowers-auc · \
                    K = 10 folds × 5 repeats · 1,000 permutations per cell · \
                    & <escaped> \"quotes\""
-            .to_string(),
-        x_label: "evaluation design (how rows were assigned to training and test folds)"
-            .to_string(),
+                .to_string(),
+            x_label: "evaluation design (how rows were assigned to training and test folds)"
+                .to_string(),
+        },
         x_ticks,
         y_label: "model family and its hyper-parameters".to_string(),
         y_ticks,
@@ -120,9 +124,11 @@ fn line_typical() -> LineChart {
         .to_vec();
     let stat = [0.012, 0.031, 0.058, 0.072, 0.085, 0.091];
     LineChart {
-        title: "ROC AUC gap (leaky − grouped) by number of entities".to_string(),
-        subtitle: "pack entity-leakage · claim random-vs-grouped · K = 5 folds".to_string(),
-        x_label: "entities in the pack (count)".to_string(),
+        captions: Captions {
+            title: "ROC AUC gap (leaky − grouped) by number of entities".to_string(),
+            subtitle: "pack entity-leakage · claim random-vs-grouped · K = 5 folds".to_string(),
+            x_label: "entities in the pack (count)".to_string(),
+        },
         x_ticks,
         y_label: "ROC AUC gap (AUC points)".to_string(),
         series: vec![
@@ -174,11 +180,13 @@ fn line_long() -> LineChart {
     .map(String::from)
     .to_vec();
     LineChart {
-        title: "Temporal leakage: calibration slope change when the embargo grows".to_string(),
-        subtitle: "pack ehr-temporal · claim embargo-removes-optimism · K = 8 · 500 bootstrap \
+        captions: Captions {
+            title: "Temporal leakage: calibration slope change when the embargo grows".to_string(),
+            subtitle: "pack ehr-temporal · claim embargo-removes-optimism · K = 8 · 500 bootstrap \
                    resamples"
-            .to_string(),
-        x_label: "embargo between training and test windows".to_string(),
+                .to_string(),
+            x_label: "embargo between training and test windows".to_string(),
+        },
         x_ticks,
         y_label: "calibration slope change (unitless, negative = worse)".to_string(),
         series: vec![
@@ -244,10 +252,12 @@ fn null_sample(n: usize, centre: f64, spread: f64) -> Vec<f64> {
 
 fn histogram_typical() -> HistogramChart {
     HistogramChart {
-        title: "Permutation null of the ROC AUC gap, with the observed gap".to_string(),
-        subtitle: "pack entity-leakage · claim random-vs-grouped · K = 5 · 200 permutations"
-            .to_string(),
-        x_label: "ROC AUC gap (leaky − grouped, AUC points)".to_string(),
+        captions: Captions {
+            title: "Permutation null of the ROC AUC gap, with the observed gap".to_string(),
+            subtitle: "pack entity-leakage · claim random-vs-grouped · K = 5 · 200 permutations"
+                .to_string(),
+            x_label: "ROC AUC gap (leaky − grouped, AUC points)".to_string(),
+        },
         values: null_sample(200, 0.0, 0.02),
         observed: 0.074,
         threshold: Some(0.05),
@@ -258,11 +268,13 @@ fn histogram_negative() -> HistogramChart {
     let mut values = null_sample(200, -0.02, 0.015);
     values.push(f64::NAN);
     HistogramChart {
-        title: "Permutation null of the calibration slope change under a six-month embargo"
-            .to_string(),
-        subtitle: "pack ehr-temporal · claim embargo-removes-optimism · 200 permutations"
-            .to_string(),
-        x_label: "calibration slope change (embargo − none, unitless)".to_string(),
+        captions: Captions {
+            title: "Permutation null of the calibration slope change under a six-month embargo"
+                .to_string(),
+            subtitle: "pack ehr-temporal · claim embargo-removes-optimism · 200 permutations"
+                .to_string(),
+            x_label: "calibration slope change (embargo − none, unitless)".to_string(),
+        },
         values,
         observed: -0.0215,
         threshold: Some(-0.03),
@@ -365,12 +377,19 @@ fn fixed3(v: f64) -> String {
 fn grid_svg_shows_title_axes_legend_and_every_value_with_its_hash() {
     for chart in [grid_typical(), grid_long()] {
         let svg = grid_svg(&chart);
-        check_common(&svg, &chart.title, &[&chart.x_label, &chart.y_label]);
+        check_common(
+            &svg,
+            &chart.captions.title,
+            &[&chart.captions.x_label, &chart.y_label],
+        );
         legend_has(&svg, &["SUPPORTS", "INCONCLUSIVE", "REJECTED"]);
         let doc = parse(&svg);
         let note = texts(&doc, "legend").join(" ");
         assert!(note.contains(&words(&chart.value_label)), "{note}");
-        assert_eq!(texts(&doc, "subtitle"), vec![words(&chart.subtitle)]);
+        assert_eq!(
+            texts(&doc, "subtitle"),
+            vec![words(&chart.captions.subtitle)]
+        );
         // Every cell's value, printed with 3 decimals and bound to its cell hash.
         let values: Vec<(String, String)> = doc
             .descendants()
@@ -455,8 +474,11 @@ fn grid_vega_rows_are_the_input_cells() {
             assert_eq!(row["outcome"], c.outcome.label());
             assert_eq!(row["cell_hash"], c.cell_hash.as_str());
         }
-        assert_eq!(spec["title"]["text"], chart.title.as_str());
-        assert_eq!(spec["encoding"]["x"]["title"], chart.x_label.as_str());
+        assert_eq!(spec["title"]["text"], chart.captions.title.as_str());
+        assert_eq!(
+            spec["encoding"]["x"]["title"],
+            chart.captions.x_label.as_str()
+        );
         assert_eq!(spec["encoding"]["y"]["title"], chart.y_label.as_str());
     }
 }
@@ -468,7 +490,11 @@ fn grid_vega_rows_are_the_input_cells() {
 fn line_svg_shows_title_axes_legend_and_threshold() {
     for chart in [line_typical(), line_long()] {
         let svg = line_svg(&chart);
-        check_common(&svg, &chart.title, &[&chart.x_label, &chart.y_label]);
+        check_common(
+            &svg,
+            &chart.captions.title,
+            &[&chart.captions.x_label, &chart.y_label],
+        );
         let mut entries: Vec<String> = chart.series.iter().map(|s| s.name.clone()).collect();
         entries.push(format!("95% CI of {}", chart.series[0].name));
         entries.extend(Outcome::ALL.iter().map(|o| o.label().to_string()));
@@ -536,8 +562,8 @@ fn histogram_svg_shows_title_axes_legend_and_marks() {
         let svg = histogram_svg(&chart);
         check_common(
             &svg,
-            &chart.title,
-            &[&chart.x_label, "permutations (count)"],
+            &chart.captions.title,
+            &[&chart.captions.x_label, "permutations (count)"],
         );
         let doc = parse(&svg);
         let finite = chart.values.iter().filter(|v| v.is_finite()).count();
@@ -673,9 +699,11 @@ fn histogram_vega_marks_observed_and_threshold() {
 #[test]
 fn degenerate_inputs_still_draw() {
     let empty_grid = GridChart {
-        title: "empty".to_string(),
-        subtitle: String::new(),
-        x_label: "x".to_string(),
+        captions: Captions {
+            title: "empty".to_string(),
+            subtitle: String::new(),
+            x_label: "x".to_string(),
+        },
         x_ticks: vec![],
         y_label: "y".to_string(),
         y_ticks: vec![],
@@ -686,19 +714,27 @@ fn degenerate_inputs_still_draw() {
     let mut grid = grid_typical();
     grid.cells[0].value = Some(f64::INFINITY);
     grid.cells[1].ci = Some([f64::NAN, 1.0]);
-    check_common(&grid_svg(&grid), &grid.title, &[]);
+    check_common(&grid_svg(&grid), &grid.captions.title, &[]);
     assert!(grid_vega(&grid)["data"]["values"][0]["value"].is_null());
 
     let mut line = line_typical();
     line.series.clear();
     line.band = None;
     line.threshold = None;
-    check_common(&line_svg(&line), &line.title, &[&line.x_label]);
+    check_common(
+        &line_svg(&line),
+        &line.captions.title,
+        &[&line.captions.x_label],
+    );
     let mut line = line_typical();
     line.series[0].values = vec![Some(1e300), Some(-1e300), None, Some(f64::NAN)];
     line.outcomes.truncate(2);
     line.cell_hashes.truncate(2);
-    check_common(&line_svg(&line), &line.title, &[&line.x_label]);
+    check_common(
+        &line_svg(&line),
+        &line.captions.title,
+        &[&line.captions.x_label],
+    );
     assert!(line_vega(&line)["data"]["values"][2]["cell_hash"].is_null());
 
     for (values, observed) in [
@@ -708,9 +744,11 @@ fn degenerate_inputs_still_draw() {
         (vec![-1e300, 1e300], 0.0),
     ] {
         let chart = HistogramChart {
-            title: "degenerate".to_string(),
-            subtitle: String::new(),
-            x_label: "statistic".to_string(),
+            captions: Captions {
+                title: "degenerate".to_string(),
+                subtitle: String::new(),
+                x_label: "statistic".to_string(),
+            },
             values,
             observed,
             threshold: None,

@@ -56,6 +56,17 @@ impl Outcome {
     }
 }
 
+/// What every chart is captioned with.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Captions {
+    /// What is shown, e.g. "Leakage boundary: ROC AUC gap by group size and K".
+    pub title: String,
+    /// Context, e.g. pack, claim and K, or the number of permutations.
+    pub subtitle: String,
+    /// The x axis title, with units (a histogram's: the statistic's name).
+    pub x_label: String,
+}
+
 /// A boundary map over two axes: a heatmap, one cell per (x, y), filled by outcome, labelled
 /// by value.
 ///
@@ -63,12 +74,8 @@ impl Outcome {
 /// index is outside the ticks is not drawn (and not put in the Vega-Lite data).
 #[derive(Debug, Clone, PartialEq)]
 pub struct GridChart {
-    /// What is shown, e.g. "Leakage boundary: ROC AUC gap by group size and K".
-    pub title: String,
-    /// Context, e.g. pack, claim and K.
-    pub subtitle: String,
-    /// The x axis title, with units.
-    pub x_label: String,
+    /// Title, subtitle and x-axis title.
+    pub captions: Captions,
     /// One label per column, left to right.
     pub x_ticks: Vec<String>,
     /// The y axis title, with units.
@@ -101,12 +108,8 @@ pub struct GridCell {
 /// A boundary map over one axis: lines over categorical x positions.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LineChart {
-    /// What is shown.
-    pub title: String,
-    /// Context, e.g. pack, claim and K.
-    pub subtitle: String,
-    /// The x axis title, with units.
-    pub x_label: String,
+    /// Title, subtitle and x-axis title.
+    pub captions: Captions,
     /// One label per x position, left to right.
     pub x_ticks: Vec<String>,
     /// The y axis title, with units.
@@ -136,12 +139,8 @@ pub struct Series {
 /// A permutation null distribution with the observed statistic marked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HistogramChart {
-    /// What is shown.
-    pub title: String,
-    /// Context, e.g. pack, claim and number of permutations.
-    pub subtitle: String,
-    /// The statistic's name, with units (the x axis title).
-    pub x_label: String,
+    /// Title, subtitle and x-axis title.
+    pub captions: Captions,
     /// The permuted statistics. Non-finite values are not binned (the legend counts them).
     pub values: Vec<f64>,
     /// The statistic on the unpermuted data (a solid vertical line).
@@ -252,9 +251,7 @@ mod tests {
 
     fn hist(values: Vec<f64>, observed: f64) -> HistogramChart {
         HistogramChart {
-            title: String::new(),
-            subtitle: String::new(),
-            x_label: String::new(),
+            captions: Captions::default(),
             values,
             observed,
             threshold: None,

@@ -6,7 +6,7 @@ use super::palette::{
     text_on, INK_HEX,
 };
 use super::text;
-use super::{bins, GridChart, HistogramChart, LineChart, Outcome, HISTOGRAM_BINS};
+use super::{bins, Captions, GridChart, HistogramChart, LineChart, Outcome, HISTOGRAM_BINS};
 use serde_json::{json, Value};
 
 /// The Vega-Lite v5 schema every spec names.
@@ -18,8 +18,8 @@ fn num(v: Option<f64>) -> Value {
         .map_or(Value::Null, |v| json!(v))
 }
 
-fn title(text: &str, subtitle: &str) -> Value {
-    json!({ "text": text, "subtitle": subtitle, "anchor": "start" })
+fn title(captions: &Captions) -> Value {
+    json!({ "text": captions.title, "subtitle": captions.subtitle, "anchor": "start" })
 }
 
 /// Width of one x position in the grid and line specs.
@@ -71,7 +71,7 @@ pub fn grid_vega(chart: &GridChart) -> Value {
         .collect();
     json!({
         "$schema": SCHEMA,
-        "title": title(&chart.title, &chart.subtitle),
+        "title": title(&chart.captions),
         "description": format!("Number in each cell: {} (3 decimals)", chart.value_label),
         "width": GRID_STEP * chart.x_ticks.len().max(1),
         "height": 76 * chart.y_ticks.len().max(1),
@@ -79,7 +79,7 @@ pub fn grid_vega(chart: &GridChart) -> Value {
         "encoding": {
             "x": {
                 "field": "x", "type": "ordinal", "sort": chart.x_ticks,
-                "title": chart.x_label, "axis": x_axis(&chart.x_ticks, GRID_STEP)
+                "title": chart.captions.x_label, "axis": x_axis(&chart.x_ticks, GRID_STEP)
             },
             "y": {
                 "field": "y", "type": "ordinal", "sort": chart.y_ticks,
@@ -95,7 +95,7 @@ pub fn grid_vega(chart: &GridChart) -> Value {
                         "scale": { "domain": outcome_labels(), "range": fills }
                     },
                     "tooltip": [
-                        { "field": "x", "title": chart.x_label },
+                        { "field": "x", "title": chart.captions.x_label },
                         { "field": "y", "title": chart.y_label },
                         { "field": "value", "type": "quantitative", "format": ".3f",
                           "title": chart.value_label },
@@ -192,7 +192,7 @@ pub fn line_vega(chart: &LineChart) -> Value {
         .collect();
     let primary = names.first().copied().unwrap_or_default();
     let x = json!({
-        "field": "x", "type": "ordinal", "sort": chart.x_ticks, "title": chart.x_label,
+        "field": "x", "type": "ordinal", "sort": chart.x_ticks, "title": chart.captions.x_label,
         "axis": x_axis(&chart.x_ticks, LINE_STEP)
     });
     let y_title = chart.y_label.as_str();
@@ -243,7 +243,7 @@ pub fn line_vega(chart: &LineChart) -> Value {
                     "scale": { "domain": outcome_labels(), "range": outcome_colours }
                 },
                 "tooltip": [
-                    { "field": "x", "title": chart.x_label },
+                    { "field": "x", "title": chart.captions.x_label },
                     { "field": "value", "type": "quantitative", "format": ".3f", "title": primary },
                     { "field": "ci_low", "type": "quantitative", "format": ".3f", "title": "95% CI low" },
                     { "field": "ci_high", "type": "quantitative", "format": ".3f", "title": "95% CI high" },
@@ -276,7 +276,7 @@ pub fn line_vega(chart: &LineChart) -> Value {
     }
     json!({
         "$schema": SCHEMA,
-        "title": title(&chart.title, &chart.subtitle),
+        "title": title(&chart.captions),
         "width": LINE_STEP * chart.x_ticks.len().max(1),
         "height": 340,
         "data": { "values": rows },
@@ -305,7 +305,7 @@ pub fn histogram_vega(chart: &HistogramChart) -> Value {
         "mark": { "type": "bar", "color": bar_hex(), "binSpacing": 1 },
         "encoding": {
             "x": {
-                "field": "bin_start", "type": "quantitative", "title": chart.x_label,
+                "field": "bin_start", "type": "quantitative", "title": chart.captions.x_label,
                 "bin": { "binned": true }
             },
             "x2": { "field": "bin_end" },
@@ -371,7 +371,7 @@ pub fn histogram_vega(chart: &HistogramChart) -> Value {
     }
     json!({
         "$schema": SCHEMA,
-        "title": title(&chart.title, &chart.subtitle),
+        "title": title(&chart.captions),
         "description": format!(
             "{} finite permuted statistics in {HISTOGRAM_BINS} bins; {} non-finite left out",
             chart.values.len() - b.omitted,

@@ -54,13 +54,12 @@ pub(crate) fn command(args: &AuditArgs) -> i32 {
         time: args.time.clone(),
     };
     let limits = LoadLimits::default();
-    let bytes = match read_input(&args.data, limits.max_bytes, "") {
-        Ok(b) => b,
-        Err(_) => return EXIT_USAGE,
+    // Both print their error; the exit code is 2 whatever it was (1 means "leak found").
+    let Ok(bytes) = read_input(&args.data, limits.max_bytes, "") else {
+        return EXIT_USAGE;
     };
-    let threads = match threads_option(args.threads) {
-        Ok(t) => t,
-        Err(_) => return EXIT_USAGE,
+    let Ok(threads) = threads_option(args.threads) else {
+        return EXIT_USAGE;
     };
     let verify_options = counterlab::VerifyOptions {
         threads,

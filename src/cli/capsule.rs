@@ -5,11 +5,12 @@ use std::path::PathBuf;
 
 use counterlab::capsule::{build, BuildOptions, CapsuleReport};
 use counterlab::document::Verified;
-use counterlab::prediction::{Prediction, MAX_PREDICTION_BYTES};
 use counterlab::verify::VerifyOptions;
 
 use super::style::safe;
-use super::{fail, fail_usage, load_packs, read_input, style, threads_option};
+use super::{
+    fail, fail_usage, load_packs, read_input, read_prediction, style, threads_option, PacksOption,
+};
 
 /// Build a Proof Capsule (counterlab.capsule/1): the prediction, the selector's choice
 /// among the candidates (default: the pack's experiments), the selected experiment run
@@ -28,9 +29,8 @@ pub(crate) struct BuildArgs {
     /// Also bind the pack's boundary map (recomputed on verification).
     #[arg(long)]
     boundary: bool,
-    /// A folder of pack folders, or one pack folder (default: fixtures/packs).
-    #[arg(long)]
-    packs: Option<PathBuf>,
+    #[command(flatten)]
+    packs: PacksOption,
     /// Where to write the capsule.
     #[arg(long)]
     out: PathBuf,
@@ -48,15 +48,11 @@ pub(crate) enum CapsuleAction {
 
 pub(crate) fn command(action: &CapsuleAction) -> i32 {
     let CapsuleAction::Build(args) = action;
-    let bytes = match read_input(&args.prediction, MAX_PREDICTION_BYTES, "--prediction") {
-        Ok(b) => b,
+    let prediction = match read_prediction(&args.prediction, "--prediction") {
+        Ok(p) => p,
         Err(code) => return code,
     };
-    let prediction = match Prediction::from_json(&bytes) {
-        Ok(p) => p,
-        Err(e) => return fail(&e),
-    };
-    let packs = match load_packs(args.packs.as_deref(), Some(&[prediction.pack.id.as_str()])) {
+    let packs = match load_packs(args.packs.folder(), Some(&[prediction.pack.id.as_str()])) {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };

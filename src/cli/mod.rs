@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use clap::{Parser, Subcommand};
 
 use counterlab::pack::LoadLimits;
+use counterlab::prediction::{Prediction, MAX_PREDICTION_BYTES};
 use counterlab::{Error, Experiment, Packs, RunOptions};
 
 /// Exit code: success.
@@ -57,10 +58,8 @@ enum Command {
         /// Where to write the payload (default: print it to stdout).
         #[arg(long)]
         out: Option<PathBuf>,
-        /// A folder of pack folders, or one pack folder (default: fixtures/packs of the
-        /// working directory).
-        #[arg(long)]
-        packs: Option<PathBuf>,
+        #[command(flatten)]
+        packs: PacksOption,
         /// Worker threads, at least 1 (results are identical for any number; more than 64
         /// are used as 64).
         #[arg(long)]
@@ -81,10 +80,8 @@ enum Command {
     Boundary {
         /// The pack id.
         pack: String,
-        /// A folder of pack folders, or one pack folder (default: fixtures/packs of the
-        /// working directory).
-        #[arg(long)]
-        packs: Option<PathBuf>,
+        #[command(flatten)]
+        packs: PacksOption,
         /// Print the map as JSON (counterlab.boundary/1) instead of a table.
         #[arg(long)]
         json: bool,
@@ -111,10 +108,8 @@ enum Command {
         /// The id of the chosen answer.
         #[arg(long)]
         choice: String,
-        /// A folder of pack folders, or one pack folder (default: fixtures/packs of the
-        /// working directory).
-        #[arg(long)]
-        packs: Option<PathBuf>,
+        #[command(flatten)]
+        packs: PacksOption,
         /// Print the evaluation as JSON (counterlab.transfer/1).
         #[arg(long)]
         json: bool,
@@ -179,10 +174,8 @@ enum Command {
     },
     /// The packs found, with fixture hashes.
     Packs {
-        /// A folder of pack folders, or one pack folder (default: fixtures/packs of the
-        /// working directory).
-        #[arg(long)]
-        packs: Option<PathBuf>,
+        #[command(flatten)]
+        packs: PacksOption,
     },
 }
 
@@ -236,7 +229,7 @@ pub(crate) fn main() -> i32 {
             out,
             packs,
             threads,
-        } => run(&experiment, out.as_deref(), packs.as_deref(), threads),
+        } => run(&experiment, out.as_deref(), packs.folder(), threads),
         Command::Verify(args) => verify::command(&args),
         Command::VerifyRevision(args) => revision::command(&args),
         Command::Metrics {
@@ -270,7 +263,7 @@ pub(crate) fn main() -> i32 {
             threads,
         } => boundary::command(&boundary::BoundaryArgs {
             pack: &pack,
-            packs: packs.as_deref(),
+            packs: packs.folder(),
             json,
             out: out.as_deref(),
             svg: svg.as_deref(),
@@ -282,9 +275,9 @@ pub(crate) fn main() -> i32 {
             choice,
             packs,
             json,
-        } => transfer::command(&pack, &choice, packs.as_deref(), json),
+        } => transfer::command(&pack, &choice, packs.folder(), json),
         Command::Hash { file } => hash::command(&file),
-        Command::Packs { packs } => list_packs(packs.as_deref()),
+        Command::Packs { packs } => list_packs(packs.folder()),
         Command::Init(args) => init::command(&args),
         Command::Predict(args) => predict::command(&args),
         Command::Select(args) => select::command(&args),
@@ -338,6 +331,22 @@ pub(crate) fn threads_option(threads: Option<usize>) -> Result<usize, i32> {
     }
 }
 
+/// `--packs`, shared by every command that reads packs.
+#[derive(clap::Args, Debug)]
+pub(crate) struct PacksOption {
+    /// A folder of pack folders, or one pack folder (default: fixtures/packs of the
+    /// working directory).
+    #[arg(long = "packs", value_name = "PACKS")]
+    folder: Option<PathBuf>,
+}
+
+impl PacksOption {
+    /// The folder given, if any.
+    pub(crate) fn folder(&self) -> Option<&Path> {
+        self.folder.as_deref()
+    }
+}
+
 /// Discovers the packs under `dir` (default `fixtures/packs`) and loads the fixtures of
 /// the packs in `only` (every `pack.toml` is still read, and a broken sibling pack never
 /// stops the command), or of every pack when `only` is `None`.
@@ -363,6 +372,12 @@ fn load_packs_within(
 /// folder is refused before anything is read).
 fn read_input(path: &Path, budget: u64, flag: &str) -> Result<Vec<u8>, i32> {
     counterlab::input::read_within(path, budget, flag).map_err(|e| fail(&e))
+}
+
+/// The prediction at `path` (the argument `flag`), its error printed.
+fn read_prediction(path: &Path, flag: &str) -> Result<Prediction, i32> {
+    let bytes = read_input(path, MAX_PREDICTION_BYTES, flag)?;
+    Prediction::from_json(&bytes).map_err(|e| fail(&e))
 }
 
 fn run(

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use counterlab::experiment::Claim;
 use counterlab::prediction::{predict, Outcome, Predicted};
 
-use super::{fail, fail_usage, load_pack, read_input, EXIT_DATA, EXIT_OK};
+use super::{fail, fail_usage, load_pack, read_input, PacksOption, EXIT_DATA, EXIT_OK};
 
 /// Record a prediction (counterlab.prediction/1) about a claim on a pack, before any
 /// result exists: the pack's id and meaning hash, the claim, the predicted outcome and
@@ -28,9 +28,8 @@ pub(crate) struct PredictArgs {
     /// A file with your rationale: its blake3 is recorded, not its text.
     #[arg(long)]
     rationale: Option<PathBuf>,
-    /// A folder of pack folders, or one pack folder (default: fixtures/packs).
-    #[arg(long)]
-    packs: Option<PathBuf>,
+    #[command(flatten)]
+    packs: PacksOption,
     /// Write the prediction here instead of printing it.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -51,7 +50,7 @@ pub(crate) fn command(args: &PredictArgs) -> i32 {
             return EXIT_DATA;
         }
     };
-    let pack = match load_pack(args.packs.as_deref(), &args.pack) {
+    let pack = match load_pack(args.packs.folder(), &args.pack) {
         Ok(p) => p,
         Err(code) => return code,
     };

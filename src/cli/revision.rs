@@ -7,7 +7,7 @@ use counterlab::revision::{verify_revision, CHANGES_SHOWN};
 use counterlab::verify::Choices;
 
 use super::style::safe;
-use super::{fail, fail_usage, load_packs_within, style, threads_option};
+use super::{fail, fail_usage, load_packs_within, style, threads_option, PacksOption};
 
 /// Check a revision chain: at most two revisions after a REJECTED verdict, each changing
 /// the evaluation design (model, features, arms, ablations), never the pack, the seed, the
@@ -20,10 +20,8 @@ pub(crate) struct RevisionArgs {
     /// The payloads in order: the one that was rejected, then its revisions (1 or 2).
     #[arg(required = true, num_args = 2..)]
     payloads: Vec<PathBuf>,
-    /// A folder of pack folders, or one pack folder (default: fixtures/packs of the
-    /// working directory).
-    #[arg(long)]
-    packs: Option<PathBuf>,
+    #[command(flatten)]
+    packs: PacksOption,
     /// Print the answer as JSON (counterlab.revision/1).
     #[arg(long)]
     json: bool,
@@ -58,7 +56,7 @@ pub(crate) fn command(args: &RevisionArgs) -> i32 {
     let last = payloads.last().expect("clap requires two payloads");
     let named = counterlab::document::named_packs(last, options.max_payload_bytes);
     let only: Vec<&str> = named.iter().map(String::as_str).collect();
-    let packs = match load_packs_within(args.packs.as_deref(), Some(&only), &options.fixture) {
+    let packs = match load_packs_within(args.packs.folder(), Some(&only), &options.fixture) {
         Ok(p) => p,
         Err(e) => return fail(&e),
     };

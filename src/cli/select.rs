@@ -3,11 +3,10 @@
 
 use std::path::PathBuf;
 
-use counterlab::prediction::{Prediction, MAX_PREDICTION_BYTES};
 use counterlab::select::select;
 
 use super::style::safe;
-use super::{fail, fail_usage, load_pack, read_input, style, EXIT_DATA, EXIT_OK};
+use super::{fail, fail_usage, load_pack, read_prediction, style, PacksOption, EXIT_DATA, EXIT_OK};
 
 /// Select the experiment that runs for a belief, by closed rules (no model calls): every
 /// candidate eligible or not with the failing rule and its score; the experiment to run,
@@ -24,27 +23,22 @@ pub(crate) struct SelectArgs {
     belief: PathBuf,
     /// Candidate experiments (default: the pack's experiments/*.json).
     candidates: Vec<PathBuf>,
-    /// A folder of pack folders, or one pack folder (default: fixtures/packs).
-    #[arg(long)]
-    packs: Option<PathBuf>,
     /// Print the selection record (counterlab.selection/1) as JSON.
     #[arg(long)]
     json: bool,
     /// Write the selected experiment, with its derived seed, to this file.
     #[arg(long)]
     out: Option<PathBuf>,
+    #[command(flatten)]
+    packs: PacksOption,
 }
 
 pub(crate) fn command(args: &SelectArgs) -> i32 {
-    let bytes = match read_input(&args.belief, MAX_PREDICTION_BYTES, "--belief") {
-        Ok(b) => b,
+    let prediction = match read_prediction(&args.belief, "--belief") {
+        Ok(p) => p,
         Err(code) => return code,
     };
-    let prediction = match Prediction::from_json(&bytes) {
-        Ok(p) => p,
-        Err(e) => return fail(&e),
-    };
-    let pack = match load_pack(args.packs.as_deref(), &args.pack) {
+    let pack = match load_pack(args.packs.folder(), &args.pack) {
         Ok(p) => p,
         Err(code) => return code,
     };

@@ -3,13 +3,13 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use counterlab::chart::HistogramChart;
+use counterlab::chart::{Captions, HistogramChart};
 use counterlab::document::Verified;
 use counterlab::verify::{Choices, Mode, Status, VerifyOptions};
 use counterlab::Verdict;
 
 use super::style::safe;
-use super::{fail, fail_usage, style, threads_option};
+use super::{fail, fail_usage, style, threads_option, PacksOption};
 
 // Options of `verify` as given on the command line (a plain comment: clap would read a
 // doc comment as the command's description, which the `Verify` variant gives).
@@ -17,10 +17,8 @@ use super::{fail, fail_usage, style, threads_option};
 pub(crate) struct VerifyArgs {
     /// The payload JSON (as written by `counterlab run`).
     payload: PathBuf,
-    /// A folder of pack folders, or one pack folder (default: fixtures/packs of the
-    /// working directory).
-    #[arg(long)]
-    packs: Option<PathBuf>,
+    #[command(flatten)]
+    packs: PacksOption,
     /// Print the report as JSON (counterlab.report/1).
     #[arg(long)]
     json: bool,
@@ -93,7 +91,7 @@ pub(crate) fn command(args: &VerifyArgs) -> i32 {
     }
     // Only the packs the document names are loaded (counterlab::document): a broken
     // sibling pack never stops the report.
-    let verified = counterlab::document::verify_document(&bytes, args.packs.as_deref(), &options);
+    let verified = counterlab::document::verify_document(&bytes, args.packs.folder(), &options);
     if std::io::stderr().is_terminal() && !args.json {
         eprint!("\x1b[2K");
     }
@@ -145,15 +143,17 @@ fn null_histogram(report: &counterlab::Report, payload: &Path) -> Option<Histogr
         |n| n.to_string_lossy().into_owned(),
     );
     Some(HistogramChart {
-        title: format!("Is {} above what shuffled labels give?", null.statistic),
-        subtitle: format!(
-            "{name} · {} non-vacuous {}s · observed {:.4}, p = {p} · verdict {}",
-            null.values.len(),
-            null.null,
-            null.observed,
-            report.verdict().as_str()
-        ),
-        x_label: format!("{} under permuted labels", null.statistic),
+        captions: Captions {
+            title: format!("Is {} above what shuffled labels give?", null.statistic),
+            subtitle: format!(
+                "{name} · {} non-vacuous {}s · observed {:.4}, p = {p} · verdict {}",
+                null.values.len(),
+                null.null,
+                null.observed,
+                report.verdict().as_str()
+            ),
+            x_label: format!("{} under permuted labels", null.statistic),
+        },
         values: null.values.clone(),
         observed: null.observed,
         threshold: Some(null.threshold),

@@ -14,6 +14,22 @@ use rand_chacha::ChaCha8Rng;
 /// A random problem: `n` rows, `p` features of mixed scales (some constant, some
 /// duplicated), labels from a logistic model of strength `signal` (large: nearly
 /// separable) or all but one row of a class when `rare`.
+/// A [`problem`] whose rows and features are drawn uniformly from the two ranges.
+fn sized_problem(
+    rng: &mut ChaCha8Rng,
+    rows: std::ops::Range<usize>,
+    features: std::ops::Range<usize>,
+    signal: f64,
+    rare: bool,
+) -> (Matrix, Vec<bool>) {
+    let mut draw = |range: std::ops::Range<usize>| {
+        range.start + (rng.next_u64() % range.len() as u64) as usize
+    };
+    let n = draw(rows);
+    let p = draw(features);
+    problem(rng, n, p, signal, rare)
+}
+
 fn problem(
     rng: &mut ChaCha8Rng,
     n: usize,
@@ -69,11 +85,9 @@ fn the_solver_has_the_reference_bits_on_random_problems() {
     let mut rng = ChaCha8Rng::seed_from_u64(20261201);
     let mut cases = 0;
     for round in 0..400 {
-        let n = 2 + (rng.next_u64() % 300) as usize;
-        let p = (rng.next_u64() % 36) as usize;
         let signal = [0.5, 3.0, 40.0, 1e3][round % 4];
-        let rare = round % 11 == 0;
-        let (x, y) = problem(&mut rng, n, p, signal, rare);
+        let (x, y) = sized_problem(&mut rng, 2..302, 0..36, signal, round % 11 == 0);
+        let (n, p) = (x.rows(), x.cols());
         let c = [1e-4, 0.05, 1.0, 30.0, 1e6][(round / 4) % 5];
         let (tol, max_iter) = [(1e-10, 100), (0.0, 7), (1e-4, 100), (1e-10, 1)][(round / 20) % 4];
         let params = LogisticRegression { c, tol, max_iter };
@@ -117,10 +131,9 @@ fn a_certain_full_step_passes_the_test_it_replaces() {
     let mut rng = ChaCha8Rng::seed_from_u64(20261205);
     let (mut certified, mut passed, mut close_calls) = (0, 0, 0);
     for round in 0..120 {
-        let n = 3 + (rng.next_u64() % 3000) as usize;
-        let p = 1 + (rng.next_u64() % 20) as usize;
         let signal = [0.5, 3.0, 40.0, 1e3][round % 4];
-        let (x, y) = problem(&mut rng, n, p, signal, round % 9 == 0);
+        let (x, y) = sized_problem(&mut rng, 3..3003, 1..21, signal, round % 9 == 0);
+        let n = x.rows();
         let c = [1e-4, 0.05, 1.0, 30.0, 1e6][(round / 4) % 5];
         let design = Design::new(&x).expect("finite");
         let problem = design.problem(&y, c);
@@ -205,10 +218,9 @@ fn fits_sharing_a_design_have_the_bits_of_fresh_fits() {
     let mut rng = ChaCha8Rng::seed_from_u64(20261204);
     let mut rounds_reusing = 0;
     for round in 0..40 {
-        let n = 3 + (rng.next_u64() % 2000) as usize;
         // At least one feature: without, the start is the optimum and needs no Hessian.
-        let p = 1 + (rng.next_u64() % 30) as usize;
-        let (x, y) = problem(&mut rng, n, p, [0.5, 3.0, 40.0][round % 3], false);
+        let (x, y) = sized_problem(&mut rng, 3..2003, 1..31, [0.5, 3.0, 40.0][round % 3], false);
+        let n = x.rows();
         let design = Design::new(&x).expect("finite");
         let mut iterated = false;
         for fit in 0..12 {
@@ -503,11 +515,15 @@ fn samples(rng: &mut ChaCha8Rng, low: f64, high: f64, count: usize) -> Vec<f64> 
     out
 }
 
+/// The bounds enclose `libm` on [`samples`] of `[low, high]` (2,000,000 random ones drawn
+/// from `seed`) and are no wider than the slack needs.
 fn check_bounds(
-    inputs: &[f64],
+    seed: u64,
+    (low, high): (f64, f64),
     bounds: fn(&[f64; LANES], &mut [f64; LANES], &mut [f64; LANES]),
     libm: impl Fn(f64) -> f64,
 ) {
+    let inputs = samples(&mut ChaCha8Rng::seed_from_u64(seed), low, high, 2_000_000);
     let mut worst: f64 = 0.0;
     for block in inputs.chunks(LANES) {
         let mut x = [0.0; LANES];
@@ -535,22 +551,14 @@ fn check_bounds(
 
 #[test]
 fn log1p_bounds_hold_libm() {
-    let mut rng = ChaCha8Rng::seed_from_u64(1);
-    check_bounds(
-        &samples(&mut rng, 0.0, 1.0, 2_000_000),
-        log1p_bounds,
-        libm::log1p,
-    );
+    check_bounds(1, (0.0, 1.0), log1p_bounds, libm::log1p);
 }
 
 #[test]
 fn softplus_bounds_hold_libm() {
-    let mut rng = ChaCha8Rng::seed_from_u64(2);
-    check_bounds(
-        &samples(&mut rng, 0.0, 800.0, 2_000_000),
-        softplus_bounds,
-        |x| libm::log1p(libm::exp(-x)),
-    );
+    check_bounds(2, (0.0, 800.0), softplus_bounds, |x| {
+        libm::log1p(libm::exp(-x))
+    });
 }
 
 #[test]

@@ -297,6 +297,15 @@ impl BadCells {
     }
 }
 
+/// How to fix a cell of each kind (the hint under its error).
+const EMPTY_HINT: &str = "an empty cell is a missing value, which a used column may not have: fill it, or drop the row (or the column from the manifest) before export";
+const MISSING_TOKEN_HINT: &str = "NA (R), nan/NaN (pandas), NULL or None mark missing values: fill or drop them before export (R: write.csv(na = \"\") still leaves empty cells; pandas: df.dropna() or df.fillna(...))";
+const BOOLEAN_HINT: &str =
+    "True/False is text to a numeric column: write booleans as 1/0 (pandas: df[col].astype(int))";
+const INTEGRAL_FLOAT_HINT: &str = "the time column needs integers: 1.0 is a float export of 1 (pandas: df[col].astype(\"int64\"); R: as.integer); dates must be turned into integers (days or weeks since a start)";
+const TEXT_HINT: &str = "a feature column with text is a category (e.g. treatment \"P\"/\"A\"): list it in data.categorical and record its levels under [data.levels] (counterlab init does both; counterlab pack rehash DIR records the levels), or encode it as numbers";
+const UNKNOWN_LEVEL_HINT: &str = "a categorical column's levels are recorded in pack.toml so that its one-hot columns mean the same on every machine: add the level under [data.levels] (byte order), or run counterlab pack rehash DIR, which re-records the levels with the fixture's hash";
+
 impl BadKind {
     fn of(cell: &str, message: &str) -> BadKind {
         let trimmed = cell.trim();
@@ -320,27 +329,15 @@ impl BadKind {
     }
 
     fn hint(self) -> Option<&'static str> {
-        match self {
-            BadKind::Empty => Some(
-                "an empty cell is a missing value, which a used column may not have: fill it, or drop the row (or the column from the manifest) before export",
-            ),
-            BadKind::MissingToken => Some(
-                "NA (R), nan/NaN (pandas), NULL or None mark missing values: fill or drop them before export (R: write.csv(na = \"\") still leaves empty cells; pandas: df.dropna() or df.fillna(...))",
-            ),
-            BadKind::Boolean => Some(
-                "True/False is text to a numeric column: write booleans as 1/0 (pandas: df[col].astype(int))",
-            ),
-            BadKind::IntegralFloat => Some(
-                "the time column needs integers: 1.0 is a float export of 1 (pandas: df[col].astype(\"int64\"); R: as.integer); dates must be turned into integers (days or weeks since a start)",
-            ),
-            BadKind::Text => Some(
-                "a feature column with text is a category (e.g. treatment \"P\"/\"A\"): list it in data.categorical and record its levels under [data.levels] (counterlab init does both; counterlab pack rehash DIR records the levels), or encode it as numbers",
-            ),
-            BadKind::UnknownLevel => Some(
-                "a categorical column's levels are recorded in pack.toml so that its one-hot columns mean the same on every machine: add the level under [data.levels] (byte order), or run counterlab pack rehash DIR, which re-records the levels with the fixture's hash",
-            ),
-            BadKind::Other => None,
-        }
+        Some(match self {
+            BadKind::Empty => EMPTY_HINT,
+            BadKind::MissingToken => MISSING_TOKEN_HINT,
+            BadKind::Boolean => BOOLEAN_HINT,
+            BadKind::IntegralFloat => INTEGRAL_FLOAT_HINT,
+            BadKind::Text => TEXT_HINT,
+            BadKind::UnknownLevel => UNKNOWN_LEVEL_HINT,
+            BadKind::Other => return None,
+        })
     }
 }
 

@@ -28,15 +28,22 @@ impl Choices {
     /// an option as its front end does (`permutations` → `--permutations` on the CLI).
     pub fn checked(&self, name: impl Fn(&str) -> String) -> Result<VerifyOptions, String> {
         let mut options = VerifyOptions::default();
+        let outside = |option: &str, range: String, found: String| {
+            Err(format!(
+                "{} must lie in {range}, found {found}",
+                name(option)
+            ))
+        };
         if self.observe {
             options.mode = Mode::Observe;
         }
         if let Some(k) = self.permutations {
             if k > MAX_PERMUTATIONS {
-                return Err(format!(
-                    "{} must lie in 0..={MAX_PERMUTATIONS}, found {k}",
-                    name("permutations")
-                ));
+                return outside(
+                    "permutations",
+                    format!("0..={MAX_PERMUTATIONS}"),
+                    k.to_string(),
+                );
             }
             options.permutations = k;
         }
@@ -46,19 +53,14 @@ impl Choices {
         if let Some(alpha) = self.alpha {
             let (low, high) = ALPHA_RANGE;
             if !(alpha > low && alpha <= high) {
-                return Err(format!(
-                    "{} must lie in ({low}, {high}], found {alpha}",
-                    name("alpha")
-                ));
+                return outside("alpha", format!("({low}, {high}]"), alpha.to_string());
             }
             options.alpha = alpha;
         }
         if let Some(bytes) = self.max_payload_bytes {
             if !(1..=MAX_PAYLOAD_BYTES_LIMIT).contains(&bytes) {
-                return Err(format!(
-                    "{} must lie in 1..={MAX_PAYLOAD_BYTES_LIMIT}, found {bytes}",
-                    name("max_payload_bytes")
-                ));
+                let range = format!("1..={MAX_PAYLOAD_BYTES_LIMIT}");
+                return outside("max_payload_bytes", range, bytes.to_string());
             }
             options.max_payload_bytes = bytes;
         }

@@ -5,7 +5,7 @@ use super::scene::{
 };
 use crate::chart::palette::{AXIS_LINE, GRIDLINE, TICK_HEX};
 use crate::chart::text::{self, line_height, Anchor, Text};
-use crate::chart::{fixed, GridChart, HistogramChart, LineChart};
+use crate::chart::{fixed, Captions};
 
 /// How categorical x tick labels are set: wrapped under their slot, or rotated.
 pub(super) struct XTicks {
@@ -65,39 +65,22 @@ pub(super) fn rotated_overhang(labels: &[Vec<String>], slot: f64) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// What every chart is captioned with: `[title, subtitle, x-axis label]`.
-pub(super) trait Captions {
-    fn captions(&self) -> [&str; 3];
-}
-
-macro_rules! captions_of {
-    ($($chart:ty),*) => {$(
-        impl Captions for $chart {
-            fn captions(&self) -> [&str; 3] {
-                [&self.title, &self.subtitle, &self.x_label]
-            }
-        }
-    )*};
-}
-captions_of!(GridChart, LineChart, HistogramChart);
-
 /// Writes `chart`'s x-axis label (wrapped to the plot's width `(left, right)`, centred) from
 /// `y` down, sizes the canvas to end a margin below it, and finishes the document with the
 /// chart's title and subtitle.
 pub(super) fn finish_below_x_label(
     mut scene: Scene,
-    chart: &impl Captions,
+    captions: &Captions,
     (left, right): (f64, f64),
     y: f64,
 ) -> String {
-    let [title, subtitle, x_label] = chart.captions();
-    let lines = text::wrap(x_label, AXIS, false, right - left);
+    let lines = text::wrap(&captions.x_label, AXIS, false, right - left);
     let n = lines.len() as f64;
     scene.text(
         Text::new("axis-label", lines, (left + right) / 2.0, y + AXIS, AXIS).anchor(Anchor::Middle),
     );
     scene.height = y + n * line_height(AXIS) + M;
-    scene.finish(title, subtitle)
+    scene.finish(&captions.title, &captions.subtitle)
 }
 
 pub(super) fn draw_x_ticks(scene: &mut Scene, ticks: &XTicks, centres: &[f64], top: f64) {

@@ -16,7 +16,7 @@ pub fn grid_svg(chart: &GridChart) -> String {
     const CI: f64 = 11.0;
     const LABEL: f64 = 10.0;
     let mut s = Scene::new();
-    let mut y = header(&mut s, &chart.title, &chart.subtitle);
+    let mut y = header(&mut s, &chart.captions);
     let mut items = vec![(Swatch::Nothing, "Fill: the claim's outcome".to_string())];
     items.extend(
         Outcome::ALL
@@ -163,5 +163,5 @@ pub fn grid_svg(chart: &GridChart) -> String {
         .collect();
     draw_x_ticks(&mut s, &xt, &centres, bottom);
     let y = bottom + xt.height + 8.0;
-    finish_below_x_label(s, chart, (left, right), y)
+    finish_below_x_label(s, &chart.captions, (left, right), y)
 }

@@ -20,7 +20,7 @@ pub fn histogram_svg(chart: &HistogramChart) -> String {
     let b = bins(chart);
     let n_finite = chart.values.len() - b.omitted;
     let mut s = Scene::new();
-    let mut y = header(&mut s, &chart.title, &chart.subtitle);
+    let mut y = header(&mut s, &chart.captions);
     let mut null_label = format!("permuted statistic (n = {n_finite}");
     if b.omitted > 0 {
         null_label.push_str(&format!("; {} non-finite left out", b.omitted));
@@ -177,5 +177,5 @@ pub fn histogram_svg(chart: &HistogramChart) -> String {
     }
 
     let y = bottom + 8.0 + line_height(TICK) + 8.0;
-    finish_below_x_label(s, chart, (left, right), y)
+    finish_below_x_label(s, &chart.captions, (left, right), y)
 }

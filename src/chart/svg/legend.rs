@@ -3,10 +3,13 @@
 use super::scene::{centred_baseline, Scene, Shape, LEGEND, M, SUBTITLE, TITLE, W};
 use crate::chart::palette::{Rgb, MUTED_HEX};
 use crate::chart::text::{self, line_height, Text};
-use crate::chart::Outcome;
+use crate::chart::{Captions, Outcome};
 
 /// Title and subtitle, wrapped to the canvas; returns the y below them.
-pub(super) fn header(scene: &mut Scene, title: &str, subtitle: &str) -> f64 {
+pub(super) fn header(scene: &mut Scene, captions: &Captions) -> f64 {
+    let Captions {
+        title, subtitle, ..
+    } = captions;
     let mut y = M;
     let lines = text::wrap(title, TITLE, true, W - 2.0 * M);
     let n = lines.len() as f64;

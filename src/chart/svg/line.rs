@@ -54,7 +54,7 @@ pub fn line_svg(chart: &LineChart) -> String {
     let value = |s: usize, i: usize| finite(chart.series[s].values.get(i).copied().flatten());
 
     let mut s = Scene::new();
-    let mut y = header(&mut s, &chart.title, &chart.subtitle);
+    let mut y = header(&mut s, &chart.captions);
     let mut items = Vec::new();
     let mut markers = vec![(
         Swatch::Nothing,
@@ -216,5 +216,5 @@ pub fn line_svg(chart: &LineChart) -> String {
 
     draw_x_ticks(&mut s, &xt, &xs, bottom);
     let y = bottom + xt.height + 8.0;
-    finish_below_x_label(s, chart, (left, right), y)
+    finish_below_x_label(s, &chart.captions, (left, right), y)
 }
