@@ -328,6 +328,23 @@ fn toml_list(items: &[String]) -> String {
     out
 }
 
+/// Whether every fold of every cross-validation arm of `experiment` trains on both classes:
+/// `run` refuses a fold that trains on one (the earliest times of a rolling origin can hold
+/// no positive row, e.g. before a launch).
+fn folds_train_on_both_classes(pack: &Pack, experiment: &Experiment) -> bool {
+    let table = pack.table();
+    let labels = table.labels();
+    experiment.arms.iter().all(|arm| {
+        arm.split.cross_validation().is_none()
+            || crate::split::folds(table, &arm.split, experiment.seed, "$").is_ok_and(|folds| {
+                folds.splits.iter().all(|split| {
+                    let train = split.train_rows();
+                    train.iter().any(|&r| labels[r]) && train.iter().any(|&r| !labels[r])
+                })
+            })
+    })
+}
+
 /// The columns that cannot be features, with why.
 fn not_used(columns: &[(String, ColumnUse)]) -> impl Iterator<Item = (&str, &str)> {
     columns.iter().filter_map(|(n, u)| match u {
@@ -488,7 +505,8 @@ fn starter_experiments(
             )
         };
         let runs = |json: &String| {
-            Experiment::from_json(json.as_bytes()).is_ok_and(|e| e.check(pack).is_ok())
+            Experiment::from_json(json.as_bytes())
+                .is_ok_and(|e| e.check(pack).is_ok() && folds_train_on_both_classes(pack, &e))
         };
         match (2..=most)
             .rev()
@@ -505,7 +523,7 @@ fn starter_experiments(
                 out.push(("random-vs-rolling-origin.json".to_owned(), json));
             }
             None => notes.push(format!(
-                "{} distinct time values: no rolling-origin starter (it needs at least 3 blocks of time values, each with rows)",
+                "{} distinct time values: no rolling-origin starter (it needs at least 3 blocks of time values, each with rows, and every fold's earlier blocks holding both classes; if the earliest times hold one class, write one with a test_fraction: docs/FORMATS.md)",
                 values.len()
             )),
         }

@@ -672,3 +672,35 @@ fn a_predefined_column_written_as_floats_says_how_to_fix() {
         assert!(text(&audit).contains(expected), "{expected}: {}", text(&audit));
     }
 }
+
+/// Positives only from time 5 on (a launch before which nothing happens): every rolling
+/// origin over the 12 times trains its first fold on negatives alone, so init writes no
+/// rolling-origin starter and says why, and the starter it writes runs.
+#[test]
+fn init_writes_no_rolling_origin_starter_whose_first_fold_trains_on_one_class() {
+    let dir = TempDir::new("byod-late-events");
+    let mut csv = String::from("pid,t,y,x\n");
+    for e in 0..40 {
+        for t in 1..=12 {
+            let y = if t >= 5 && (e + t) % 4 == 0 {
+                "yes"
+            } else {
+                "no"
+            };
+            csv += &format!("p{e:02},{t},{y},{}.5\n", (e * 7 + t * 3) % 11);
+        }
+    }
+    let (_, out, init) = init_csv(&dir, "late", &csv, &["--time", "t"]);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    assert!(
+        text(&init).contains("no rolling-origin starter")
+            && text(&init).contains("holding both classes"),
+        "{}",
+        text(&init)
+    );
+    let experiments = out.join("experiments");
+    assert!(!experiments.join("random-vs-rolling-origin.json").exists());
+    let starter = experiments.join("random-vs-grouped.json");
+    let ran = run(&["run", s(&starter), "--packs", s(&out)]);
+    assert_eq!(ran.status.code(), Some(0), "{}", text(&ran));
+}

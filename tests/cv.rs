@@ -323,3 +323,147 @@ fn transfer_accepts_cross_validation_arms() {
     assert!(evaluation.answer.expect("an answer").correct);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A pack of 40 entities × 12 times in which nothing is positive before time 5 (a launch
+/// before which no event could happen) and about one row in nine is positive afterwards:
+/// early rolling-origin folds train on one class, and small k-folds test on one.
+fn late_events_pack(name: &str) -> (std::path::PathBuf, Pack) {
+    let dir = std::env::temp_dir().join(format!("counterlab-cv-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut csv = String::from("id,t,y,x1,x2\n");
+    for e in 0..40u32 {
+        for t in 1..=12u32 {
+            let x1 = f64::from((e * 7 + t * 13) % 17) / 17.0 - 0.5;
+            let x2 = f64::from((e * 11 + t * 5) % 23) / 23.0 - 0.5;
+            let y = t >= 5 && ((e * 3 + t * 5) % 9 == 0 || x1 > 0.35);
+            csv.push_str(&format!("e{e:02},{t},{},{x1},{x2}\n", u8::from(y)));
+        }
+    }
+    std::fs::write(dir.join("d.csv"), &csv).expect("csv");
+    let manifest = format!(
+        "id = \"late-events\"\ntitle = \"late events\"\nconcept = \"temporal-leakage\"\n\n[data]\nfile = \"d.csv\"\nblake3 = \"{}\"\nentity = \"id\"\nlabel = \"y\"\npositive = \"1\"\ntime = \"t\"\nfeatures = [\"x1\", \"x2\"]\n",
+        counterlab::canon::file_hash(csv.as_bytes())
+    );
+    std::fs::write(dir.join("pack.toml"), manifest).expect("pack.toml");
+    let pack = Pack::open(&dir).expect("the pack loads");
+    (dir, pack)
+}
+
+fn late_events_experiment(arms: Value, claim: Value) -> Value {
+    json!({
+        "format": "counterlab.experiment/1",
+        "pack": "late-events",
+        "seed": 3,
+        "model": { "kind": "logistic", "c": 1.0 },
+        "arms": arms,
+        "ablations": [{ "name": "identity", "drop": [] }],
+        "metrics": ["roc_auc", "accuracy"],
+        "claim": claim,
+    })
+}
+
+fn verify_in(dir: &std::path::Path, payload: &str) -> counterlab::Report {
+    let packs = counterlab::Packs::open_folder(Some(dir), None, &Default::default())
+        .expect("the one pack folder");
+    let options = VerifyOptions {
+        threads: 2,
+        permutations: 19,
+        ..VerifyOptions::default()
+    };
+    counterlab::verify(payload.as_bytes(), &packs, &options)
+}
+
+/// A fold whose test rows hold one class has no fold AUC (`undefined`, with the reason),
+/// while the pooled out-of-fold AUC over every row stands and the payload verifies.
+#[test]
+fn a_test_fold_of_one_class_has_an_undefined_auc_and_the_pooled_one_stands() {
+    let (dir, pack) = late_events_pack("test-fold");
+    let experiment = late_events_experiment(
+        json!([{ "name": "cv", "split": { "kind": "k_fold", "folds": 40 } }]),
+        json!({ "kind": "metric_at_least", "metric": "roc_auc", "arm": "cv", "value": 0.5 }),
+    );
+    let experiment = Experiment::from_json(experiment.to_string().as_bytes()).expect("valid");
+    let payload = run_with(&pack, &experiment, &RunOptions { threads: 1 }).expect("run");
+    let result = &payload.results["cv"];
+    let folds = result.folds.as_ref().expect("folds");
+    let one_class: Vec<&str> = folds
+        .iter()
+        .filter_map(|f| match &f.metrics["roc_auc"] {
+            counterlab::metrics::MetricValue::Undefined { undefined } => Some(undefined.as_str()),
+            counterlab::metrics::MetricValue::Value(_) => None,
+        })
+        .collect();
+    assert!(
+        !one_class.is_empty(),
+        "some of 40 folds of 12 rows test no positive"
+    );
+    assert!(
+        one_class.iter().all(|r| r.contains("no positive rows")),
+        "{one_class:?}"
+    );
+    let pooled = result.metrics["roc_auc"]
+        .value()
+        .expect("the pooled AUC is defined");
+    assert!(pooled > 0.5, "{pooled}");
+
+    let report = verify_in(&dir, &payload.to_json_pretty().expect("JSON"));
+    let recompute = report.check("recompute.equal").expect("the check");
+    assert_eq!(
+        recompute.status,
+        counterlab::verify::Status::Pass,
+        "{recompute:?}"
+    );
+    assert_ne!(report.verdict().as_str(), "REJECTED");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A fold whose training rows hold one class cannot be fitted: `run` names the arm and the
+/// fold, and a payload whose experiment asks for such folds is REJECTED at
+/// `recompute.equal` with the same reason (its numbers cannot come from that experiment).
+#[test]
+fn a_training_fold_of_one_class_is_refused_naming_arm_and_fold() {
+    let (dir, pack) = late_events_pack("train-fold");
+    let claim = json!({ "kind": "metric_gap", "metric": "roc_auc", "higher": "random_rows",
+                        "lower": "rolling_origin", "at_least": 0.0 });
+    let arms = |rolling: Value| {
+        json!([
+            { "name": "random_rows", "split": { "kind": "k_fold", "folds": 5 } },
+            { "name": "rolling_origin", "split": rolling },
+        ])
+    };
+    // Eleven blocks of one time value: fold 0 trains on time 1 alone, all negative.
+    let refused = late_events_experiment(
+        arms(json!({ "kind": "rolling_origin", "folds": 11 })),
+        claim.clone(),
+    );
+    let parsed = Experiment::from_json(refused.to_string().as_bytes()).expect("schema-valid");
+    let message = run_with(&pack, &parsed, &RunOptions { threads: 1 })
+        .expect_err("fold 0 trains on one class")
+        .to_string();
+    assert!(
+        message.contains("arm \"rolling_origin\", fold 0") && message.contains("one class"),
+        "{message}"
+    );
+
+    // The same payload recorded by a design that can run, its experiment then edited.
+    let runnable = late_events_experiment(
+        arms(json!({ "kind": "rolling_origin", "folds": 3, "test_fraction": 0.5 })),
+        claim,
+    );
+    let parsed = Experiment::from_json(runnable.to_string().as_bytes()).expect("valid");
+    let payload = run_with(&pack, &parsed, &RunOptions { threads: 1 }).expect("run");
+    let mut value: Value =
+        serde_json::from_str(&payload.to_json_pretty().expect("JSON")).expect("payload JSON");
+    value["experiment"] = refused;
+    let report = verify_in(&dir, &value.to_string());
+    assert_eq!(report.verdict().as_str(), "REJECTED");
+    let recompute = report.check("recompute.equal").expect("the check");
+    assert_eq!(recompute.status, counterlab::verify::Status::Fail);
+    let reason = recompute.reason.as_deref().unwrap_or_default();
+    assert!(
+        reason.contains("fold 0") && reason.contains("one class"),
+        "{reason}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
