@@ -65,9 +65,9 @@ pub(super) fn rotated_overhang(labels: &[Vec<String>], slot: f64) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// Writes `chart`'s x-axis label (wrapped to the plot's width `(left, right)`, centred) from
-/// `y` down, sizes the canvas to end a margin below it, and finishes the document with the
-/// chart's title and subtitle.
+/// Writes the chart's x-axis label (wrapped to the plot's width `(left, right)`, centred)
+/// from `y` down, sizes the canvas to end a margin below it, and finishes the document with
+/// the chart's title and subtitle.
 pub(super) fn finish_below_x_label(
     mut scene: Scene,
     captions: &Captions,
