@@ -27,6 +27,10 @@ pub struct Columns<'a> {
     pub entity: Option<&'a str>,
     /// A second score column of the same rows, for the paired comparison.
     pub score2: Option<&'a str>,
+    /// Read more than two label texts as `positive` against all the others. Without it,
+    /// a third label text is an error: `1.0` beside `1`, or a class the file was not
+    /// meant to hold, would otherwise count as negative without a word.
+    pub one_vs_rest: bool,
 }
 
 /// Scored rows: what a predictions file or the Python arrays hold, row by row.
@@ -44,8 +48,8 @@ pub struct Predictions {
 
 /// Labels (`== positive`), scores and the optional entities and second scores of every
 /// row, read strictly (duplicate header names, ragged rows, non-UTF-8 cells and bare CR line
-/// ends refused with their row). Labels none of which equal `--positive` are an error that
-/// names the labels seen.
+/// ends refused with their row). Labels none of which equal `--positive`, or more than two
+/// label texts without `one_vs_rest`, are an error that names the labels seen.
 pub fn read_csv(path: &Path, bytes: &[u8], columns: &Columns<'_>) -> Result<Predictions> {
     let args = columns;
     // Every row takes at least 2 bytes, so the byte budget bounds the rows.
@@ -103,8 +107,8 @@ pub fn read_csv(path: &Path, bytes: &[u8], columns: &Columns<'_>) -> Result<Pred
     if out.labels.is_empty() {
         return Err(Error::data(path, None, None, "no data rows"));
     }
-    if !out.labels.contains(&true) {
-        let seen: Vec<String> = label_counts
+    let seen = || -> String {
+        let mut seen: Vec<String> = label_counts
             .iter()
             .map(|(label, &n)| {
                 format!(
@@ -114,6 +118,12 @@ pub fn read_csv(path: &Path, bytes: &[u8], columns: &Columns<'_>) -> Result<Pred
                 )
             })
             .collect();
+        if label_counts.len() >= 64 {
+            seen.push("… (the first 64 labels)".into());
+        }
+        seen.join(", ")
+    };
+    if !out.labels.contains(&true) {
         return Err(Error::data(
             path,
             None,
@@ -121,7 +131,20 @@ pub fn read_csv(path: &Path, bytes: &[u8], columns: &Columns<'_>) -> Result<Pred
             format!(
                 "no label equals --positive {}; the labels seen: {}. Pass the positive class's label as written in the file (compared as exact text)",
                 excerpt(args.positive),
-                seen.join(", ")
+                seen()
+            ),
+        ));
+    }
+    if label_counts.len() > 2 && !args.one_vs_rest {
+        return Err(Error::data(
+            path,
+            None,
+            Some(args.label),
+            format!(
+                "{} label texts where two classes were expected: {}. Write each class as one text (1.0 and 1 are different texts), or pass --one-vs-rest to read {} against all the others",
+                if label_counts.len() >= 64 { "64 or more".to_owned() } else { label_counts.len().to_string() },
+                seen(),
+                excerpt(args.positive)
             ),
         ));
     }

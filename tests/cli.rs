@@ -77,6 +77,42 @@ fn metrics_single_class_is_null_with_a_reason() {
     assert!(m.undefined.unwrap().contains("negative"));
 }
 
+/// A third label text is an error naming every label, not a silent negative: `1.0`
+/// beside `1` is an export mistake, not a class. `--one-vs-rest` reads it as the rest.
+#[test]
+fn metrics_with_more_than_two_label_texts_says_so_unless_one_vs_rest() {
+    let dir = TempDir::new("cli-three-labels");
+    let file = write(
+        dir.path(),
+        "p.csv",
+        "y,s\n1,0.9\n0,0.2\n1.0,0.8\n0,0.3\n1,0.4\n",
+    );
+    let o = counterlab(&["metrics", &file, "--label", "y", "--score", "s"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let message = stderr(&o);
+    assert!(
+        message.contains("column \"y\": 3 label texts where two classes were expected")
+            && message.contains("\"0\" (2 rows), \"1\" (2 rows), \"1.0\" (1 row)")
+            && message.contains("--one-vs-rest"),
+        "{message}"
+    );
+    let o = counterlab(&[
+        "metrics",
+        &file,
+        "--label",
+        "y",
+        "--score",
+        "s",
+        "--one-vs-rest",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m: MetricsJson = serde_json::from_str(&stdout(&o)).unwrap();
+    // Positives "1" at 0.9 and 0.4; the rest 0.2, 0.8 ("1.0") and 0.3: 5 of 6 pairs ordered.
+    assert_eq!((m.n_pos, m.n_neg), (2, 3));
+    assert_eq!(m.roc_auc, Some(5.0 / 6.0));
+}
+
 #[test]
 fn metrics_bad_score_is_a_data_error_naming_the_row() {
     let dir = TempDir::new("cli-bad");

@@ -322,24 +322,44 @@ def _column(values: Any) -> Any:
     return np.asarray(values) if hasattr(values, "dtype") else np.asarray(values, dtype=object)
 
 
-def _labels(y_true: Any, positive: Any) -> Any:
+def _equal_to(values: Any, value: Any) -> Any:
+    """``values == value`` row by row, as a boolean array."""
+    import numpy as np
+
+    equal = values == value
+    if not isinstance(equal, np.ndarray) or equal.shape != values.shape:
+        # numpy could not compare elementwise (mixed types): compare one by one.
+        equal = np.fromiter((v == value for v in values.tolist()), dtype=bool, count=len(values))
+    return equal
+
+
+def _labels(y_true: Any, positive: Any, one_vs_rest: bool) -> Any:
     import numpy as np
 
     values = _column(y_true)
     if values.ndim != 1:
         raise _error(UsageError, f"y_true: expected one value per row (1-D), found shape {values.shape}")
     _missing_at(values, "y_true")
-    equal = values == positive
-    if not isinstance(equal, np.ndarray) or equal.shape != values.shape:
-        # numpy could not compare elementwise (mixed types): compare one by one.
-        equal = np.fromiter((v == positive for v in values.tolist()), dtype=bool, count=len(values))
+    equal = _equal_to(values, positive)
+
+    def seen() -> str:
+        shown = sorted({repr(v) for v in values[:100000].tolist()})
+        return ", ".join(shown[:10]) + (", …" if len(shown) > 10 else "")
+
     if len(values) and not equal.any():
-        seen = sorted({repr(v) for v in values[:100000].tolist()})
-        shown = ", ".join(seen[:10]) + (", …" if len(seen) > 10 else "")
         raise _error(
             DataError,
-            f"y_true: no value equals positive={positive!r}; the values seen: {shown}. "
+            f"y_true: no value equals positive={positive!r}; the values seen: {seen()}. "
             "Pass the positive class as it appears in y_true (positive=...)",
+            column="y_true",
+        )
+    # With the positive class present, a second value among the rest is a third class.
+    rest = values[~equal]
+    if not one_vs_rest and len(rest) and not _equal_to(rest, rest[0]).all():
+        raise _error(
+            DataError,
+            f"y_true: more than two classes where two were expected; the values seen: {seen()}. "
+            f"Pass one_vs_rest=True to read positive={positive!r} against all the others",
             column="y_true",
         )
     return np.ascontiguousarray(equal, dtype=np.uint8)
@@ -365,6 +385,7 @@ def metrics(
     threshold: float = 0.5,
     entity: Any = None,
     y_score2: Any = None,
+    one_vs_rest: bool = False,
 ) -> Dict[str, Any]:
     """Accuracy, ROC AUC with its interval and counts for scored rows, as ``counterlab metrics``.
 
@@ -378,6 +399,8 @@ def metrics(
         y_score2: a second score of the same rows: ``result["paired"]`` compares the two
             AUCs by the paired DeLong test (pROC's ``roc.test(paired = TRUE)``), clustered
             with ``entity``.
+        one_vs_rest: read more than two classes as ``positive`` against all the others
+            (``--one-vs-rest``). Without it, a third class is a ``DataError``.
 
     Returns:
         The ``counterlab metrics --json`` object: ``n``, ``n_pos``, ``n_neg``, ``accuracy``,
@@ -387,9 +410,12 @@ def metrics(
 
     Raises:
         UsageError: arrays of different lengths, non-finite scores, not 1-D.
-        DataError: no label equals ``positive``.
+        DataError: no label equals ``positive``; more than two classes without
+            ``one_vs_rest``.
     """
-    labels = _labels(y_true, positive)
+    if not isinstance(one_vs_rest, bool):
+        raise _error(UsageError, f"one_vs_rest: expected True or False, found {type(one_vs_rest).__name__}")
+    labels = _labels(y_true, positive, one_vs_rest)
     scores = _scores(y_score, "y_score")
     scores2 = None if y_score2 is None else _scores(y_score2, "y_score2")
     entities = None

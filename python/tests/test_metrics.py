@@ -81,6 +81,29 @@ def test_one_class_gives_undefined_auc_not_an_error():
     assert got["roc_auc"] is None and "undefined" in got
 
 
+def test_a_third_class_is_an_error_unless_one_vs_rest(cli_json, tmp_path):
+    """Three classes are not silently positive-against-the-rest; with one_vs_rest they are,
+    with the CLI's numbers (``--one-vs-rest``). 1.0 and 1 are one class here (compared
+    with ==), two label texts in a CSV."""
+    y = [2, 0, 1, 2, 0, 1]
+    score = [0.9, 0.2, 0.8, 0.3, 0.1, 0.6]
+    with pytest.raises(counterlab.DataError, match=r"more than two classes .* values seen: 0, 1, 2\. Pass one_vs_rest=True") as info:
+        counterlab.metrics(y, score)
+    assert info.value.column == "y_true"
+    with pytest.raises(counterlab.DataError, match="more than two classes"):
+        counterlab.metrics(pd.Series(["a", "b", "c"]), [0.1, 0.2, 0.3], positive="a")
+    assert counterlab.metrics([1.0, 0, 1, 0], [0.9, 0.2, 0.8, 0.3])["n_pos"] == 2
+    with pytest.raises(counterlab.UsageError, match="one_vs_rest: expected True or False"):
+        counterlab.metrics(y, score, one_vs_rest="yes")
+
+    got = counterlab.metrics(y, score, positive=2, one_vs_rest=True)
+    path = tmp_path / "three.csv"
+    pd.DataFrame({"y": y, "s": score}).to_csv(path, index=False)
+    code, expected = cli_json("metrics", str(path), "--label", "y", "--score", "s", "--positive", "2", "--one-vs-rest", "--json")
+    assert code == 0 and got == expected
+    assert (got["n_pos"], got["n_neg"]) == (2, 4)
+
+
 def test_bad_inputs_are_counterlab_errors_that_say_what():
     with pytest.raises(counterlab.UsageError, match="y_score has 2 rows but y_true has 3"):
         counterlab.metrics([0, 1, 1], [0.2, 0.4])

@@ -28,6 +28,8 @@ pub(crate) struct MetricsArgs<'a> {
     pub(crate) entity: Option<&'a str>,
     /// `--score2`: a second score of the same rows, compared by the paired test.
     pub(crate) score2: Option<&'a str>,
+    /// `--one-vs-rest`: more than two label texts are `--positive` against the rest.
+    pub(crate) one_vs_rest: bool,
 }
 
 /// Reads labels and scores, then prints the metrics (table or JSON, keys as FORMATS).
@@ -51,6 +53,7 @@ pub(crate) fn command(args: &MetricsArgs<'_>) -> i32 {
         positive: args.positive,
         entity: args.entity,
         score2: args.score2,
+        one_vs_rest: args.one_vs_rest,
     };
     let predictions = match read_csv(args.path, &bytes, &columns) {
         Ok(v) => v,

@@ -144,6 +144,10 @@ enum Command {
         /// DeLong test (pROC's roc.test(paired = TRUE)), clustered with --entity.
         #[arg(long)]
         score2: Option<String>,
+        /// Read more than two label texts as --positive against all the others (without
+        /// it, a third label text is an error: 1.0 beside 1 is not the same class).
+        #[arg(long)]
+        one_vs_rest: bool,
     },
     /// The canonical hash of a fixture, experiment, payload or report.
     Hash {
@@ -242,6 +246,7 @@ pub(crate) fn main() -> i32 {
             json,
             entity,
             score2,
+            one_vs_rest,
         } => metrics::command(&metrics::MetricsArgs {
             path: &predictions,
             label: &label,
@@ -252,6 +257,7 @@ pub(crate) fn main() -> i32 {
             json,
             entity: entity.as_deref(),
             score2: score2.as_deref(),
+            one_vs_rest,
         }),
         Command::Boundary {
             pack,
