@@ -74,6 +74,7 @@ pub fn read_csv(path: &Path, bytes: &[u8], columns: &Columns<'_>) -> Result<Pred
     };
     let mut entity_ids: Vec<String> = Vec::new();
     let mut label_counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut more_labels = false;
     let mut record = csv::ByteRecord::new();
     while let Some(row) = csv.next_row(&mut record)? {
         let cell = |at: usize| -> Result<&str, Error> {
@@ -89,8 +90,11 @@ pub fn read_csv(path: &Path, bytes: &[u8], columns: &Columns<'_>) -> Result<Pred
         };
         let label = cell(label_at)?;
         out.labels.push(label == args.positive);
+        // At most 64 labels are counted (bounded memory); `more_labels` remembers the rest.
         if label_counts.len() < 64 || label_counts.contains_key(label) {
             *label_counts.entry(label.to_owned()).or_default() += 1;
+        } else {
+            more_labels = true;
         }
         let score = |at: usize, name: &str| -> Result<f64, Error> {
             parse_finite(cell(at)?)
@@ -118,7 +122,7 @@ pub fn read_csv(path: &Path, bytes: &[u8], columns: &Columns<'_>) -> Result<Pred
                 )
             })
             .collect();
-        if label_counts.len() >= 64 {
+        if more_labels {
             seen.push("… (the first 64 labels)".into());
         }
         seen.join(", ")
@@ -142,7 +146,7 @@ pub fn read_csv(path: &Path, bytes: &[u8], columns: &Columns<'_>) -> Result<Pred
             Some(args.label),
             format!(
                 "{} label texts where two classes were expected: {}. Write each class as one text (1.0 and 1 are different texts), or pass --one-vs-rest to read {} against all the others",
-                if label_counts.len() >= 64 { "64 or more".to_owned() } else { label_counts.len().to_string() },
+                if more_labels { "more than 64".to_owned() } else { label_counts.len().to_string() },
                 seen(),
                 excerpt(args.positive)
             ),

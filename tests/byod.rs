@@ -704,3 +704,27 @@ fn init_writes_no_rolling_origin_starter_whose_first_fold_trains_on_one_class() 
     let ran = run(&["run", s(&starter), "--packs", s(&out)]);
     assert_eq!(ran.status.code(), Some(0), "{}", text(&ran));
 }
+
+/// Every positive row in one patient: the entity fold that tests that patient trains on
+/// negatives alone, so the grouped starter is not written, and init says why.
+#[test]
+fn init_writes_no_grouped_starter_whose_fold_trains_on_one_class() {
+    let dir = TempDir::new("byod-one-positive-entity");
+    let mut csv = String::from("pid,t,y,x\n");
+    for e in 0..12 {
+        for t in 0..4 {
+            let y = if e == 0 && t % 2 == 0 { "yes" } else { "no" };
+            csv += &format!("p{e:02},{t},{y},{}.5\n", (e * 7 + t * 3) % 11);
+        }
+    }
+    let (_, out, init) = init_csv(&dir, "clustered", &csv, &[]);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    assert!(
+        text(&init).contains(
+            "random-vs-grouped.json not written: one of its folds would train on one class only"
+        ),
+        "{}",
+        text(&init)
+    );
+    assert!(!out.join("experiments/random-vs-grouped.json").exists());
+}

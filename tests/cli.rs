@@ -111,6 +111,28 @@ fn metrics_with_more_than_two_label_texts_says_so_unless_one_vs_rest() {
     // Positives "1" at 0.9 and 0.4; the rest 0.2, 0.8 ("1.0") and 0.3: 5 of 6 pairs ordered.
     assert_eq!((m.n_pos, m.n_neg), (2, 3));
     assert_eq!(m.roc_auc, Some(5.0 / 6.0));
+    // More labels than the 64 counted: said, not miscounted.
+    let mut many = String::from("y,s\n");
+    for i in 0..70 {
+        many += &format!("c{i},0.{i}\n");
+    }
+    let file = write(dir.path(), "many.csv", &many);
+    let o = counterlab(&[
+        "metrics",
+        &file,
+        "--label",
+        "y",
+        "--score",
+        "s",
+        "--positive",
+        "c0",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let message = stderr(&o);
+    assert!(
+        message.contains("more than 64 label texts") && message.contains("… (the first 64 labels)"),
+        "{message}"
+    );
 }
 
 #[test]

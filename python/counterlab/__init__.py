@@ -343,8 +343,14 @@ def _labels(y_true: Any, positive: Any, one_vs_rest: bool) -> Any:
     equal = _equal_to(values, positive)
 
     def seen() -> str:
-        shown = sorted({repr(v) for v in values[:100000].tolist()})
-        return ", ".join(shown[:10]) + (", …" if len(shown) > 10 else "")
+        # The first 11 distinct values over the whole column (an error path: a loop is fine).
+        shown: set = set()
+        for v in values.tolist():
+            shown.add(repr(v))
+            if len(shown) > 10:
+                break
+        listed = sorted(shown)
+        return ", ".join(listed[:10]) + (", …" if len(listed) > 10 else "")
 
     if len(values) and not equal.any():
         raise _error(
@@ -413,9 +419,11 @@ def metrics(
         DataError: no label equals ``positive``; more than two classes without
             ``one_vs_rest``.
     """
-    if not isinstance(one_vs_rest, bool):
+    import numpy as np
+
+    if not isinstance(one_vs_rest, (bool, np.bool_)):
         raise _error(UsageError, f"one_vs_rest: expected True or False, found {type(one_vs_rest).__name__}")
-    labels = _labels(y_true, positive, one_vs_rest)
+    labels = _labels(y_true, positive, bool(one_vs_rest))
     scores = _scores(y_score, "y_score")
     scores2 = None if y_score2 is None else _scores(y_score2, "y_score2")
     entities = None

@@ -102,6 +102,11 @@ def test_a_third_class_is_an_error_unless_one_vs_rest(cli_json, tmp_path):
     code, expected = cli_json("metrics", str(path), "--label", "y", "--score", "s", "--positive", "2", "--one-vs-rest", "--json")
     assert code == 0 and got == expected
     assert (got["n_pos"], got["n_neg"]) == (2, 4)
+    assert counterlab.metrics(y, score, positive=2, one_vs_rest=np.True_) == got
+    # A third class far down the column is named in the message.
+    late = np.array([0, 1] * 60_000 + [2])
+    with pytest.raises(counterlab.DataError, match=r"values seen: 0, 1, 2\."):
+        counterlab.metrics(late, np.linspace(0, 1, len(late)))
 
 
 def test_bad_inputs_are_counterlab_errors_that_say_what():

@@ -337,7 +337,8 @@ pub(crate) fn threads_option(threads: Option<usize>) -> Result<usize, i32> {
     }
 }
 
-/// `--packs`, shared by every command that reads packs.
+// `--packs`, shared by every command that reads packs. (A `//` comment: clap would copy a
+// doc comment onto the description of a command that has none.)
 #[derive(clap::Args, Debug)]
 pub(crate) struct PacksOption {
     /// A folder of pack folders, or one pack folder (default: fixtures/packs of the

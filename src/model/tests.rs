@@ -11,9 +11,6 @@ use super::*;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// A random problem: `n` rows, `p` features of mixed scales (some constant, some
-/// duplicated), labels from a logistic model of strength `signal` (large: nearly
-/// separable) or all but one row of a class when `rare`.
 /// A [`problem`] whose rows and features are drawn uniformly from the two ranges.
 fn sized_problem(
     rng: &mut ChaCha8Rng,
@@ -30,6 +27,9 @@ fn sized_problem(
     problem(rng, n, p, signal, rare)
 }
 
+/// A random problem: `n` rows, `p` features of mixed scales (some constant, some
+/// duplicated), labels from a logistic model of strength `signal` (large: nearly
+/// separable) or all but one row of a class when `rare`.
 fn problem(
     rng: &mut ChaCha8Rng,
     n: usize,
