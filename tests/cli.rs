@@ -77,6 +77,17 @@ fn metrics_single_class_is_null_with_a_reason() {
     assert!(m.undefined.unwrap().contains("negative"));
 }
 
+/// `counterlab metrics FILE --label y --score s` with `extra` flags.
+fn metrics_ys(file: &str, extra: &[&str]) -> Output {
+    counterlab(
+        &[
+            &["metrics", file, "--label", "y", "--score", "s"][..],
+            extra,
+        ]
+        .concat(),
+    )
+}
+
 /// A third label text is an error naming every label, not a silent negative: `1.0`
 /// beside `1` is an export mistake, not a class. `--one-vs-rest` reads it as the rest.
 #[test]
@@ -87,7 +98,7 @@ fn metrics_with_more_than_two_label_texts_says_so_unless_one_vs_rest() {
         "p.csv",
         "y,s\n1,0.9\n0,0.2\n1.0,0.8\n0,0.3\n1,0.4\n",
     );
-    let o = counterlab(&["metrics", &file, "--label", "y", "--score", "s"]);
+    let o = metrics_ys(&file, &[]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     let message = stderr(&o);
     assert!(
@@ -96,16 +107,7 @@ fn metrics_with_more_than_two_label_texts_says_so_unless_one_vs_rest() {
             && message.contains("--one-vs-rest"),
         "{message}"
     );
-    let o = counterlab(&[
-        "metrics",
-        &file,
-        "--label",
-        "y",
-        "--score",
-        "s",
-        "--one-vs-rest",
-        "--json",
-    ]);
+    let o = metrics_ys(&file, &["--one-vs-rest", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let m: MetricsJson = serde_json::from_str(&stdout(&o)).unwrap();
     // Positives "1" at 0.9 and 0.4; the rest 0.2, 0.8 ("1.0") and 0.3: 5 of 6 pairs ordered.
@@ -117,16 +119,7 @@ fn metrics_with_more_than_two_label_texts_says_so_unless_one_vs_rest() {
         many += &format!("c{i},0.{i}\n");
     }
     let file = write(dir.path(), "many.csv", &many);
-    let o = counterlab(&[
-        "metrics",
-        &file,
-        "--label",
-        "y",
-        "--score",
-        "s",
-        "--positive",
-        "c0",
-    ]);
+    let o = metrics_ys(&file, &["--positive", "c0"]);
     assert_eq!(o.status.code(), Some(1));
     let message = stderr(&o);
     assert!(
