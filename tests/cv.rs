@@ -77,15 +77,8 @@ fn entity_leakage_headline_gap_is_decided_by_cross_validation() {
 }
 
 #[test]
-fn temporal_leakage_cross_validated_gap_is_decided() {
-    assert_decidable("temporal-leakage", "random-vs-rolling-origin", 0.05);
-    // Retrained at every origin, the forward folds lose less than the single split's model
-    // trained once on weeks 1–78 (gap 0.165): cross-validation puts the gap at about 0.11,
-    // and a claim of 0.10 lies inside its CI.
-    let (pack, experiment) = registered("temporal-leakage", "random-vs-rolling-origin");
-    let (verdict, _, ci, _) = run_and_verify(&pack, &with_claim(&experiment, false, 0.10));
-    assert!(ci[0] < 0.10 && 0.10 < ci[1], "CI {ci:?}");
-    assert_eq!(verdict, "INCONCLUSIVE", "CI {ci:?}");
+fn temporal_leakage_headline_gap_is_decided_by_cross_validation() {
+    assert_decidable("temporal-leakage", "random-vs-rolling-origin", 0.10);
 }
 
 /// The paired interval of two cross-validation arms is narrower than the sum of variances
