@@ -165,6 +165,46 @@ fn manifest_rejects_unknown_keys_and_bad_ids() {
     assert!(message.contains("[a-z0-9-]+"), "{message}");
 }
 
+/// `[data] retired_blake3` holds hashes, none of them the fixture in use.
+#[test]
+fn retired_fixture_hashes_are_checked() {
+    let root = TempDir::new("retired");
+    let dir = write_pack(
+        root.path(),
+        "p",
+        "entity,label,x1\nA,1,0.5\n",
+        &["x1"],
+        None,
+    );
+    let toml = std::fs::read_to_string(dir.join("pack.toml")).unwrap();
+    let current = Pack::open(&dir).unwrap().fixture_hash().to_owned();
+    let with_retired = |list: &str| {
+        let line = toml.lines().find(|l| l.starts_with("blake3 = ")).unwrap();
+        toml.replacen(line, &format!("{line}\nretired_blake3 = {list}"), 1)
+    };
+
+    let earlier = "a".repeat(64);
+    std::fs::write(
+        dir.join("pack.toml"),
+        with_retired(&format!("[\"{earlier}\"]")),
+    )
+    .unwrap();
+    let pack = Pack::open(&dir).unwrap();
+    assert!(pack.retired_fixture(&earlier) && !pack.retired_fixture(&current));
+
+    for (list, expected) in [
+        ("[\"ABC\"]".to_owned(), "data.retired_blake3[0]"),
+        (
+            format!("[\"{earlier}\", \"{current}\"]"),
+            "data.retired_blake3[1] is the current",
+        ),
+    ] {
+        std::fs::write(dir.join("pack.toml"), with_retired(&list)).unwrap();
+        let message = Pack::open(&dir).unwrap_err().to_string();
+        assert!(message.contains(expected), "{message}");
+    }
+}
+
 #[test]
 fn discover_finds_packs_and_unknown_ids_are_named() {
     let root = TempDir::new("discover");

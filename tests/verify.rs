@@ -342,3 +342,99 @@ fn bundled_caveats(file: &str) -> Vec<counterlab::verify::Caveat> {
         .caveats()
         .to_vec()
 }
+
+/// `recorded_on_v1`: temporal-leakage's `random-inflates-auc` payload as `counterlab run`
+/// recorded it on version 1 of the pack's fixture (`git show
+/// b7744df:fixtures/packs/temporal-leakage/payloads/random-inflates-auc.json`), before
+/// the fixture was regenerated on 2026-12-03 and its hash listed in `retired_blake3`.
+const RECORDED_ON_V1: &str = "tests/data/retired/temporal-leakage-v1-random-inflates-auc.json";
+
+fn verify_value(value: &serde_json::Value, packs: &Packs) -> counterlab::Report {
+    counterlab::verify(value.to_string().as_bytes(), packs, &fast(2))
+}
+
+/// A payload recorded on a fixture the pack has retired is INCONCLUSIVE (an unsupported
+/// case, like another kernel version), not REJECTED; any other foreign hash still is.
+#[test]
+fn a_payload_of_a_retired_fixture_is_inconclusive_and_a_foreign_one_rejected() {
+    let packs = packs();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(RECORDED_ON_V1);
+    let recorded: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let v1 = recorded["pack"]["fixture_blake3"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(v1, packs.get("temporal-leakage").unwrap().fixture_hash());
+
+    let report = verify_value(&recorded, &packs);
+    assert_eq!(report.verdict().as_str(), "INCONCLUSIVE");
+    let fixture = report.check("fixture.hash").unwrap();
+    assert_eq!(fixture.status, Status::Unverifiable);
+    let reason = fixture.reason.as_deref().unwrap();
+    assert!(
+        reason.contains("retired") && reason.contains(&v1),
+        "{reason}"
+    );
+    // Nothing is read against the current fixture: not its columns, not its rows.
+    for id in [
+        "experiment.valid",
+        "pack.manifest",
+        "recompute.equal",
+        "claim.evidence",
+    ] {
+        assert_eq!(report.check(id).unwrap().status, Status::Skipped, "{id}");
+    }
+    assert_eq!(report.check("kernel.version").unwrap().status, Status::Pass);
+
+    let mut foreign = recorded.clone();
+    foreign["pack"]["fixture_blake3"] = serde_json::json!("1".repeat(64));
+    let report = verify_value(&foreign, &packs);
+    assert_eq!(report.verdict().as_str(), "REJECTED");
+    assert_eq!(report.check("fixture.hash").unwrap().status, Status::Fail);
+}
+
+/// The same for a boundary map, on a copy of entity-leakage whose pack.toml retires a
+/// made-up earlier hash.
+#[test]
+fn a_boundary_map_of_a_retired_fixture_is_inconclusive() {
+    let bundled = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs/entity-leakage");
+    let dir = TempDir::new("retired-map");
+    let copy = dir.path().join("entity-leakage");
+    std::fs::create_dir_all(copy.join("experiments")).unwrap();
+    for entry in std::fs::read_dir(bundled.join("experiments")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(
+            entry.path(),
+            copy.join("experiments").join(entry.file_name()),
+        )
+        .unwrap();
+    }
+    std::fs::copy(
+        bundled.join("customer_churn.csv"),
+        copy.join("customer_churn.csv"),
+    )
+    .unwrap();
+    let earlier = "2".repeat(64);
+    let toml = std::fs::read_to_string(bundled.join("pack.toml")).unwrap();
+    let blake3_line = toml.lines().find(|l| l.starts_with("blake3 = ")).unwrap();
+    let toml = toml.replacen(
+        blake3_line,
+        &format!("{blake3_line}\nretired_blake3 = [\"{earlier}\"]"),
+        1,
+    );
+    std::fs::write(copy.join("pack.toml"), toml).unwrap();
+    let packs = Packs::discover(dir.path()).unwrap();
+
+    let map_path = bundled.join("payloads/boundary-map.json");
+    let mut map: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(map_path).unwrap()).unwrap();
+    map["pack"]["fixture_blake3"] = serde_json::json!(earlier);
+    let report = verify_value(&map, &packs);
+    assert_eq!(report.verdict().as_str(), "INCONCLUSIVE");
+    assert_eq!(report.check("pack.supported").unwrap().status, Status::Pass);
+    assert_eq!(
+        report.check("fixture.hash").unwrap().status,
+        Status::Unverifiable
+    );
+}

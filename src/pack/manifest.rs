@@ -158,6 +158,11 @@ pub struct DataSpec {
     pub file: String,
     /// blake3 of the file's bytes (64 lower-case hex digits); loading refuses a mismatch.
     pub blake3: String,
+    /// blake3 of earlier versions of the file, replaced by this one: a payload or map
+    /// recorded on one of them is INCONCLUSIVE (it cannot be recomputed here, and it is no
+    /// forgery), where any other hash is REJECTED. Not part of the meaning hash.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retired_blake3: Vec<String>,
     /// The entity column (text).
     pub entity: String,
     /// The label column (text).
@@ -225,15 +230,28 @@ impl Manifest {
         {
             return Err(format!("id {:?} must match [a-z0-9-]+", self.id));
         }
+        let is_hash = |h: &str| {
+            h.len() == 64
+                && h.bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        };
         let hash = &self.data.blake3;
-        if hash.len() != 64
-            || !hash
-                .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-        {
+        if !is_hash(hash) {
             return Err(format!(
                 "data.blake3 {hash:?} must be 64 lower-case hex digits"
             ));
+        }
+        for (i, retired) in self.data.retired_blake3.iter().enumerate() {
+            if !is_hash(retired) {
+                return Err(format!(
+                    "data.retired_blake3[{i}] {retired:?} must be 64 lower-case hex digits"
+                ));
+            }
+            if retired == hash {
+                return Err(format!(
+                    "data.retired_blake3[{i}] is the current data.blake3: a fixture cannot be retired and in use"
+                ));
+            }
         }
         if self.data.features.is_empty() {
             return Err("data.features must name at least one column".into());

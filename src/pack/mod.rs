@@ -140,6 +140,11 @@ impl Pack {
         &self.manifest.data.blake3
     }
 
+    /// Whether `hash` is an earlier version of the fixture (`[data] retired_blake3`).
+    pub fn retired_fixture(&self, hash: &str) -> bool {
+        self.manifest.data.retired_blake3.iter().any(|h| h == hash)
+    }
+
     /// The fixture file's size in bytes.
     pub fn fixture_bytes(&self) -> u64 {
         self.fixture_bytes

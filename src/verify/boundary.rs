@@ -67,6 +67,9 @@ impl Verification<'_> {
             }
         };
         self.pass(CheckId::PackSupported);
+        if self.recorded_on_retired_fixture(&map.pack.fixture_blake3, pack, "map") {
+            return;
+        }
         let table = pack.table();
         if !self.fixture_in_budget(pack) {
             return;

@@ -39,7 +39,7 @@ pub use report::{
 };
 
 /// The verifier's version (changes whenever a rule changes; the rules hash pins them).
-pub const VERIFIER_VERSION: &str = "counterlab-verifier/4";
+pub const VERIFIER_VERSION: &str = "counterlab-verifier/5";
 
 /// The most label permutations K a verification runs per null.
 pub const MAX_PERMUTATIONS: usize = 100_000;
@@ -181,6 +181,7 @@ pub fn rules() -> Value {
         "work_per_arm": "one fit per arm, one per fold of a cross-validation arm",
         "kernel_version": run::KERNEL_VERSION,
         "other_kernel_version": "unverifiable (unsupported case), never a failure",
+        "retired_fixture": "a fixture hash the pack lists in [data] retired_blake3: fixture.hash unverifiable (unsupported case), never a failure, and nothing recomputed",
         "alpha_range": "0 < alpha <= 0.1",
         "max_permutations": MAX_PERMUTATIONS,
         "model_fit": "a fit that did not meet its tolerance, or scores every test row alike, makes every metric that reads its scores undefined",
@@ -548,6 +549,26 @@ impl<'o> Verification<'o> {
         }
     }
 
+    /// `fixture.hash`, unverifiable, when the recorded fixture hash is one the pack lists
+    /// as retired (`[data] retired_blake3`); then verification stops (true). The data it
+    /// was computed on are gone, so nothing can be recomputed or checked against this
+    /// fixture's columns, and an honest record of an earlier fixture is no forgery:
+    /// INCONCLUSIVE, like a payload of another kernel version.
+    fn recorded_on_retired_fixture(&mut self, recorded: &str, pack: &Pack, what: &str) -> bool {
+        if !pack.retired_fixture(recorded) {
+            return false;
+        }
+        self.unverifiable(
+            CheckId::FixtureHash,
+            format!(
+                "unsupported case: the {what} was recorded on an earlier version of pack {:?}'s fixture ({recorded}), retired in its pack.toml; this verifier has {}: run the experiment again on the current fixture",
+                pack.id(),
+                pack.fixture_hash()
+            ),
+        );
+        true
+    }
+
     /// `fixture.hash`: the recorded fixture hash is the verifier's (`what`: "payload",
     /// "map").
     fn check_fixture_hash(&mut self, recorded: &str, pack: &Pack, what: &str) {
@@ -746,8 +767,15 @@ impl<'o> Verification<'o> {
     }
 
     /// Stage `experiment.valid`, `fixture.hash`, `pack.manifest`, `result.hash`; false when
-    /// the experiment is not valid on the pack (nothing can be recomputed).
+    /// the payload was recorded on a retired fixture or the experiment is not valid on the
+    /// pack (nothing can be recomputed).
     fn integrity(&mut self, pack: &Pack, payload: &Payload, value: &Value) -> bool {
+        if self.recorded_on_retired_fixture(&payload.pack.fixture_blake3, pack, "payload") {
+            let reason =
+                "not checked: the payload was recorded on a retired fixture (see fixture.hash)";
+            self.skip(CheckId::ExperimentValid, reason);
+            return false;
+        }
         if let Err(e) = payload.experiment.check(pack) {
             let (path, message) = experiment_error_at(&e);
             let ce = Counterexample::new(
