@@ -354,7 +354,8 @@ fn verify_value(value: &serde_json::Value, packs: &Packs) -> counterlab::Report 
 }
 
 /// A payload recorded on a fixture the pack has retired is INCONCLUSIVE (an unsupported
-/// case, like another kernel version), not REJECTED; any other foreign hash still is.
+/// case, like another kernel version), not REJECTED; any other foreign hash still is, and
+/// so is a retired-fixture payload whose own result hash does not match its results.
 #[test]
 fn a_payload_of_a_retired_fixture_is_inconclusive_and_a_foreign_one_rejected() {
     let packs = packs();
@@ -376,8 +377,10 @@ fn a_payload_of_a_retired_fixture_is_inconclusive_and_a_foreign_one_rejected() {
         reason.contains("retired") && reason.contains(&v1),
         "{reason}"
     );
-    // Nothing is read against the current fixture: not its columns, not its rows.
+    // Nothing is read against the current fixture: not its size, columns or rows.
     for id in [
+        "budget.fixture",
+        "budget.work",
         "experiment.valid",
         "pack.manifest",
         "recompute.equal",
@@ -385,7 +388,17 @@ fn a_payload_of_a_retired_fixture_is_inconclusive_and_a_foreign_one_rejected() {
     ] {
         assert_eq!(report.check(id).unwrap().status, Status::Skipped, "{id}");
     }
-    assert_eq!(report.check("kernel.version").unwrap().status, Status::Pass);
+    for id in ["kernel.version", "pack.supported", "result.hash"] {
+        assert_eq!(report.check(id).unwrap().status, Status::Pass, "{id}");
+    }
+
+    // What needs no fixture is still checked: results edited after the hash was taken.
+    let mut edited = recorded.clone();
+    let auc = &mut edited["results"]["latest_weeks"]["metrics"]["roc_auc"];
+    *auc = serde_json::json!(auc.as_f64().unwrap() + 0.1);
+    let report = verify_value(&edited, &packs);
+    assert_eq!(report.verdict().as_str(), "REJECTED");
+    assert_eq!(report.check("result.hash").unwrap().status, Status::Fail);
 
     let mut foreign = recorded.clone();
     foreign["pack"]["fixture_blake3"] = serde_json::json!("1".repeat(64));
@@ -429,12 +442,43 @@ fn a_boundary_map_of_a_retired_fixture_is_inconclusive() {
     let map_path = bundled.join("payloads/boundary-map.json");
     let mut map: serde_json::Value =
         serde_json::from_slice(&std::fs::read(map_path).unwrap()).unwrap();
+    // As a writer on the earlier fixture would have recorded it: its pack block, and the
+    // map hash over it.
     map["pack"]["fixture_blake3"] = serde_json::json!(earlier);
+    let cell_hashes: Vec<serde_json::Value> = map["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["cell_hash"].clone())
+        .collect();
+    map["map_hash"] = serde_json::json!(counterlab::canon::hash_value(
+        counterlab::canon::HashKind::BoundaryMap,
+        &serde_json::json!({
+            "pack": map["pack"],
+            "boundary": map["boundary"],
+            "experiment": map["experiment"],
+            "cell_hashes": cell_hashes,
+        }),
+    ));
     let report = verify_value(&map, &packs);
     assert_eq!(report.verdict().as_str(), "INCONCLUSIVE");
-    assert_eq!(report.check("pack.supported").unwrap().status, Status::Pass);
     assert_eq!(
         report.check("fixture.hash").unwrap().status,
         Status::Unverifiable
+    );
+    for id in ["pack.supported", "boundary.cell_hash", "boundary.map_hash"] {
+        assert_eq!(report.check(id).unwrap().status, Status::Pass, "{id}");
+    }
+    for id in ["boundary.spec", "pack.manifest", "recompute.equal"] {
+        assert_eq!(report.check(id).unwrap().status, Status::Skipped, "{id}");
+    }
+
+    // Relabelled without the map hash taken again: the map's own hash gives it away.
+    map["map_hash"] = serde_json::json!("3".repeat(64));
+    let report = verify_value(&map, &packs);
+    assert_eq!(report.verdict().as_str(), "REJECTED");
+    assert_eq!(
+        report.check("boundary.map_hash").unwrap().status,
+        Status::Fail
     );
 }

@@ -196,7 +196,8 @@ impl Manifest {
     /// positive class, features in order, time). Payloads and reports carry it, so a
     /// payload computed against the same bytes read another way (another positive class,
     /// another label column) is not taken for one computed on this pack. The id, title,
-    /// concept and the `[boundary]` / `[transfer]` sections are not part of it: they name
+    /// concept, `retired_blake3` and the `[boundary]` / `[transfer]` sections are not part
+    /// of it: they name
     /// or use the pack, they do not change what its cells are. The categorical columns and
     /// their levels are part of it when there are any (a pack without them hashes as
     /// before they existed).
@@ -249,7 +250,7 @@ impl Manifest {
             }
             if retired == hash {
                 return Err(format!(
-                    "data.retired_blake3[{i}] is the current data.blake3: a fixture cannot be retired and in use"
+                    "data.retired_blake3[{i}] is the current data.blake3: a fixture cannot be retired and in use (remove it from retired_blake3)"
                 ));
             }
         }

@@ -16,6 +16,47 @@ use crate::pack::Packs;
 pub const BOUNDARY_CHECK_IDS: [&str; 14] = super::checks::names(MAP_CHECKS);
 
 impl Verification<'_> {
+    /// `boundary.cell_hash`, `boundary.map_hash`: the recorded hashes are those of what is
+    /// recorded (raw JSON, like `result.hash`); they need no fixture.
+    fn check_map_hashes(&mut self, value: &Value, map: &BoundaryMap) {
+        let recorded_cells = value["cells"].as_array().cloned().unwrap_or_default();
+        let mut hash_ces = Vec::new();
+        for (i, cell) in recorded_cells.iter().enumerate() {
+            let mut without = cell.clone();
+            if let Value::Object(m) = &mut without {
+                m.remove("cell_hash");
+            }
+            let expected = canon::hash_value(HashKind::BoundaryCell, &without);
+            if cell["cell_hash"] != json!(expected) {
+                hash_ces.push(Counterexample::new(
+                    CheckId::BoundaryCellHash,
+                    cell["cell_hash"].clone(),
+                    json!(expected),
+                    json!({ "path": format!("$.cells[{i}].cell_hash"), "cell": i, "axes": cell["axes"] }),
+                ));
+            }
+        }
+        self.pass_unless(CheckId::BoundaryCellHash, hash_ces, |total| {
+            format!("{total} cell hash(es) are not the canonical hash of their cell")
+        });
+        let recorded_map_hash = canon::hash_value(
+            HashKind::BoundaryMap,
+            &json!({
+                "pack": value["pack"],
+                "boundary": value["boundary"],
+                "experiment": value["experiment"],
+                "cell_hashes": recorded_cells.iter().map(|c| c["cell_hash"].clone()).collect::<Vec<_>>(),
+            }),
+        );
+        self.check_recorded_hash(
+            CheckId::BoundaryMapHash,
+            &map.map_hash,
+            &recorded_map_hash,
+            "$.map_hash",
+            "map_hash is not the canonical hash of the recorded pack, spec, experiment and cell hashes",
+        );
+    }
+
     /// Runs every boundary check after `payload.parse` and `kernel.version` passed.
     pub(super) fn run_boundary(&mut self, value: &Value, packs: &Packs) {
         let o = self.options;
@@ -67,7 +108,18 @@ impl Verification<'_> {
             }
         };
         self.pass(CheckId::PackSupported);
-        if self.recorded_on_retired_fixture(&map.pack.fixture_blake3, pack, "map") {
+        if self.recorded_on_retired_fixture(
+            &map.pack.fixture_blake3,
+            pack,
+            "map",
+            &[
+                CheckId::BudgetFixture,
+                CheckId::BudgetWork,
+                CheckId::BoundarySpec,
+            ],
+        ) {
+            // The map's own hashes need no fixture: a tampered map is still REJECTED.
+            self.check_map_hashes(value, &map);
             return;
         }
         let table = pack.table();
@@ -121,44 +173,7 @@ impl Verification<'_> {
 
         self.check_fixture_hash(&map.pack.fixture_blake3, pack, "map");
         self.check_manifest_hash(&map.pack.manifest_hash, pack, "map");
-
-        // Hashes of what is recorded (raw JSON, like result.hash).
-        let recorded_cells = value["cells"].as_array().cloned().unwrap_or_default();
-        let mut hash_ces = Vec::new();
-        for (i, cell) in recorded_cells.iter().enumerate() {
-            let mut without = cell.clone();
-            if let Value::Object(m) = &mut without {
-                m.remove("cell_hash");
-            }
-            let expected = canon::hash_value(HashKind::BoundaryCell, &without);
-            if cell["cell_hash"] != json!(expected) {
-                hash_ces.push(Counterexample::new(
-                    CheckId::BoundaryCellHash,
-                    cell["cell_hash"].clone(),
-                    json!(expected),
-                    json!({ "path": format!("$.cells[{i}].cell_hash"), "cell": i, "axes": cell["axes"] }),
-                ));
-            }
-        }
-        self.pass_unless(CheckId::BoundaryCellHash, hash_ces, |total| {
-            format!("{total} cell hash(es) are not the canonical hash of their cell")
-        });
-        let recorded_map_hash = canon::hash_value(
-            HashKind::BoundaryMap,
-            &json!({
-                "pack": value["pack"],
-                "boundary": value["boundary"],
-                "experiment": value["experiment"],
-                "cell_hashes": recorded_cells.iter().map(|c| c["cell_hash"].clone()).collect::<Vec<_>>(),
-            }),
-        );
-        self.check_recorded_hash(
-            CheckId::BoundaryMapHash,
-            &map.map_hash,
-            &recorded_map_hash,
-            "$.map_hash",
-            "map_hash is not the canonical hash of the recorded pack, spec, experiment and cell hashes",
-        );
+        self.check_map_hashes(value, &map);
 
         // Recompute every cell with the pack's spec (cells, and the work inside each, in parallel).
         let recomputed = if self.failed() {

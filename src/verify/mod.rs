@@ -181,7 +181,7 @@ pub fn rules() -> Value {
         "work_per_arm": "one fit per arm, one per fold of a cross-validation arm",
         "kernel_version": run::KERNEL_VERSION,
         "other_kernel_version": "unverifiable (unsupported case), never a failure",
-        "retired_fixture": "a fixture hash the pack lists in [data] retired_blake3: fixture.hash unverifiable (unsupported case), never a failure, and nothing recomputed",
+        "retired_fixture": "a fixture hash the pack lists in [data] retired_blake3: fixture.hash unverifiable (unsupported case), never a failure; only the recorded hashes are checked, nothing is read from the fixture or recomputed",
         "alpha_range": "0 < alpha <= 0.1",
         "max_permutations": MAX_PERMUTATIONS,
         "model_fit": "a fit that did not meet its tolerance, or scores every test row alike, makes every metric that reads its scores undefined",
@@ -550,13 +550,26 @@ impl<'o> Verification<'o> {
     }
 
     /// `fixture.hash`, unverifiable, when the recorded fixture hash is one the pack lists
-    /// as retired (`[data] retired_blake3`); then verification stops (true). The data it
-    /// was computed on are gone, so nothing can be recomputed or checked against this
-    /// fixture's columns, and an honest record of an earlier fixture is no forgery:
-    /// INCONCLUSIVE, like a payload of another kernel version.
-    fn recorded_on_retired_fixture(&mut self, recorded: &str, pack: &Pack, what: &str) -> bool {
+    /// as retired (`[data] retired_blake3`): true, and the caller checks what needs no
+    /// fixture (the recorded hashes) and stops. The data it was computed on are gone, so
+    /// nothing can be recomputed or checked against this fixture (`before`: the checks
+    /// listed ahead of `fixture.hash` that read it, and `pack.manifest`, are skipped), and
+    /// a record of an earlier fixture is not taken for a forgery: INCONCLUSIVE, like a
+    /// payload of another kernel version.
+    fn recorded_on_retired_fixture(
+        &mut self,
+        recorded: &str,
+        pack: &Pack,
+        what: &str,
+        before: &[CheckId],
+    ) -> bool {
         if !pack.retired_fixture(recorded) {
             return false;
+        }
+        let reason =
+            format!("not checked: the {what} was recorded on a retired fixture (see fixture.hash)");
+        for &id in before.iter().chain(&[CheckId::PackManifest]) {
+            self.skip(id, reason.clone());
         }
         self.unverifiable(
             CheckId::FixtureHash,
@@ -673,7 +686,7 @@ impl<'o> Verification<'o> {
         let Some(payload) = self.payload_structure(value) else {
             return;
         };
-        let Some((pack, in_budget)) = self.supported_case(packs, &payload) else {
+        let Some((pack, in_budget)) = self.supported_case(packs, &payload, value) else {
             return;
         };
         if !self.integrity(pack, &payload, value) {
@@ -748,13 +761,26 @@ impl<'o> Verification<'o> {
 
     /// Stage `pack.supported`, `budget.fixture`, `budget.work`: the verifier's pack, and
     /// whether the model's work is within budget (checked now, acted on after integrity).
+    /// None when verification stops here: no such pack, a fixture over budget, or a
+    /// payload of a retired fixture (after its own `result.hash`, which needs no fixture).
     fn supported_case<'p>(
         &mut self,
         packs: &'p Packs,
         payload: &Payload,
+        value: &Value,
     ) -> Option<(&'p Pack, bool)> {
         let pack = self.supported_pack(packs, &payload.pack.id)?;
         self.pass(CheckId::PackSupported);
+        let before = [
+            CheckId::BudgetFixture,
+            CheckId::BudgetWork,
+            CheckId::ExperimentValid,
+        ];
+        if self.recorded_on_retired_fixture(&payload.pack.fixture_blake3, pack, "payload", &before)
+        {
+            self.check_result_hash(payload, value);
+            return None;
+        }
         if !self.fixture_in_budget(pack) {
             return None;
         }
@@ -767,15 +793,8 @@ impl<'o> Verification<'o> {
     }
 
     /// Stage `experiment.valid`, `fixture.hash`, `pack.manifest`, `result.hash`; false when
-    /// the payload was recorded on a retired fixture or the experiment is not valid on the
-    /// pack (nothing can be recomputed).
+    /// the experiment is not valid on the pack (nothing can be recomputed).
     fn integrity(&mut self, pack: &Pack, payload: &Payload, value: &Value) -> bool {
-        if self.recorded_on_retired_fixture(&payload.pack.fixture_blake3, pack, "payload") {
-            let reason =
-                "not checked: the payload was recorded on a retired fixture (see fixture.hash)";
-            self.skip(CheckId::ExperimentValid, reason);
-            return false;
-        }
         if let Err(e) = payload.experiment.check(pack) {
             let (path, message) = experiment_error_at(&e);
             let ce = Counterexample::new(
@@ -794,6 +813,13 @@ impl<'o> Verification<'o> {
         self.pass(CheckId::ExperimentValid);
         self.check_fixture_hash(&payload.pack.fixture_blake3, pack, "payload");
         self.check_manifest_hash(&payload.pack.manifest_hash, pack, "payload");
+        self.check_result_hash(payload, value);
+        true
+    }
+
+    /// `result.hash`: the recorded `result_hash` is the canonical hash of the recorded
+    /// results (raw JSON); it needs no fixture.
+    fn check_result_hash(&mut self, payload: &Payload, value: &Value) {
         self.check_recorded_hash(
             CheckId::ResultHash,
             &payload.result_hash,
@@ -801,7 +827,6 @@ impl<'o> Verification<'o> {
             "$.result_hash",
             "result_hash is not the canonical hash of the recorded results",
         );
-        true
     }
 
     /// Stage `recompute.equal`: every arm prepared and evaluated on the pack's table,
