@@ -6,10 +6,10 @@
 //! buy. Results and the commands that produced them: docs/CALIBRATION.md.
 //!
 //! ```text
-//! # always on (part of `cargo test --release`): 20 seeds, K = 19, ~15 s on 2 cores
+//! # always on (part of `cargo test --release`): 20 seeds, K = 19
 //! cargo test --release --test lib calibration::false_claims -- --nocapture
-//! # the full measurement: 500 seeds, K = 19, ~6 min on 2 cores (see the test's docs for
-//! # COUNTERLAB_CALIBRATION_{SEEDS,K,ENTITIES,ROWS,FEATURES,FLIP,GAP})
+//! # the full measurement: 500 seeds, K = 19; docs/CALIBRATION.md records its time
+//! # (see the test's docs for COUNTERLAB_CALIBRATION_{SEEDS,K,ENTITIES,ROWS,FEATURES,FLIP,GAP})
 //! cargo test --release --test lib calibration::full -- --ignored --nocapture
 //! ```
 

@@ -81,14 +81,13 @@ fn shuffled_bundled_fixture_keeps_every_result_hash() {
 /// result hash for every registered experiment. `.ci/run` installs qemu-user; without it
 /// this test fails in CI (CI=true) and is reported as skipped elsewhere.
 ///
-/// Each emulated run costs 1.2–1.6 s (mostly the emulated start-up, whatever the pack), so
+/// Each emulated run is mostly the emulated start-up, whatever the pack, so
 /// the emulated run is made once per *distinct computation*: registered experiments that
 /// differ only in their claim (e.g. the same arms with thresholds 0.10 and 0.15) have the
 /// same `results` and so the same native result hash — a claim never enters `results` —
 /// and emulating the second one would re-run the identical arithmetic. Every registered
 /// experiment still runs natively; each distinct native result hash is checked under
-/// Nehalem. With the four bundled packs this is 8 emulated runs for 17 experiments
-/// (about 12 s instead of 25 s, measured on 2 cores).
+/// Nehalem. With the four bundled packs this is 8 emulated runs for 17 experiments.
 #[test]
 fn nehalem_cpu_gives_the_same_hashes() {
     if !qemu_available("nehalem_cpu_gives_the_same_hashes") {
@@ -182,8 +181,8 @@ fn native_and_nehalem(args: &[&str], key: &str) -> [String; 2] {
 /// payload recomputed and re-verified), a verifier report (the claim's Obuchowski CI and permutation p-value), a
 /// boundary map of each bundled sweep (prevalence subsampling, entity_overlap splits, the
 /// claim's evidence per cell) and each transfer evaluation are the same on a CPU without
-/// AVX/FMA. Emulation makes this the slowest test (~65 s on 2 cores); the verify run
-/// uses K = 39 to bound it.
+/// AVX/FMA. Emulation makes this the slowest test; the verify run uses K = 39 to bound
+/// it.
 #[test]
 fn nehalem_cpu_gives_the_same_reports_maps_and_transfer_results() {
     if !qemu_available("nehalem_cpu_gives_the_same_reports_maps_and_transfer_results") {

@@ -366,8 +366,8 @@ fn check_edit(
     Ok(())
 }
 
-/// The recorded boundary map of class-imbalance (its cells are the quickest to recompute:
-/// about 0.6 s), with the strings of its JSON tree for the edits.
+/// The recorded boundary map of class-imbalance (its cells are the quickest to
+/// recompute), with the strings of its JSON tree for the edits.
 fn map_fixture() -> &'static (Fixture, Vec<String>) {
     static MAP: OnceLock<(Fixture, Vec<String>)> = OnceLock::new();
     MAP.get_or_init(|| {
@@ -649,7 +649,7 @@ fn known_semantic_noops_still_verify() {
 
 /// fuzz/regressions/unbounded-recompute-over-fuzz-budget.json: 40 arms × 101 identity
 /// ablations, far over a budget of 2·10⁶ work units. Before 477479c `budget.work` said so,
-/// but `recompute.equal` and `determinism.rerun` still fitted 2 × 4,040 models (~100 s).
+/// but `recompute.equal` and `determinism.rerun` still fitted 2 × 4,040 models.
 /// Since verifier/3 the schema refuses more than 16 arms (and 32 ablations) outright; cut
 /// to those limits, the payload is still far over this budget, and nothing is fitted.
 #[test]

@@ -101,8 +101,8 @@ fn load_world() -> World {
 }
 
 /// Small K, one row-order shuffle, one thread, and a work budget of 4× what the most
-/// expensive bundled payload needs (see [`calibrate_max_work`]): a full verification takes
-/// ~0.3–0.7 s, and an input that asks for much more work is cut off by `budget.work`.
+/// expensive bundled payload needs (see [`calibrate_max_work`]): a full verification stays
+/// small, and an input that asks for much more work is cut off by `budget.work`.
 pub fn options() -> &'static VerifyOptions {
     static OPTIONS: OnceLock<VerifyOptions> = OnceLock::new();
     OPTIONS.get_or_init(|| {
