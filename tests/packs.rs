@@ -139,9 +139,8 @@ fn canonical_table_ignores_file_row_order() {
     }
 }
 
-#[test]
-fn manifest_rejects_unknown_keys_and_bad_ids() {
-    let root = TempDir::new("manifest");
+/// A pack of one row under `root`: its folder and its pack.toml text, for manifest edits.
+fn one_row_pack(root: &TempDir) -> (std::path::PathBuf, String) {
     let dir = write_pack(
         root.path(),
         "p",
@@ -150,6 +149,13 @@ fn manifest_rejects_unknown_keys_and_bad_ids() {
         None,
     );
     let toml = std::fs::read_to_string(dir.join("pack.toml")).unwrap();
+    (dir, toml)
+}
+
+#[test]
+fn manifest_rejects_unknown_keys_and_bad_ids() {
+    let root = TempDir::new("manifest");
+    let (dir, toml) = one_row_pack(&root);
     std::fs::write(dir.join("pack.toml"), format!("colour = \"red\"\n{toml}")).unwrap();
     let message = Pack::open(&dir).unwrap_err().to_string();
     assert!(
@@ -169,14 +175,7 @@ fn manifest_rejects_unknown_keys_and_bad_ids() {
 #[test]
 fn retired_fixture_hashes_are_checked() {
     let root = TempDir::new("retired");
-    let dir = write_pack(
-        root.path(),
-        "p",
-        "entity,label,x1\nA,1,0.5\n",
-        &["x1"],
-        None,
-    );
-    let toml = std::fs::read_to_string(dir.join("pack.toml")).unwrap();
+    let (dir, toml) = one_row_pack(&root);
     let current = Pack::open(&dir).unwrap().fixture_hash().to_owned();
     let with_retired = |list: &str| {
         let line = toml.lines().find(|l| l.starts_with("blake3 = ")).unwrap();
