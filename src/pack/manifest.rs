@@ -159,8 +159,9 @@ pub struct DataSpec {
     /// blake3 of the file's bytes (64 lower-case hex digits); loading refuses a mismatch.
     pub blake3: String,
     /// blake3 of earlier versions of the file, replaced by this one: a payload or map
-    /// recorded on one of them is INCONCLUSIVE (it cannot be recomputed here, and it is no
-    /// forgery), where any other hash is REJECTED. Not part of the meaning hash.
+    /// recorded on one of them is INCONCLUSIVE (its numbers cannot be recomputed here, and
+    /// the verifier does not call it forged for that), where any other hash is REJECTED.
+    /// Not part of the meaning hash.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retired_blake3: Vec<String>,
     /// The entity column (text).
@@ -197,10 +198,9 @@ impl Manifest {
     /// payload computed against the same bytes read another way (another positive class,
     /// another label column) is not taken for one computed on this pack. The id, title,
     /// concept, `retired_blake3` and the `[boundary]` / `[transfer]` sections are not part
-    /// of it: they name
-    /// or use the pack, they do not change what its cells are. The categorical columns and
-    /// their levels are part of it when there are any (a pack without them hashes as
-    /// before they existed).
+    /// of it: they name or use the pack, they do not change what its cells are. The
+    /// categorical columns and their levels are part of it when there are any (a pack
+    /// without them hashes as before they existed).
     pub fn meaning_hash(&self) -> String {
         let d = &self.data;
         let mut meaning = serde_json::json!({
