@@ -137,26 +137,29 @@ pub(crate) fn command(args: &VerifyArgs) -> i32 {
 /// The claim's permutation null as a histogram with the observed statistic marked.
 fn null_histogram(report: &counterlab::Report, payload: &Path) -> Option<HistogramChart> {
     let null = report.null_distribution()?;
-    let p = null.p_value.map_or("n/a".to_owned(), |p| format!("{p:.4}"));
+    let claim = null.claim;
+    let p = claim
+        .p_value
+        .map_or("n/a".to_owned(), |p| format!("{p:.4}"));
     let name = payload.file_name().map_or_else(
         || payload.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
     Some(HistogramChart {
         captions: Captions {
-            title: format!("Is {} above what shuffled labels give?", null.statistic),
+            title: format!("Is {} above what shuffled labels give?", claim.statistic),
             subtitle: format!(
                 "{name} · {} non-vacuous {}s · observed {:.4}, p = {p} · verdict {}",
                 null.values.len(),
-                null.null,
+                claim.null,
                 null.observed,
                 report.verdict().as_str()
             ),
-            x_label: format!("{} under permuted labels", null.statistic),
+            x_label: format!("{} under permuted labels", claim.statistic),
         },
-        values: null.values.clone(),
+        values: null.values.to_vec(),
         observed: null.observed,
-        threshold: Some(null.threshold),
+        threshold: Some(claim.threshold),
     })
 }
 

@@ -233,7 +233,7 @@ struct Verification<'o> {
     claim: Option<ClaimReport>,
     /// Arms whose test rows were seen in training, from the recomputed results.
     caveats: Vec<Caveat>,
-    null_distribution: Option<NullDistribution>,
+    null_statistics: Vec<f64>,
     inconclusive_reasons: Vec<String>,
 }
 
@@ -247,7 +247,7 @@ impl<'o> Verification<'o> {
             pack: None,
             claim: None,
             caveats: Vec::new(),
-            null_distribution: None,
+            null_statistics: Vec::new(),
             inconclusive_reasons: Vec::new(),
         }
     }
@@ -1172,16 +1172,7 @@ impl<'o> Verification<'o> {
             &self.claim_settings(),
         );
         self.claim = evaluation.report;
-        if let (Some(report), false) = (&self.claim, evaluation.null_statistics.is_empty()) {
-            self.null_distribution = Some(NullDistribution {
-                statistic: report.statistic.clone(),
-                null: report.null.clone(),
-                observed: report.observed.unwrap_or(f64::NAN),
-                threshold: report.threshold,
-                p_value: report.p_value,
-                values: evaluation.null_statistics,
-            });
-        }
+        self.null_statistics = evaluation.null_statistics;
         match evaluation.standing {
             Standing::Supports => self.pass(CheckId::ClaimEvidence),
             Standing::Contradicts {
@@ -1268,7 +1259,7 @@ impl<'o> Verification<'o> {
             me.claim,
             me.caveats,
         )
-        .with_null_distribution(me.null_distribution)
+        .with_null_statistics(me.null_statistics)
     }
 }
 

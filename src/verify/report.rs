@@ -125,20 +125,17 @@ pub struct Counters {
 
 /// The claim's permutation null as measured: what `verify --svg` draws. Not part of the
 /// report's JSON (and so not of its hash): it is the raw material behind `claim.p_value`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NullDistribution {
-    /// The claim's statistic, as in `claim.statistic`.
-    pub statistic: String,
-    /// Which permutation null, as in `claim.null`.
-    pub null: String,
-    /// The kernel's observed statistic.
+/// A view into the [`Report`]: the statistic's name, the null's kind, the threshold and the
+/// p-value are read from the claim it belongs to, so they cannot disagree with it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NullDistribution<'a> {
+    /// The claim the null was measured for (`claim` in the report's JSON).
+    pub claim: &'a ClaimReport,
+    /// The kernel's observed statistic, `claim.observed` (a null is only measured for a
+    /// defined statistic).
     pub observed: f64,
-    /// The claim's threshold.
-    pub threshold: f64,
-    /// The permutation p-value.
-    pub p_value: Option<f64>,
     /// The statistic under each non-vacuous permutation, in permutation order.
-    pub values: Vec<f64>,
+    pub values: &'a [f64],
 }
 
 /// A fact about an arm's evaluation that a verdict does not show: its test rows were seen
@@ -190,7 +187,7 @@ pub struct Report {
     claim: Option<ClaimReport>,
     caveats: Vec<Caveat>,
     report_hash: String,
-    null_distribution: Option<NullDistribution>,
+    null_statistics: Vec<f64>,
 }
 
 impl Report {
@@ -221,7 +218,7 @@ impl Report {
             claim,
             caveats,
             report_hash: String::new(),
-            null_distribution: None,
+            null_statistics: Vec::new(),
         };
         let mut value = report.to_json();
         value
@@ -238,15 +235,21 @@ impl Report {
         &self.caveats
     }
 
-    /// Attaches the claim's permutation null (not hashed, not in the JSON).
-    pub(crate) fn with_null_distribution(mut self, null: Option<NullDistribution>) -> Report {
-        self.null_distribution = null;
+    /// Attaches the claim's permutation null statistics (not hashed, not in the JSON).
+    pub(crate) fn with_null_statistics(mut self, values: Vec<f64>) -> Report {
+        self.null_statistics = values;
         self
     }
 
     /// The claim's permutation null, when the claim was evaluated with one.
-    pub fn null_distribution(&self) -> Option<&NullDistribution> {
-        self.null_distribution.as_ref()
+    pub fn null_distribution(&self) -> Option<NullDistribution<'_>> {
+        let claim = self.claim.as_ref()?;
+        let observed = claim.observed?;
+        (!self.null_statistics.is_empty()).then_some(NullDistribution {
+            claim,
+            observed,
+            values: &self.null_statistics,
+        })
     }
 
     /// The verdict.
