@@ -87,7 +87,8 @@ fn shuffled_bundled_fixture_keeps_every_result_hash() {
 /// same `results` and so the same native result hash — a claim never enters `results` —
 /// and emulating the second one would re-run the identical arithmetic. Every registered
 /// experiment still runs natively; each distinct native result hash is checked under
-/// Nehalem. With the four bundled packs this is 8 emulated runs for 17 experiments.
+/// Nehalem: one emulated run per distinct hash in tests/golden/result_hashes.json, fewer
+/// than the registered experiments.
 #[test]
 fn nehalem_cpu_gives_the_same_hashes() {
     if !qemu_available("nehalem_cpu_gives_the_same_hashes") {

@@ -140,14 +140,12 @@ fn canonical_table_ignores_file_row_order() {
 }
 
 /// A pack of one row under `root`: its folder and its pack.toml text, for manifest edits.
+fn write_one_row_pack(root: &std::path::Path, id: &str) -> std::path::PathBuf {
+    write_pack(root, id, "entity,label,x1\nA,1,0.5\n", &["x1"], None)
+}
+
 fn one_row_pack(root: &TempDir) -> (std::path::PathBuf, String) {
-    let dir = write_pack(
-        root.path(),
-        "p",
-        "entity,label,x1\nA,1,0.5\n",
-        &["x1"],
-        None,
-    );
+    let dir = write_one_row_pack(root.path(), "p");
     let toml = std::fs::read_to_string(dir.join("pack.toml")).unwrap();
     (dir, toml)
 }
@@ -207,20 +205,8 @@ fn retired_fixture_hashes_are_checked() {
 #[test]
 fn discover_finds_packs_and_unknown_ids_are_named() {
     let root = TempDir::new("discover");
-    write_pack(
-        root.path(),
-        "one",
-        "entity,label,x1\nA,1,0.5\n",
-        &["x1"],
-        None,
-    );
-    write_pack(
-        root.path(),
-        "two",
-        "entity,label,x1\nA,1,0.5\n",
-        &["x1"],
-        None,
-    );
+    write_one_row_pack(root.path(), "one");
+    write_one_row_pack(root.path(), "two");
     let packs = Packs::discover(root.path()).unwrap();
     assert_eq!(
         packs.iter().map(Pack::id).collect::<Vec<_>>(),
@@ -234,20 +220,8 @@ fn discover_finds_packs_and_unknown_ids_are_named() {
 #[test]
 fn discover_only_loads_the_named_packs_and_knows_the_others() {
     let root = TempDir::new("discover-only");
-    write_pack(
-        root.path(),
-        "one",
-        "entity,label,x1\nA,1,0.5\n",
-        &["x1"],
-        None,
-    );
-    let two = write_pack(
-        root.path(),
-        "two",
-        "entity,label,x1\nA,1,0.5\n",
-        &["x1"],
-        None,
-    );
+    write_one_row_pack(root.path(), "one");
+    let two = write_one_row_pack(root.path(), "two");
     // A broken fixture in a pack nobody asked for does not stop the others loading…
     std::fs::write(two.join("data.csv"), "entity,label,x1\nA,1,oops\n").unwrap();
     let packs = Packs::discover_only(root.path(), &["one"], &Default::default()).unwrap();

@@ -159,8 +159,9 @@ pub struct DataSpec {
     /// blake3 of the file's bytes (64 lower-case hex digits); loading refuses a mismatch.
     pub blake3: String,
     /// blake3 of earlier versions of the file, replaced by this one: a payload or map
-    /// recorded on one of them is INCONCLUSIVE (its numbers cannot be recomputed here, and
-    /// the verifier does not call it forged for that), where any other hash is REJECTED.
+    /// recorded on one of them is at best INCONCLUSIVE (its numbers cannot be recomputed
+    /// here, and the verifier does not call it forged for that; the hashes that need no
+    /// fixture are still checked), where any other hash is REJECTED.
     /// Not part of the meaning hash.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retired_blake3: Vec<String>,
