@@ -127,7 +127,7 @@ pub(crate) fn command(args: &VerifyArgs) -> i32 {
                 }
             }
             None => eprintln!(
-                "note: no chart written: the claim was not evaluated with a permutation null (see the report)"
+                "note: no chart written: the claim has no permutation null to draw (none was run, or every permutation was vacuous; see the report)"
             ),
         }
     }
@@ -138,9 +138,8 @@ pub(crate) fn command(args: &VerifyArgs) -> i32 {
 fn null_histogram(report: &counterlab::Report, payload: &Path) -> Option<HistogramChart> {
     let null = report.null_distribution()?;
     let claim = null.claim;
-    let p = claim
-        .p_value
-        .map_or("n/a".to_owned(), |p| format!("{p:.4}"));
+    // A null with statistics always has its p-value.
+    let p = claim.p_value?;
     let name = payload.file_name().map_or_else(
         || payload.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -149,7 +148,7 @@ fn null_histogram(report: &counterlab::Report, payload: &Path) -> Option<Histogr
         captions: Captions {
             title: format!("Is {} above what shuffled labels give?", claim.statistic),
             subtitle: format!(
-                "{name} · {} non-vacuous {}s · observed {:.4}, p = {p} · verdict {}",
+                "{name} · {} non-vacuous {}s · observed {:.4}, p = {p:.4} · verdict {}",
                 null.values.len(),
                 claim.null,
                 null.observed,

@@ -241,7 +241,9 @@ impl Report {
         self
     }
 
-    /// The claim's permutation null, when the claim was evaluated with one.
+    /// The claim's permutation null, when the claim was evaluated with one and at least one
+    /// permutation was non-vacuous (a claim whose every permutation is vacuous has p = 1 and
+    /// nothing to draw).
     pub fn null_distribution(&self) -> Option<NullDistribution<'_>> {
         let claim = self.claim.as_ref()?;
         let observed = claim.observed?;
