@@ -471,7 +471,7 @@ impl PreparedArm {
         crate::work_counter::preparation();
         let arm_path = format!("$.arms[{index}].split");
         let spec = &experiment.arms[index].split;
-        let features = experiment.feature_list(pack);
+        let features = &experiment.model_features(pack)[..];
         let (splits, cv) = if spec.cross_validation().is_some() {
             let folds = split::folds(table, spec, experiment.seed, &arm_path)?;
             (folds.splits.clone(), Some(folds))

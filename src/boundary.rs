@@ -339,6 +339,7 @@ fn compute_cell(
             permutations: spec.permutations,
             seed: spec.seed,
             alpha: spec.alpha,
+            family: 1,
             threads,
         },
     );

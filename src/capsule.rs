@@ -9,18 +9,27 @@
 //! link from the embedded objects and the pack — re-runs the selector, recomputes and
 //! re-verifies the payload (and each revision), recomputes the map and the transfer
 //! evaluation — and answers REJECTED at the first link that does not hold, with that link
-//! as the witness; otherwise the verdict of the last payload's verification.
+//! as the witness. Otherwise it answers the prediction: the claim tested (the last
+//! payload's, which is the prediction's), what the verification found, and whether that
+//! confirms, refutes or leaves the prediction undecided — SUPPORTS, REJECTED or
+//! INCONCLUSIVE ([`decide`]).
+//!
+//! A capsule records the options it was verified with (`$.options`: permutations, α, the
+//! mutation seed, the budgets) and is re-verified with exactly those: it is re-verifiable
+//! from itself alone. Only the worker threads (which never change a report) and the mode
+//! come from the caller; a front end refuses any other option given for a capsule
+//! ([`crate::document::refuse_choices_for_capsule`]).
 
 use serde_json::{json, Value};
 
 use crate::canon::{self, HashKind};
 use crate::error::{Error, Result};
-use crate::pack::{Lookup, Packs};
-use crate::prediction::{Predicted, Prediction};
-use crate::revision::verify_revision;
+use crate::pack::{LoadLimits, Lookup, Packs};
+use crate::prediction::{Answer, ClaimFinding, Predicted, Prediction};
+use crate::revision::verify_revision_with;
 use crate::run::{run_with, RunOptions};
 use crate::select::select;
-use crate::verify::{rules_hash, verify, VerifyOptions, VERIFIER_VERSION};
+use crate::verify::{rules_hash, verify, Report, Status, VerifyOptions, VERIFIER_VERSION};
 
 /// The capsule's format.
 pub const CAPSULE_FORMAT: &str = "counterlab.capsule/1";
@@ -29,7 +38,8 @@ pub const CAPSULE_REPORT_FORMAT: &str = "counterlab.capsule-report/1";
 /// Largest capsule read, in bytes.
 pub const MAX_CAPSULE_BYTES: usize = 16 << 20;
 
-/// The links, in the order they are checked.
+/// The links, in the order they are checked (`format` covers the format, the verifier
+/// that recorded the capsule and its recorded options).
 pub const LINKS: [&str; 8] = [
     "format",
     "prediction",
@@ -52,37 +62,42 @@ pub struct BuildOptions {
     pub verify: VerifyOptions,
 }
 
+/// A built capsule and what `counterlab verify` will answer for it.
+#[derive(Debug, Clone)]
+pub struct Built {
+    /// The capsule (`counterlab.capsule/1`).
+    pub capsule: Value,
+    /// The verdict `verify` gives it (every link holds by construction): [`decide`] on the
+    /// last payload's verification.
+    pub verdict: &'static str,
+    /// What that verification says of the prediction, with why.
+    pub answer: (Answer, String),
+}
+
 /// Builds a capsule: selects among `candidates` (source, bytes) for `prediction`, runs the
 /// selected experiment with its derived seed, verifies the payload (and the revisions),
-/// and records every link.
+/// and records every link and the verification options.
 pub fn build(
     packs: &Packs,
     prediction: &Prediction,
     candidates: &[(String, Vec<u8>)],
     options: &BuildOptions,
 ) -> Result<Value> {
+    build_answered(packs, prediction, candidates, options).map(|built| built.capsule)
+}
+
+/// [`build`], with the verdict `verify` will give the capsule.
+pub fn build_answered(
+    packs: &Packs,
+    prediction: &Prediction,
+    candidates: &[(String, Vec<u8>)],
+    options: &BuildOptions,
+) -> Result<Built> {
     let pack = packs.get(&prediction.pack.id)?;
     let selection = select(pack, prediction, candidates);
     let experiment = selection.to_run.clone().ok_or_else(|| {
         Error::invalid("no candidate is eligible: see `counterlab select` for each rule")
     })?;
-    let threads = options.verify.threads;
-    let payload = run_with(pack, &experiment, &RunOptions { threads })?;
-    let payload_text = payload.to_json_pretty()?;
-    let payload_value: Value = serde_json::from_str(&payload_text).expect("a payload is JSON");
-    let report = verify(payload_text.as_bytes(), packs, &options.verify);
-    let boundary = if options.boundary {
-        Some(crate::boundary::compute(pack, threads)?.map_hash)
-    } else {
-        None
-    };
-    let transfer = match &prediction.predicted {
-        Predicted::TransferChoice { transfer_choice } => {
-            Some(crate::transfer::evaluate(pack, Some(transfer_choice), threads)?.result_hash)
-        }
-        Predicted::Outcome(_) => None,
-    };
-    let mut revisions = Vec::new();
     if options.revisions.len() > crate::revision::MAX_REVISIONS {
         return Err(Error::invalid(format!(
             "{} revisions: at most {} are allowed",
@@ -90,10 +105,36 @@ pub fn build(
             crate::revision::MAX_REVISIONS
         )));
     }
+    let verify_options = VerifyOptions {
+        family: 1,
+        ..options.verify.clone()
+    };
+    let threads = verify_options.threads;
+    let payload = run_with(pack, &experiment, &RunOptions { threads })?;
+    let payload_text = payload.to_json_pretty()?;
+    let payload_value: Value = serde_json::from_str(&payload_text).expect("a payload is JSON");
+    let report = verify(payload_text.as_bytes(), packs, &verify_options);
+    let boundary = if options.boundary {
+        Some(crate::boundary::compute(pack, threads)?.map_hash)
+    } else {
+        None
+    };
+    let transfer = match &prediction.predicted {
+        Predicted::TransferChoice { transfer_choice } => Some(crate::transfer::evaluate(
+            pack,
+            Some(transfer_choice),
+            threads,
+        )?),
+        Predicted::Outcome(_) => None,
+    };
+    let mut revisions = Vec::new();
     let mut chain: Vec<&[u8]> = vec![payload_text.as_bytes()];
+    let mut verified = vec![report.clone()];
+    let mut refused = false;
     for bytes in &options.revisions {
         chain.push(bytes);
-        let answer = verify_revision(&chain, packs, &options.verify).to_json();
+        let answer = verify_revision_with(&chain, packs, &verify_options, verified.clone());
+        let json = answer.to_json();
         let value: Value = crate::json::parse_strict(bytes).map_err(|e| {
             Error::invalid(format!(
                 "a revision is not JSON at {}: {}",
@@ -103,17 +144,34 @@ pub fn build(
         revisions.push(json!({
             "payload": value,
             "payload_hash": canon::hash_value(HashKind::Payload, &value),
-            "revision_hash": answer["revision_hash"],
-            "verdict": answer["verdict"],
+            "revision_hash": json["revision_hash"],
+            "verdict": json["verdict"],
         }));
+        match answer.report {
+            Some(last) if !refused => verified.push(last),
+            _ => refused = true,
+        }
     }
+    let last = verified.last().expect("the first payload's report");
+    let choice_valid = transfer.as_ref().map(transfer_choice_valid(prediction));
+    let (verdict, answer) = if refused {
+        (
+            "REJECTED",
+            (
+                Answer::Undecided,
+                "a revision is refused: the chain breaks".to_owned(),
+            ),
+        )
+    } else {
+        decide(prediction, last, choice_valid)
+    };
     let candidates_json: Vec<Value> = candidates
         .iter()
         .map(|(source, bytes)| {
             json!({"source": source, "experiment": String::from_utf8_lossy(bytes)})
         })
         .collect();
-    Ok(json!({
+    let capsule = json!({
         "format": CAPSULE_FORMAT,
         "prediction": prediction.to_json(),
         "prediction_hash": prediction.prediction_hash(),
@@ -123,12 +181,169 @@ pub fn build(
         "payload": payload_value,
         "payload_hash": canon::hash_value(HashKind::Payload, &payload_value),
         "verifier": {"version": VERIFIER_VERSION, "rules_hash": rules_hash()},
+        "options": recorded_options(&verify_options),
         "report_hash": report.report_hash(),
         "verdict": report.verdict().as_str(),
         "boundary_map_hash": boundary,
-        "transfer_result_hash": transfer,
+        "transfer_result_hash": transfer.map(|t| t.result_hash),
         "revisions": revisions,
-    }))
+    });
+    Ok(Built {
+        capsule,
+        verdict,
+        answer,
+    })
+}
+
+/// Whether the transfer evaluation finds the prediction's choice valid.
+fn transfer_choice_valid(
+    prediction: &Prediction,
+) -> impl Fn(&crate::transfer::TransferEvaluation) -> bool + '_ {
+    move |evaluation| match &prediction.predicted {
+        Predicted::TransferChoice { transfer_choice } => {
+            evaluation.valid_choices.contains(transfer_choice)
+        }
+        Predicted::Outcome(_) => false,
+    }
+}
+
+/// What the verification `report` of the claim found, as a prediction reads it: SUPPORTS
+/// is [`ClaimFinding::Holds`]; the claim's outcome `contradicts` with every other check
+/// passed (or skipped) is [`ClaimFinding::Contradicted`]; anything else is undecided.
+pub fn claim_finding(report: &Report) -> ClaimFinding {
+    if report.verdict().as_str() == "SUPPORTS" {
+        return ClaimFinding::Holds;
+    }
+    let others_hold = report
+        .checks()
+        .iter()
+        .filter(|c| c.id != "claim.evidence")
+        .all(|c| matches!(c.status, Status::Pass | Status::Skipped));
+    if others_hold && report.claim().is_some_and(|c| c.outcome == "contradicts") {
+        ClaimFinding::Contradicted
+    } else {
+        ClaimFinding::Undecided
+    }
+}
+
+/// The capsule's verdict once every link holds, from the last payload's verification:
+/// REJECTED when a check other than the claim's failed (the evidence itself is broken);
+/// else SUPPORTS when the prediction is confirmed, REJECTED when it is refuted,
+/// INCONCLUSIVE when undecided. A prediction "does_not_hold" whose claim is SUPPORTED is
+/// refuted: REJECTED, never a plain SUPPORTS.
+pub fn decide(
+    prediction: &Prediction,
+    report: &Report,
+    choice_valid: Option<bool>,
+) -> (&'static str, (Answer, String)) {
+    let broken = report
+        .checks()
+        .iter()
+        .find(|c| c.id != "claim.evidence" && c.status == Status::Fail);
+    if let Some(check) = broken {
+        return (
+            "REJECTED",
+            (
+                Answer::Undecided,
+                format!(
+                    "the verification failed check {}: no evidence either way",
+                    check.id
+                ),
+            ),
+        );
+    }
+    let answer = prediction.answer(claim_finding(report), choice_valid);
+    let verdict = match answer.0 {
+        Answer::Confirmed => "SUPPORTS",
+        Answer::Refuted => "REJECTED",
+        Answer::Undecided => "INCONCLUSIVE",
+    };
+    (verdict, answer)
+}
+
+/// The options a capsule records (`$.options`): everything a verification's report
+/// depends on. The mode and the threads are not here: neither changes a report.
+pub fn recorded_options(options: &VerifyOptions) -> Value {
+    json!({
+        "permutations": options.permutations,
+        "row_order_shuffles": options.row_order_shuffles,
+        "seed": options.seed,
+        "alpha": options.alpha,
+        "max_payload_bytes": options.max_payload_bytes,
+        "max_work": options.max_work,
+        "max_design_bytes": options.max_design_bytes,
+        "fixture": {
+            "max_bytes": options.fixture.max_bytes,
+            "max_columns": options.fixture.max_columns,
+            "max_rows": options.fixture.max_rows,
+        },
+    })
+}
+
+/// The options recorded in `value` (`$.options`), with the caller's mode and threads; an
+/// error names the first key that is missing or out of its range.
+pub fn options_from(
+    value: &Value,
+    caller: &VerifyOptions,
+) -> std::result::Result<VerifyOptions, String> {
+    let object = value
+        .as_object()
+        .ok_or("$.options is missing or not an object")?;
+    let keys = [
+        "permutations",
+        "row_order_shuffles",
+        "seed",
+        "alpha",
+        "max_payload_bytes",
+        "max_work",
+        "max_design_bytes",
+        "fixture",
+    ];
+    if let Some(key) = object.keys().find(|k| !keys.contains(&k.as_str())) {
+        return Err(format!(
+            "$.options.{key} is not an option a capsule records"
+        ));
+    }
+    let integer = |v: &Value, path: &str| {
+        v.as_u64()
+            .ok_or_else(|| format!("{path} is missing or not a non-negative integer"))
+    };
+    let field = |key: &str| object.get(key).unwrap_or(&Value::Null);
+    let alpha = field("alpha")
+        .as_f64()
+        .ok_or("$.options.alpha is missing or not a number")?;
+    let choices = crate::verify::Choices {
+        permutations: Some(integer(field("permutations"), "$.options.permutations")? as usize),
+        observe: false,
+        seed: Some(integer(field("seed"), "$.options.seed")?),
+        alpha: Some(alpha),
+        max_payload_bytes: Some(
+            integer(field("max_payload_bytes"), "$.options.max_payload_bytes")? as usize,
+        ),
+        max_work: Some(integer(field("max_work"), "$.options.max_work")?),
+    };
+    let mut options = choices.checked(|name| format!("$.options.{name}"))?;
+    options.row_order_shuffles =
+        integer(field("row_order_shuffles"), "$.options.row_order_shuffles")? as usize;
+    options.max_design_bytes = integer(field("max_design_bytes"), "$.options.max_design_bytes")?;
+    let fixture = field("fixture");
+    let fixture_keys = ["max_bytes", "max_columns", "max_rows"];
+    if let Some(key) = fixture
+        .as_object()
+        .ok_or("$.options.fixture is missing or not an object")?
+        .keys()
+        .find(|k| !fixture_keys.contains(&k.as_str()))
+    {
+        return Err(format!("$.options.fixture.{key} is not a fixture limit"));
+    }
+    options.fixture = LoadLimits {
+        max_bytes: integer(&fixture["max_bytes"], "$.options.fixture.max_bytes")?,
+        max_columns: integer(&fixture["max_columns"], "$.options.fixture.max_columns")? as usize,
+        max_rows: integer(&fixture["max_rows"], "$.options.fixture.max_rows")? as usize,
+    };
+    options.mode = caller.mode;
+    options.threads = caller.threads;
+    Ok(options)
 }
 
 /// One link as re-derived.
@@ -149,20 +364,26 @@ pub struct CapsuleReport {
     pub links: Vec<Link>,
     /// The verification of the last payload (the answer when every link holds).
     pub report: Option<crate::verify::Report>,
+    /// The prediction, once its link holds.
+    pub prediction: Option<Prediction>,
+    /// The options the capsule recorded and was re-verified with, once read.
+    pub options: Option<VerifyOptions>,
+    /// The verdict and the answer to the prediction once every link holds ([`decide`]).
+    pub decision: Option<(&'static str, (Answer, String))>,
+    /// The claim the last verified payload tested (`$.experiment.claim`).
+    pub tested_claim: Option<Value>,
 }
 
 impl CapsuleReport {
     /// `SUPPORTS`, `INCONCLUSIVE` or `REJECTED`: REJECTED at a failed link, INCONCLUSIVE at
-    /// one that could not be checked, else the last payload's verdict.
+    /// one that could not be checked, else [`decide`] on the last payload's verification.
     pub fn verdict(&self) -> &'static str {
         if self.links.iter().any(|l| l.status == "fail") {
             "REJECTED"
         } else if self.links.iter().any(|l| l.status == "unverifiable") {
             "INCONCLUSIVE"
         } else {
-            self.report
-                .as_ref()
-                .map_or("INCONCLUSIVE", |r| r.verdict().as_str())
+            self.decision.as_ref().map_or("INCONCLUSIVE", |d| d.0)
         }
     }
 
@@ -171,12 +392,43 @@ impl CapsuleReport {
         self.links.iter().find(|l| l.status != "pass")
     }
 
+    /// What the capsule answers about its prediction: the prediction (claim and predicted
+    /// outcome), the claim the last payload tested, and confirmed / refuted / undecided
+    /// with why (null until the prediction's link holds).
+    fn prediction_json(&self) -> Value {
+        let Some(prediction) = &self.prediction else {
+            return Value::Null;
+        };
+        let tested = self
+            .report
+            .as_ref()
+            .and_then(|r| r.claim())
+            .map(|c| json!(c.statistic));
+        let (answer, why) = match &self.decision {
+            Some((_, (answer, why))) => (answer.as_str(), why.clone()),
+            None => (
+                Answer::Undecided.as_str(),
+                "a link does not hold: the chain answers nothing".into(),
+            ),
+        };
+        json!({
+            "claim": prediction.claim,
+            "predicted": prediction.predicted,
+            "tested_claim": self.tested_claim,
+            "tested_statistic": tested,
+            "answer": answer,
+            "why": why,
+        })
+    }
+
     /// `counterlab.capsule-report/1` with its hash (context `counterlab 2026-12 capsule
     /// report v1`).
     pub fn to_json(&self) -> Value {
         let mut value = json!({
             "format": CAPSULE_REPORT_FORMAT,
             "verdict": self.verdict(),
+            "prediction": self.prediction_json(),
+            "options": self.options.as_ref().map(recorded_options),
             "links": self.links.iter().map(|l| json!({"link": l.name, "status": l.status, "detail": l.detail})).collect::<Vec<_>>(),
             "witness": self.witness().map(|l| l.name),
             "report": self.report.as_ref().map(crate::verify::Report::to_json),
@@ -186,11 +438,16 @@ impl CapsuleReport {
     }
 }
 
-/// Re-derives every link of the capsule `bytes` against `packs` (module docs).
+/// Re-derives every link of the capsule `bytes` against `packs` (module docs), with the
+/// options the capsule records; of `options` only the mode and the threads are used.
 pub fn verify_capsule(bytes: &[u8], packs: &Packs, options: &VerifyOptions) -> CapsuleReport {
     let mut out = CapsuleReport {
         links: Vec::new(),
         report: None,
+        prediction: None,
+        options: None,
+        decision: None,
+        tested_claim: None,
     };
     let _ = check_links(bytes, packs, options, &mut out);
     out
@@ -240,7 +497,34 @@ fn check_links(
             )
         }
     };
-    link(out, "format", "pass", CAPSULE_FORMAT.into())?;
+    // Another verifier's capsule cannot be re-derived here (its selector, seed rule or
+    // options may differ): INCONCLUSIVE before any link that would read them, never
+    // REJECTED.
+    let verifier = json!({"version": VERIFIER_VERSION, "rules_hash": rules_hash()});
+    if field(&capsule, "verifier") != verifier {
+        return link(
+            out,
+            "format",
+            "unverifiable",
+            format!(
+                "recorded by {}; this verifier is {VERIFIER_VERSION} with rules {}",
+                field(&capsule, "verifier"),
+                rules_hash()
+            ),
+        );
+    }
+    let options = match options_from(&field(&capsule, "options"), options) {
+        Ok(o) => o,
+        Err(e) => return fail(out, "format", e),
+    };
+    let options = &options;
+    out.options = Some(options.clone());
+    link(
+        out,
+        "format",
+        "pass",
+        format!("{CAPSULE_FORMAT}, {VERIFIER_VERSION}, the recorded options"),
+    )?;
 
     // prediction
     let prediction = match Prediction::from_value(&field(&capsule, "prediction")) {
@@ -273,6 +557,7 @@ fn check_links(
             "the prediction's manifest hash is not this pack's".into(),
         );
     }
+    out.prediction = Some(prediction.clone());
     link(out, "prediction", "pass", hash.clone())?;
 
     // selection: re-run the selector on the embedded candidates
@@ -353,19 +638,6 @@ fn check_links(
     // report: re-verify (recomputes the payload's numbers) — only when this verifier is the
     // one that recorded it, or the comparison could not mean anything
     let payload_bytes = serde_json::to_vec(&payload).expect("JSON encodes");
-    let verifier = json!({"version": VERIFIER_VERSION, "rules_hash": rules_hash()});
-    if field(&capsule, "verifier") != verifier {
-        return link(
-            out,
-            "report",
-            "unverifiable",
-            format!(
-                "recorded by {}; this verifier is {VERIFIER_VERSION} with rules {}",
-                field(&capsule, "verifier"),
-                rules_hash()
-            ),
-        );
-    }
     let report = verify(&payload_bytes, packs, options);
     if field(&capsule, "report_hash") != json!(report.report_hash())
         || field(&capsule, "verdict") != json!(report.verdict().as_str())
@@ -373,7 +645,8 @@ fn check_links(
         return fail(out, "report", format!("re-verifying the payload gives {} (report {}), not the recorded $.verdict / $.report_hash", report.verdict().as_str(), report.report_hash()));
     }
     link(out, "report", "pass", report.report_hash().to_owned())?;
-    out.report = Some(report);
+    out.report = Some(report.clone());
+    out.tested_claim = Some(payload["experiment"]["claim"].clone());
 
     // extras: boundary map and transfer evaluation, recomputed when recorded
     let threads = options.threads;
@@ -401,10 +674,14 @@ fn check_links(
         }
     }
     let transfer = field(&capsule, "transfer_result_hash");
+    let mut choice_valid = None;
     let expected_transfer = match &prediction.predicted {
         Predicted::TransferChoice { transfer_choice } => {
             match crate::transfer::evaluate(pack, Some(transfer_choice), threads) {
-                Ok(t) => json!(t.result_hash),
+                Ok(t) => {
+                    choice_valid = Some(t.valid_choices.contains(transfer_choice));
+                    json!(t.result_hash)
+                }
                 Err(e) => {
                     return fail(
                         out,
@@ -447,6 +724,7 @@ fn check_links(
         );
     }
     let mut chain: Vec<Vec<u8>> = vec![payload_bytes];
+    let mut verified = vec![report];
     for (i, revision) in revisions.iter().enumerate() {
         let revised = field(revision, "payload");
         if field(revision, "payload_hash") != json!(canon::hash_value(HashKind::Payload, &revised))
@@ -459,7 +737,7 @@ fn check_links(
         }
         chain.push(serde_json::to_vec(&revised).expect("JSON encodes"));
         let slices: Vec<&[u8]> = chain.iter().map(Vec::as_slice).collect();
-        let answer = verify_revision(&slices, packs, options);
+        let answer = verify_revision_with(&slices, packs, options, verified.clone());
         let value = answer.to_json();
         if field(revision, "revision_hash") != value["revision_hash"]
             || field(revision, "verdict") != value["verdict"]
@@ -486,12 +764,19 @@ fn check_links(
                 ),
             );
         }
-        out.report = answer.report;
+        if let Some(last) = answer.report {
+            verified.push(last.clone());
+            out.report = Some(last);
+            out.tested_claim = Some(revised["experiment"]["claim"].clone());
+        }
     }
     link(
         out,
         "revisions",
         "pass",
         format!("{} revisions", revisions.len()),
-    )
+    )?;
+    let last = verified.last().expect("the first payload's report");
+    out.decision = Some(decide(&prediction, last, choice_valid));
+    Ok(())
 }

@@ -9,10 +9,10 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::capsule::{verify_capsule, CapsuleReport, CAPSULE_FORMAT};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::input::{read_bounded, Bounded};
 use crate::pack::Packs;
-use crate::verify::{verify, Mode, Report, VerifyOptions};
+use crate::verify::{verify, Choices, Mode, Report, VerifyOptions};
 
 /// The answer to a document: a report (payload or boundary map) or a capsule report.
 #[derive(Debug, Clone)]
@@ -89,6 +89,35 @@ pub fn verify_document(
     } else {
         Verified::Report(verify(bytes, &packs, options))
     })
+}
+
+/// Refuses options given for a Proof Capsule: a capsule is re-verified with the options
+/// it records (`$.options`, src/capsule.rs), so a permutation count, seed, α or budget
+/// given beside it would be silently ignored — an error instead, naming the first option
+/// given (as `name` spells it for the front end). Other documents, and options left at
+/// their defaults, pass.
+pub fn refuse_choices_for_capsule(
+    bytes: &[u8],
+    choices: &Choices,
+    name: impl Fn(&str) -> String,
+) -> Result<()> {
+    let capsule = lenient_json(bytes, crate::capsule::MAX_CAPSULE_BYTES)
+        .as_ref()
+        .is_some_and(is_capsule);
+    let given = [
+        ("permutations", choices.permutations.is_some()),
+        ("seed", choices.seed.is_some()),
+        ("alpha", choices.alpha.is_some()),
+        ("max_payload_bytes", choices.max_payload_bytes.is_some()),
+        ("max_work", choices.max_work.is_some()),
+    ];
+    match given.iter().find(|(_, given)| *given) {
+        Some((option, _)) if capsule => Err(Error::invalid(format!(
+            "{} cannot be given for a Proof Capsule: it is re-verified with the options it records ($.options), so that it answers the same from itself alone; leave the option out (or build a new capsule with it)",
+            name(option)
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The pack ids a document names, read leniently: `pack.id` and `experiment.pack` of a

@@ -197,11 +197,25 @@ impl Experiment {
             .map_err(|e| Error::experiment(json_path(e.path()), e.inner().to_string()))
     }
 
-    /// The features the model uses: the experiment's list, or the pack's.
+    /// The features the experiment names: its list as written, or the pack's.
     pub fn feature_list<'a>(&'a self, pack: &'a Pack) -> &'a [String] {
         self.features
             .as_deref()
             .unwrap_or(&pack.manifest().data.features)
+    }
+
+    /// The features the model uses, in the pack's order: `features` is a set, so listing
+    /// it in another order is the same design (src/design.rs) and gives the same bits
+    /// (the model's sums run in one column order).
+    pub fn model_features(&self, pack: &Pack) -> Vec<String> {
+        let named = self.feature_list(pack);
+        pack.manifest()
+            .data
+            .features
+            .iter()
+            .filter(|f| named.contains(f))
+            .cloned()
+            .collect()
     }
 
     /// The ablations, or none.
@@ -356,7 +370,13 @@ impl Experiment {
             }
         }
 
+        // Ablations are keyed by content (src/design.rs): the same drop set twice is a
+        // repetition, which would pad the selector's score (5 points an ablation) or move
+        // the design hash without changing the evaluation. (Two arms with one split stay
+        // allowed: a boundary map's base experiment holds one, the arm its sweep replaces;
+        // no score counts arms.)
         let mut ablation_names = BTreeSet::new();
+        let mut drop_sets: Vec<(BTreeSet<&String>, usize)> = Vec::new();
         for (i, ablation) in self.ablation_list().iter().enumerate() {
             let path = format!("$.ablations[{i}].name");
             new_name(&mut ablation_names, &ablation.name, path, "ablation")?;
@@ -369,6 +389,16 @@ impl Experiment {
                     ));
                 }
             }
+            if let Some((_, first)) = drop_sets.iter().find(|(set, _)| *set == dropped) {
+                return Err(Error::experiment(
+                    format!("$.ablations[{i}].drop"),
+                    format!(
+                        "drops the same features as $.ablations[{first}] ({:?}): an ablation listed twice; remove one",
+                        self.ablation_list()[*first].name
+                    ),
+                ));
+            }
+            drop_sets.push((dropped, i));
         }
 
         if self.metrics.is_empty() {

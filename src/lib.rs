@@ -55,6 +55,7 @@ pub mod canon;
 pub mod capsule;
 pub mod chart;
 pub mod csv_input;
+pub mod design;
 pub mod document;
 pub mod error;
 pub mod experiment;

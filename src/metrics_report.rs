@@ -221,6 +221,7 @@ pub fn metrics_json(p: &Predictions, threshold: f64) -> Value {
             match intervals::estimate(
                 MetricName::RocAuc,
                 &rows(labels, scores, entities, &no_baseline),
+                intervals::Z95,
             ) {
                 Ok(e) => {
                     map.insert("roc_auc_ci".into(), json!([e.ci.0, e.ci.1]));
@@ -251,6 +252,7 @@ pub fn metrics_json(p: &Predictions, threshold: f64) -> Value {
                 &rows(labels, scores, entities, &no_baseline),
                 &rows(labels, scores2, entities, &no_baseline),
                 true,
+                intervals::Z95,
             ),
         ) {
             (Ok(second), Ok(e)) => {

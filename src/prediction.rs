@@ -49,10 +49,47 @@ pub enum Predicted {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
-    /// The verifier will answer SUPPORTS.
+    /// The claim holds: confirmed when the verifier answers SUPPORTS, refuted when its
+    /// evidence contradicts the claim.
     Holds,
-    /// The verifier will not answer SUPPORTS.
+    /// The claim does not hold: confirmed when the verifier's evidence contradicts it (the
+    /// interval wholly on the wrong side of the threshold, every other check passed),
+    /// refuted when it answers SUPPORTS. An undecided claim decides neither.
     DoesNotHold,
+}
+
+/// What the evidence says of a prediction (docs/CAPSULE.md, "What a capsule answers").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// The evidence agrees with the prediction.
+    Confirmed,
+    /// The evidence contradicts the prediction.
+    Refuted,
+    /// The evidence decides neither way.
+    Undecided,
+}
+
+impl Answer {
+    /// As written in a capsule report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Answer::Confirmed => "confirmed",
+            Answer::Refuted => "refuted",
+            Answer::Undecided => "undecided",
+        }
+    }
+}
+
+/// What the claim's verification found, as a prediction reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClaimFinding {
+    /// The verifier answered SUPPORTS.
+    Holds,
+    /// Every check but the claim's passed and the claim's interval lies wholly on the
+    /// wrong side of its threshold.
+    Contradicted,
+    /// Anything else: undecided, undefined, a budget, a failed check.
+    Undecided,
 }
 
 /// A learner's prediction (`counterlab.prediction/1`).
@@ -152,14 +189,56 @@ impl Prediction {
     }
 
     /// The hash of its question alone — the pack and the claim (context `counterlab 2026-12
-    /// question v1`) — without the predicted outcome, the rationale or the timestamp: what
-    /// the selector's seed derivation reads, so that neither the learner (by rewording a
-    /// rationale) nor anyone else can move the seed.
+    /// question v1`) — without the predicted outcome, the rationale or the timestamp: two
+    /// predictions with one question hash ask the same thing. (The selector's seed reads
+    /// only the pack: `select::derived_seed`.)
     pub fn question_hash(&self) -> String {
         canon::hash_value(
             HashKind::Question,
             &serde_json::json!({"pack": self.pack, "claim": self.claim}),
         )
+    }
+
+    /// What the evidence says of this prediction: `finding` for the claim, and for a
+    /// transfer choice whether the transfer evaluation found that choice valid (`None`
+    /// when it was not evaluated). With the reason, in words.
+    pub fn answer(&self, finding: ClaimFinding, choice_valid: Option<bool>) -> (Answer, String) {
+        match (&self.predicted, finding) {
+            (Predicted::TransferChoice { transfer_choice }, _) => match choice_valid {
+                Some(true) => (
+                    Answer::Confirmed,
+                    format!("the transfer evaluation finds choice {transfer_choice:?} valid"),
+                ),
+                Some(false) => (
+                    Answer::Refuted,
+                    format!("the transfer evaluation finds choice {transfer_choice:?} not valid"),
+                ),
+                None => (
+                    Answer::Undecided,
+                    "the transfer evaluation was not made".into(),
+                ),
+            },
+            (Predicted::Outcome(outcome), ClaimFinding::Holds) => (
+                if *outcome == Outcome::Holds {
+                    Answer::Confirmed
+                } else {
+                    Answer::Refuted
+                },
+                "the claim is SUPPORTED: it holds".into(),
+            ),
+            (Predicted::Outcome(outcome), ClaimFinding::Contradicted) => (
+                if *outcome == Outcome::DoesNotHold {
+                    Answer::Confirmed
+                } else {
+                    Answer::Refuted
+                },
+                "the claim's interval lies wholly on the wrong side of its threshold: it does not hold".into(),
+            ),
+            (Predicted::Outcome(_), ClaimFinding::Undecided) => (
+                Answer::Undecided,
+                "the verification decides the claim neither way".into(),
+            ),
+        }
     }
 
     /// Whether it is about `pack` (same id and manifest meaning).

@@ -1,28 +1,49 @@
 //! Revision checks (`counterlab verify-revision`): after a REJECTED verdict a proposer may
 //! revise the payload at most twice, and only by changing the evaluation design.
 //!
-//! A chain of payloads `P0 → P1 (→ P2)` is compared step by step on the experiment each
-//! ran (the parsed IR, re-encoded, so formatting and omitted optional keys do not count)
-//! and on the pack it ran on. Every changed leaf is classified:
+//! A chain of payloads `P0 → P1 (→ P2)` is judged step by step by the chain's rules (the
+//! patch verifier's: a repair only after a rejection, never a change of the conclusion):
 //!
-//! - **design**: `model`, `features`, `arms`, `ablations` — what the revision may change;
-//! - **claim**: `claim` (its kind, arms, threshold or direction), except its metric;
-//! - **out of scope**: the pack (id, fixture hash, manifest hash), `seed`, `metrics` and the
-//!   claim's `metric` — changing them is picking the data, the randomness or the yardstick
-//!   after seeing a result.
+//! 1. **Only after REJECTED.** Each revised payload must have been answered REJECTED,
+//!    as the last payload of the chain that ended with it (so `P1` at the level of a chain
+//!    with one revision). A revision after SUPPORTS or INCONCLUSIVE is refused: trying
+//!    again after an undecided answer is shopping for a better one.
+//! 2. **The claim is fixed.** The claim of every payload is the first payload's, exactly
+//!    (kind, metric, the arms it names, direction, threshold): the prediction fixed it.
+//!    The pack (id, fixture hash, manifest hash), the seed (the selector derived it), the
+//!    metrics and the format are fixed too.
+//! 3. **A design change, not a rename.** Steps are compared on the revision normal form
+//!    (below): the arms the claim names by their role, every other arm and every ablation
+//!    by content, sets sorted, defaults resolved. A step must change the model, the
+//!    features, an arm's split or the ablations; renaming arms or ablations, reordering
+//!    lists or spelling out defaults changes nothing there.
+//! 4. **Eligible again.** Every revised design passes the selector's rules 3–7 for the
+//!    claim ([`crate::select::eligibility`]: valid, same claim, a control arm, an
+//!    identity ablation, held-out entities).
+//! 5. **A familywise level.** The last payload of a chain with `r` revisions is verified
+//!    as one of a family of `r + 1` tests: at α/(r + 1), with the two-sided
+//!    (1 − 0.05/(r + 1)) interval (Bonferroni), stated in its report's claim (`family`,
+//!    `alpha`) and in the chain's `family`.
 //!
-//! The chain is REJECTED when it has more than [`MAX_REVISIONS`] revisions, when a step
-//! changes anything out of scope, or when a step changes no design field (a
-//! conclusion-only revision: the same evaluation, another conclusion; or no change at
-//! all). Otherwise the answer is the verifier's report on the last payload, so SUPPORTS
-//! still comes only from [`crate::verify()`]. A payload that cannot be read as one is
-//! REJECTED with the JSON path, as `verify` does.
+//! A refused chain is REJECTED with the reason and its witness (a JSON path of the
+//! revision normal form, or the payload that shows it). Otherwise the answer is the
+//! verifier's report on the last payload, so SUPPORTS still comes only from
+//! [`crate::verify()`]. A chain whose pack this verifier does not have cannot be judged:
+//! the rules that read the pack (1 and 4) are skipped and the answer is the last
+//! payload's report, which is INCONCLUSIVE (unsupported pack), never a refusal.
+//!
+//! **The revision normal form** of a payload is `{"pack", "experiment"}` with the
+//! experiment as `format`, `pack`, `seed`, `model`, `features` (sorted; the pack's when
+//! left out), `metrics` (sorted), `claim` (as written), `arms` (`{"higher", "lower"}` or
+//! `{"arm"}`: the splits of the arms the claim names, by role; `others`: the other arms'
+//! splits, sorted) and `ablations` (each drop set sorted, the list sorted). Splits are in
+//! their normal form ([`crate::experiment::SplitSpec::normal_form`]).
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::canon::{self, HashKind};
-use crate::experiment::Experiment;
-use crate::pack::Packs;
+use crate::experiment::{Claim, Experiment};
+use crate::pack::{Lookup, Pack, Packs};
 use crate::verify::{verify, Report, VerifyOptions};
 
 /// The document a revision check answers with.
@@ -37,7 +58,7 @@ pub const CHANGES_SHOWN: usize = 20;
 pub enum Scope {
     /// The evaluation design: what a revision may change.
     Design,
-    /// The stated conclusion.
+    /// The stated conclusion: fixed by the prediction.
     Claim,
     /// Data, randomness or yardstick: never changed by a revision.
     OutOfScope,
@@ -54,10 +75,10 @@ impl Scope {
     }
 }
 
-/// One changed leaf between two payloads.
+/// One changed leaf between two payloads' revision normal forms.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Change {
-    /// JSON path in the payload (`$.experiment.arms[1].split.test_fraction`).
+    /// JSON path in the revision normal form (`$.experiment.arms.lower.test_fraction`).
     pub path: String,
     /// What the field is.
     pub scope: Scope,
@@ -74,11 +95,16 @@ pub struct RevisionReport {
     pub revisions: usize,
     /// Per step, its changes (all of them; the JSON lists the first [`CHANGES_SHOWN`]).
     pub steps: Vec<Vec<Change>>,
+    /// The verdict each revised payload had (payload `i` as the last of a chain of `i`
+    /// revisions), as far as the chain was checked; empty when the pack is not here.
+    pub revised_verdicts: Vec<&'static str>,
     /// Why the chain is refused, with the JSON path or step that shows it (None: not
     /// refused, and the verdict is the report's).
     pub refusal: Option<(String, String)>,
     /// The verifier's report on the last payload, when the chain is not refused.
     pub report: Option<Report>,
+    /// The α the family's α was divided from (the options' α).
+    alpha: f64,
 }
 
 impl RevisionReport {
@@ -88,6 +114,11 @@ impl RevisionReport {
             (None, Some(report)) => report.verdict().as_str(),
             _ => "REJECTED",
         }
+    }
+
+    /// Tests the last payload's decision is one of: revisions + 1.
+    pub fn family(&self) -> u32 {
+        self.revisions as u32 + 1
     }
 
     /// The report as JSON (`counterlab.revision/1`), with its canonical hash.
@@ -112,6 +143,12 @@ impl RevisionReport {
             "verdict": self.verdict(),
             "revisions": self.revisions,
             "steps": steps,
+            "revised_verdicts": self.revised_verdicts,
+            "family": {
+                "tests": self.family(),
+                "rule": "bonferroni",
+                "alpha": self.alpha / f64::from(self.family()),
+            },
             "refusal": self.refusal.as_ref().map(|(reason, witness)| json!({"reason": reason, "witness": witness})),
             "report": self.report.as_ref().map(Report::to_json),
         });
@@ -121,93 +158,245 @@ impl RevisionReport {
     }
 }
 
-/// Checks the revision chain `payloads[0] → payloads[1] (→ …)` and verifies the last one.
+/// Checks the revision chain `payloads[0] → payloads[1] (→ …)` and verifies the last one
+/// (module docs).
 pub fn verify_revision(
     payloads: &[&[u8]],
     packs: &Packs,
     options: &VerifyOptions,
 ) -> RevisionReport {
+    verify_revision_with(payloads, packs, options, Vec::new())
+}
+
+/// [`verify_revision`] given the reports already made of the chain's first payloads
+/// (`verified[i]`: payload `i` verified as the last of a chain of `i` revisions, with
+/// `options`), so a capsule that verified them does not verify them again.
+pub fn verify_revision_with(
+    payloads: &[&[u8]],
+    packs: &Packs,
+    options: &VerifyOptions,
+    mut verified: Vec<Report>,
+) -> RevisionReport {
     let mut report = RevisionReport {
         revisions: payloads.len().saturating_sub(1),
         steps: Vec::new(),
+        revised_verdicts: Vec::new(),
         refusal: None,
         report: None,
+        alpha: options.alpha,
     };
-    if payloads.len() < 2 {
-        report.refusal = Some((
-            "a revision needs two payloads: before and after".into(),
-            "$".into(),
-        ));
-        return report;
-    }
-    if report.revisions > MAX_REVISIONS {
-        report.refusal = Some((
-            format!(
-                "{} revisions: at most {MAX_REVISIONS} are allowed after a REJECTED verdict",
-                report.revisions
-            ),
-            format!("payload {}", MAX_REVISIONS + 1),
-        ));
+    if let Some(refusal) = chain_length_refusal(payloads.len()) {
+        report.refusal = Some(refusal);
         return report;
     }
     let mut read = Vec::with_capacity(payloads.len());
     for (i, bytes) in payloads.iter().enumerate() {
-        match comparable(bytes, options.max_payload_bytes) {
-            Ok(value) => read.push(value),
+        match readable(bytes, options.max_payload_bytes) {
+            Ok(parts) => read.push(parts),
             Err((path, message)) => {
                 report.refusal = Some((format!("payload {i} cannot be read: {message}"), path));
                 return report;
             }
         }
     }
-    for (i, pair) in read.windows(2).enumerate() {
+    let pack = match packs.lookup(&read[0].experiment.pack) {
+        Lookup::Loaded(pack) => Some(pack),
+        _ => None,
+    };
+    let pack_features = pack.map(|p| p.manifest().data.features.as_slice());
+    let forms: Vec<Value> = read.iter().map(|r| r.normal_form(pack_features)).collect();
+    let claim = read[0].experiment.claim.clone();
+    for i in 1..read.len() {
         let mut changes = Vec::new();
-        diff("$", &pair[0], &pair[1], &mut changes);
-        let out_of_scope = changes
-            .iter()
-            .find(|c| c.scope == Scope::OutOfScope)
-            .cloned();
-        let design = changes.iter().any(|c| c.scope == Scope::Design);
+        diff("$", &forms[i - 1], &forms[i], &mut changes);
         report.steps.push(changes);
         if report.refusal.is_some() {
             continue;
         }
-        if let Some(change) = out_of_scope {
+        report.refusal = step_refusal(i, &report.steps[i - 1]).or_else(|| {
+            let (pack, claim) = (pack?, claim.as_ref());
+            eligibility_refusal(i, pack, claim, &read[i].experiment)
+        });
+        if report.refusal.is_some() || pack.is_none() {
+            continue;
+        }
+        // Rule 1, last: it costs a verification.
+        if verified.len() < i {
+            let level = family_options(options, i - 1);
+            verified.push(verify(payloads[i - 1], packs, &level));
+        }
+        let before = verified[i - 1].verdict().as_str();
+        report.revised_verdicts.push(before);
+        if before != "REJECTED" {
             report.refusal = Some((
                 format!(
-                    "revision {}: {} changed, which a revision may not change (the pack, the fixture, the seed, the metrics and the claim's metric are fixed; only the design may change)",
-                    i + 1,
-                    change.path
+                    "revision {i} follows a {before} verdict of payload {}: a revision is allowed only after REJECTED (trying again after an undecided or supported answer is shopping for another)",
+                    i - 1
                 ),
-                change.path,
-            ));
-        } else if !design {
-            let witness = report.steps[i]
-                .first()
-                .map_or_else(|| "$".to_owned(), |c| c.path.clone());
-            report.refusal = Some((
-                if report.steps[i].is_empty() {
-                    format!("revision {}: nothing changed", i + 1)
-                } else {
-                    format!(
-                        "revision {}: a conclusion-only revision: the claim changed and the evaluation design (model, features, arms, ablations) did not",
-                        i + 1
-                    )
-                },
-                witness,
+                format!("payload {}", i - 1),
             ));
         }
     }
     if report.refusal.is_none() {
-        let last = payloads[payloads.len() - 1];
-        report.report = Some(verify(last, packs, options));
+        let last = payloads.len() - 1;
+        report.report = Some(match verified.get(last) {
+            Some(known) => known.clone(),
+            None => verify(payloads[last], packs, &family_options(options, last)),
+        });
     }
     report
 }
 
-/// The parts of a payload a revision is judged on: `{"pack", "experiment"}`, the
-/// experiment as the parsed IR re-encoded.
-fn comparable(bytes: &[u8], max_bytes: usize) -> Result<Value, (String, String)> {
+/// `options` for the last payload of a chain with `revisions` revisions.
+pub fn family_options(options: &VerifyOptions, revisions: usize) -> VerifyOptions {
+    VerifyOptions {
+        family: revisions as u32 + 1,
+        ..options.clone()
+    }
+}
+
+fn chain_length_refusal(payloads: usize) -> Option<(String, String)> {
+    if payloads < 2 {
+        return Some((
+            "a revision needs two payloads: before and after".into(),
+            "$".into(),
+        ));
+    }
+    let revisions = payloads - 1;
+    (revisions > MAX_REVISIONS).then(|| {
+        (
+            format!("{revisions} revisions: at most {MAX_REVISIONS} are allowed after a REJECTED verdict"),
+            format!("payload {}", MAX_REVISIONS + 1),
+        )
+    })
+}
+
+/// Rules 2 and 3 on step `i`'s changes.
+fn step_refusal(i: usize, changes: &[Change]) -> Option<(String, String)> {
+    if let Some(change) = changes.iter().find(|c| c.scope == Scope::OutOfScope) {
+        return Some((
+            format!(
+                "revision {i}: {} changed, which a revision may not change (the pack, the fixture, the seed, the metrics and the format are fixed; only the design may change)",
+                change.path
+            ),
+            change.path.clone(),
+        ));
+    }
+    if let Some(change) = changes.iter().find(|c| c.scope == Scope::Claim) {
+        return Some((
+            format!(
+                "revision {i}: {} changed: the claim is the one the prediction fixed (its kind, metric, arms, direction and threshold), and a revision may change only the design",
+                change.path
+            ),
+            change.path.clone(),
+        ));
+    }
+    if changes.is_empty() {
+        return Some((
+            format!("revision {i}: nothing changed in the design (renaming arms or ablations, reordering lists and spelling out defaults are not design changes)"),
+            "$".into(),
+        ));
+    }
+    None
+}
+
+/// Rule 4: the revised experiment passes the selector's rules again.
+fn eligibility_refusal(
+    i: usize,
+    pack: &Pack,
+    claim: Option<&Claim>,
+    experiment: &Experiment,
+) -> Option<(String, String)> {
+    let Some(claim) = claim else {
+        return Some((
+            format!("revision {i}: the chain's first payload has no claim, so there is no rejected claim to revise the design of"),
+            "$.experiment.claim".into(),
+        ));
+    };
+    crate::select::eligibility(pack, claim, experiment)
+        .err()
+        .map(|(rule, why)| {
+            (
+                format!("revision {i}: the revised design fails the selector's rule {rule}: {why}"),
+                format!("payload {i}"),
+            )
+        })
+}
+
+/// A payload's parts a revision is judged on.
+struct Readable {
+    pack: Value,
+    experiment: Experiment,
+}
+
+impl Readable {
+    /// The revision normal form (module docs); `pack_features` resolve an experiment
+    /// without `features` when the pack is here.
+    fn normal_form(&self, pack_features: Option<&[String]>) -> Value {
+        let e = &self.experiment;
+        let mut features: Option<Vec<&String>> = e
+            .features
+            .as_deref()
+            .or(pack_features)
+            .map(|f| f.iter().collect());
+        if let Some(f) = features.as_mut() {
+            f.sort();
+        }
+        let mut metrics: Vec<&str> = e.metrics.iter().map(|m| m.as_str()).collect();
+        metrics.sort_unstable();
+        let mut arms = Map::new();
+        let mut others = Vec::new();
+        for arm in &e.arms {
+            match e.claim.as_ref().and_then(|c| role_of(c, &arm.name)) {
+                Some(role) => {
+                    arms.insert(role.to_owned(), arm.split.normal_form());
+                }
+                None => others.push(arm.split.normal_form()),
+            }
+        }
+        others.sort_by_cached_key(canon::canonical_bytes);
+        arms.insert("others".into(), Value::Array(others));
+        let mut ablations: Vec<Value> = e
+            .ablation_list()
+            .iter()
+            .map(|a| {
+                let mut drop: Vec<&String> = a.drop.iter().collect();
+                drop.sort();
+                json!(drop)
+            })
+            .collect();
+        ablations.sort_by_cached_key(canon::canonical_bytes);
+        json!({
+            "pack": self.pack,
+            "experiment": {
+                "format": e.format,
+                "pack": e.pack,
+                "seed": e.seed,
+                "model": canon::to_value(&e.model).expect("a model encodes"),
+                "features": features,
+                "metrics": metrics,
+                "claim": e.claim.as_ref().map(|c| canon::to_value(c).expect("a claim encodes")),
+                "arms": arms,
+                "ablations": ablations,
+            },
+        })
+    }
+}
+
+/// The claim's role for the arm named `name` (`higher`, `lower`, `arm`), if it names it.
+fn role_of(claim: &Claim, name: &str) -> Option<&'static str> {
+    match claim {
+        Claim::MetricGap { higher, .. } if higher == name => Some("higher"),
+        Claim::MetricGap { lower, .. } if lower == name => Some("lower"),
+        Claim::MetricAtLeast { arm, .. } | Claim::MetricAtMost { arm, .. } if arm == name => {
+            Some("arm")
+        }
+        _ => None,
+    }
+}
+
+/// The parts of a payload a revision is judged on: its `pack` object and its experiment.
+fn readable(bytes: &[u8], max_bytes: usize) -> Result<Readable, (String, String)> {
     if bytes.len() > max_bytes {
         return Err((
             "$".into(),
@@ -226,11 +415,9 @@ fn comparable(bytes: &[u8], max_bytes: usize) -> Result<Value, (String, String)>
     let pack = value
         .get("pack")
         .filter(|p| p.is_object())
-        .ok_or_else(|| ("$.pack".to_owned(), "missing or not an object".to_owned()))?;
-    Ok(json!({
-        "pack": pack,
-        "experiment": serde_json::to_value(&experiment).expect("an experiment serialises"),
-    }))
+        .ok_or_else(|| ("$.pack".to_owned(), "missing or not an object".to_owned()))?
+        .clone();
+    Ok(Readable { pack, experiment })
 }
 
 /// What a changed path is (see the module docs).
@@ -240,9 +427,7 @@ fn scope_of(path: &str) -> Scope {
             || path.starts_with(&format!("{prefix}."))
             || path.starts_with(&format!("{prefix}["))
     };
-    if under("$.experiment.claim.metric") {
-        Scope::OutOfScope
-    } else if under("$.experiment.claim") {
+    if under("$.experiment.claim") {
         Scope::Claim
     } else if ["model", "features", "arms", "ablations"]
         .iter()

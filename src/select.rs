@@ -24,14 +24,18 @@
 //! hash. Nothing else (no result, no model, no proposer preference) enters.
 //!
 //! **No seed shopping.** A candidate's own seed is ignored: every candidate is judged, and
-//! the selected one runs, with the seed [`derived_seed`] of the prediction's *question*
-//! hash (its pack and claim: not the predicted outcome, not the rationale) and the
-//! candidate's *design hash* (a normal form of the experiment: seed 0, arms and ablations
-//! renamed by position, metrics sorted). Nobody picks the seed — not the proposer by
-//! writing one, adding candidates or renaming arms, not the learner by rewording a
-//! rationale — and so nobody picks among the seeds' verdicts. What still moves it is a
-//! change of the design itself (another split, fraction, feature list or ablation), which
-//! the rules and the score judge (docs/CAPSULE.md, "What it cannot prove").
+//! the selected one runs, with the seed [`derived_seed`] of the prediction's pack (its id
+//! and manifest meaning hash) alone. Nobody picks the seed, and nothing a proposer or a
+//! learner writes re-draws it: not the candidate's seed, names, list order or spelled-out
+//! defaults, not a number moved by one ulp (`"c": 1.0000000000000002`), not an ablation or
+//! an arm the claim does not read, not the claim's threshold or arm names, not the
+//! rationale. Every design is evaluated under the same randomness (the splits draw from
+//! streams named by their kind, never by an arm's name or position), so two designs differ
+//! in their verdicts only through what they evaluate. An earlier rule derived the seed
+//! from the design's hash too; any such dependence lets a change that evaluates nothing
+//! new (an unread ablation, a one-ulp number) buy a fresh draw, and issue 30 measured a
+//! 5-fold gap of 0.196–0.402 over 18 such variants of one design. The design's normal
+//! form ([`crate::design`]) still identifies the design (`design_hash` in the record).
 
 use std::path::PathBuf;
 
@@ -42,7 +46,7 @@ use crate::error::{Error, Result};
 use crate::experiment::{Experiment, MAX_EXPERIMENT_BYTES};
 use crate::input::read_within;
 use crate::pack::Pack;
-use crate::prediction::Prediction;
+use crate::prediction::{Prediction, PredictionPack};
 
 /// The selection record's format.
 pub const SELECTION_FORMAT: &str = "counterlab.selection/1";
@@ -68,6 +72,9 @@ pub struct Judged {
     /// The canonical hash of the experiment as it would run (with its derived seed; null
     /// when it does not parse).
     pub experiment_hash: Option<String>,
+    /// The hash of its design normal form ([`crate::design::design_hash`]; null when it
+    /// does not parse): equivalent candidates share it.
+    pub design_hash: Option<String>,
     /// The derived seed it would run with (null when it does not parse).
     pub seed: Option<u64>,
     /// The first failing rule and why, or `None` when eligible.
@@ -117,6 +124,7 @@ impl Selection {
             "candidates": self.candidates.iter().map(|c| json!({
                 "source": c.source,
                 "experiment_hash": c.experiment_hash,
+                "design_hash": c.design_hash,
                 "seed": c.seed,
                 "eligible": c.failed.is_none(),
                 "failed_rule": c.failed.as_ref().map(|(rule, _)| *rule),
@@ -144,13 +152,16 @@ impl Selection {
     }
 }
 
-/// The seed an experiment runs with for a prediction: the first 8 bytes (little-endian)
-/// of the blake3 `derive_key` hash (context `counterlab 2026-12 selection seed v1`) of the
-/// question hash's hex text followed by the design hash's.
-pub fn derived_seed(question_hash: &str, design_hash: &str) -> u64 {
-    let mut hasher = blake3::Hasher::new_derive_key("counterlab 2026-12 selection seed v1");
-    hasher.update(question_hash.as_bytes());
-    hasher.update(design_hash.as_bytes());
+/// The seed every experiment selected for a prediction about `pack` runs with: the first
+/// 8 bytes (little-endian) of the blake3 `derive_key` hash (context `counterlab 2026-12
+/// selection seed v2`) of the pack id's length (8 bytes, little-endian), the pack id and
+/// the manifest meaning hash's hex text. It reads nothing of the design or the claim
+/// (module docs).
+pub fn derived_seed(pack: &PredictionPack) -> u64 {
+    let mut hasher = blake3::Hasher::new_derive_key("counterlab 2026-12 selection seed v2");
+    hasher.update(&(pack.id.len() as u64).to_le_bytes());
+    hasher.update(pack.id.as_bytes());
+    hasher.update(pack.manifest_hash.as_bytes());
     let bytes = hasher.finalize();
     u64::from_le_bytes(bytes.as_bytes()[..8].try_into().expect("8 bytes"))
 }
@@ -211,54 +222,10 @@ pub fn select(pack: &Pack, prediction: &Prediction, candidates: &[(String, Vec<u
     selection
 }
 
-/// The canonical hash of `experiment`'s normal form: seed 0, arms named `arm0`, `arm1`, …
-/// and ablations `ablation0`, … by position (the claim's arm names mapped alike), metrics
-/// sorted. What the seed derivation sees of a design: names and list order that do not
-/// change the evaluation do not move the seed.
-pub fn design_hash(experiment: &Experiment) -> String {
-    let mut design = experiment.clone();
-    design.seed = 0;
-    let renamed: Vec<(String, String)> = design
-        .arms
-        .iter()
-        .enumerate()
-        .map(|(i, a)| (a.name.clone(), format!("arm{i}")))
-        .collect();
-    for (arm, (_, name)) in design.arms.iter_mut().zip(&renamed) {
-        arm.name = name.clone();
-    }
-    let rename = |name: &mut String| {
-        if let Some((_, new)) = renamed.iter().find(|(old, _)| old == name) {
-            *name = new.clone();
-        }
-    };
-    match &mut design.claim {
-        Some(crate::experiment::Claim::MetricGap { higher, lower, .. }) => {
-            rename(higher);
-            rename(lower);
-        }
-        Some(
-            crate::experiment::Claim::MetricAtLeast { arm, .. }
-            | crate::experiment::Claim::MetricAtMost { arm, .. },
-        ) => rename(arm),
-        None => {}
-    }
-    if let Some(ablations) = design.ablations.as_mut() {
-        for (i, ablation) in ablations.iter_mut().enumerate() {
-            ablation.name = format!("ablation{i}");
-        }
-    }
-    design.metrics.sort();
-    canon::hash_value(
-        HashKind::Experiment,
-        &canon::to_value(&design).expect("an experiment encodes"),
-    )
-}
-
-/// `experiment` with the seed derived for a prediction's `question_hash`.
-pub fn with_derived_seed(experiment: &Experiment, question_hash: &str) -> Experiment {
+/// `experiment` with the seed derived for a prediction about `pack` ([`derived_seed`]).
+pub fn with_derived_seed(experiment: &Experiment, pack: &PredictionPack) -> Experiment {
     let mut seeded = experiment.clone();
-    seeded.seed = derived_seed(question_hash, &design_hash(experiment));
+    seeded.seed = derived_seed(pack);
     seeded
 }
 
@@ -271,18 +238,23 @@ fn judge(
     let mut judged = Judged {
         source: source.to_owned(),
         experiment_hash: None,
+        design_hash: None,
         seed: None,
         failed: None,
         score: None,
     };
     let experiment = match Experiment::from_json(bytes) {
-        Ok(e) => with_derived_seed(&e, &prediction.question_hash()),
+        Ok(e) => with_derived_seed(&e, &prediction.pack),
         Err(e) => {
             judged.failed = Some(("parses", e.to_string()));
             return (judged, None);
         }
     };
     judged.seed = Some(experiment.seed);
+    judged.design_hash = Some(crate::design::design_hash(
+        &experiment,
+        &pack.manifest().data.features,
+    ));
     judged.experiment_hash = canon::to_value(&experiment)
         .ok()
         .map(|v| canon::hash_value(HashKind::Experiment, &v));
@@ -308,14 +280,21 @@ fn rules(
             ),
         ));
     }
+    eligibility(pack, &prediction.claim, experiment)
+}
+
+/// Rules 3–7 (`valid`, `same_claim`, `control`, `identity_ablation`,
+/// `held_out_entities`) on an experiment that runs on `pack`, for `claim`: the score, or
+/// the first failing rule and why. A revised design passes them again (src/revision.rs).
+pub fn eligibility(
+    pack: &Pack,
+    claim: &crate::experiment::Claim,
+    experiment: &Experiment,
+) -> std::result::Result<Score, (&'static str, String)> {
     experiment
         .check(pack)
         .map_err(|e| ("valid", e.to_string()))?;
-    let Some(claim) = experiment
-        .claim
-        .as_ref()
-        .filter(|c| **c == prediction.claim)
-    else {
+    let Some(claim) = experiment.claim.as_ref().filter(|c| *c == claim) else {
         return Err((
             "same_claim",
             "its claim is not the prediction's claim".into(),

@@ -269,7 +269,7 @@ fn separation(
         .predictions
         .get(arm)
         .expect("checked: the arm exists");
-    let estimate = intervals::estimate_arm(metric, p, table).map_err(|m| {
+    let estimate = intervals::estimate_arm(metric, p, table, intervals::Z95).map_err(|m| {
         Error::invalid(format!(
             "{} of arm {arm:?} is undefined: {m}",
             metric.as_str()

@@ -343,6 +343,7 @@ fn row_level_estimate(metric: MetricName, p: &ArmPredictions) -> Option<interval
             entities: &singletons,
             baseline: &p.baseline,
         },
+        intervals::Z95,
     )
     .ok()?;
     if metric == MetricName::RocAuc {
@@ -472,7 +473,7 @@ fn measure_seed(
             let naive = match case.claim["kind"].as_str().unwrap() {
                 "metric_gap" => estimate(case.claim["higher"].as_str().unwrap())
                     .zip(estimate(case.claim["lower"].as_str().unwrap()))
-                    .map(|(h, l)| intervals::gap(&h, &l)),
+                    .map(|(h, l)| intervals::gap(&h, &l, intervals::Z95)),
                 _ => estimate(case.claim["arm"].as_str().unwrap()),
             };
             let naive_ci_claimed = naive.is_some_and(|e| e.ci.0 > t);

@@ -1,6 +1,7 @@
 //! Proof Capsules: built for a prediction on entity-leakage (the selector choosing among the
-//! pack's registered experiments), re-verified link by link, and 20 tampered capsules each
-//! REJECTED (or INCONCLUSIVE) at the link that was broken.
+//! pack's registered experiments), re-verified link by link with the options they record,
+//! answering their prediction (confirmed / refuted / undecided), and the tampered capsules
+//! of mutations/capsules.toml each REJECTED (or INCONCLUSIVE) at the link that was broken.
 
 use std::sync::OnceLock;
 
@@ -123,13 +124,7 @@ fn a_built_capsule_reverifies_and_binds_the_derived_seed() {
     // The seed that ran is the derived one, not the registered experiment's 7.
     let ran = counterlab::Experiment::from_value(&capsule["payload"]["experiment"]).unwrap();
     let p = prediction(Predicted::Outcome(Outcome::Holds));
-    assert_eq!(
-        ran.seed,
-        counterlab::select::derived_seed(
-            &p.question_hash(),
-            &counterlab::select::design_hash(&ran)
-        )
-    );
+    assert_eq!(ran.seed, counterlab::select::derived_seed(&p.pack));
     assert_ne!(ran.seed, 7);
 }
 
@@ -235,7 +230,7 @@ fn apply(capsule: &mut Value, edit: &toml::Value) -> Result<(), String> {
 fn capsule_mutation_cases_are_caught_at_their_link() {
     let text = std::fs::read_to_string(format!("{}/mutations/capsules.toml", root())).unwrap();
     let file: CaseFile = toml::from_str(&text).unwrap();
-    assert!(file.case.len() >= 20, "{} capsule cases", file.case.len());
+    assert!(file.case.len() >= 36, "{} capsule cases", file.case.len());
     let packs = bundled_packs();
     let options = VerifyOptions {
         threads: 2,
@@ -274,13 +269,19 @@ fn capsule_mutation_cases_are_caught_at_their_link() {
 
 #[test]
 fn revisions_are_bound_and_rechecked() {
-    // A design revision (C = 0.5) verifies; its verdict is the capsule's.
+    // After SUPPORTS no revision is allowed, not even a design change (C = 0.5): the
+    // capsule is REJECTED at the revisions link.
     let design = revision(|e| e["model"]["c"] = json!(0.5));
     let capsule = build_with(vec![design]);
+    assert_eq!(capsule["verdict"], "SUPPORTS");
+    assert_eq!(capsule["revisions"][0]["verdict"], "REJECTED");
     let answer = check(&capsule);
-    assert_eq!(answer["witness"], Value::Null, "{:#}", answer["links"]);
-    assert_eq!(capsule["revisions"].as_array().unwrap().len(), 1);
-    assert_eq!(answer["verdict"], capsule["revisions"][0]["verdict"]);
+    assert_eq!(
+        (answer["verdict"].as_str(), answer["witness"].as_str()),
+        (Some("REJECTED"), Some("revisions")),
+        "{:#}",
+        answer["links"]
+    );
     // A conclusion-only revision is bound as refused, and the capsule is REJECTED there.
     let conclusion = revision(|e| e["claim"]["at_least"] = json!(0.2));
     let capsule = build_with(vec![conclusion]);
@@ -290,6 +291,181 @@ fn revisions_are_bound_and_rechecked() {
         (answer["verdict"].as_str(), answer["witness"].as_str()),
         (Some("REJECTED"), Some("revisions"))
     );
+
+    // A claim the evidence contradicts (gap >= 0.5): REJECTED, so a design revision is
+    // allowed; its verdict (decided as one of two tests) is the capsule's answer.
+    let packs = bundled_packs();
+    let mut candidate =
+        experiment("fixtures/packs/entity-leakage/experiments/random-vs-grouped.json");
+    candidate["claim"]["at_least"] = json!(0.5);
+    let belief = predict(
+        packs.get("entity-leakage").unwrap(),
+        serde_json::from_value(candidate["claim"].clone()).unwrap(),
+        Predicted::Outcome(Outcome::Holds),
+        None,
+    );
+    let candidates = vec![("gap-05".to_owned(), serde_json::to_vec(&candidate).unwrap())];
+    let first = build(
+        &packs,
+        &belief,
+        &candidates,
+        &BuildOptions {
+            boundary: false,
+            revisions: Vec::new(),
+            verify: options(),
+        },
+    )
+    .unwrap();
+    assert_eq!(first["verdict"], "REJECTED");
+    let mut revised = first["payload"]["experiment"].clone();
+    revised["model"]["c"] = json!(0.5);
+    let revised = counterlab::run(
+        &packs,
+        &counterlab::Experiment::from_value(&revised).unwrap(),
+    )
+    .unwrap()
+    .to_json_pretty()
+    .unwrap()
+    .into_bytes();
+    let built = counterlab::capsule::build_answered(
+        &packs,
+        &belief,
+        &candidates,
+        &BuildOptions {
+            boundary: false,
+            revisions: vec![revised],
+            verify: options(),
+        },
+    )
+    .unwrap();
+    let answer = check(&built.capsule);
+    assert_eq!(answer["witness"], Value::Null, "{:#}", answer["links"]);
+    assert_eq!(
+        answer["verdict"], built.verdict,
+        "build prints what verify answers"
+    );
+    assert_eq!(answer["verdict"], "REJECTED");
+    assert_eq!(answer["prediction"]["answer"], "refuted");
+    assert_eq!(answer["report"]["claim"]["family"], 2);
+    assert_eq!(answer["report"]["claim"]["alpha"], 0.025);
+}
+
+/// A capsule answers its prediction (issue 30, item 3): the same evidence (a gap of at
+/// least 0.5, contradicted) confirms "does not hold" (SUPPORTS) and refutes "holds"
+/// (REJECTED); "does not hold" of a SUPPORTED claim is refuted, never a plain SUPPORTS;
+/// `build` reports the verdict `verify` gives.
+#[test]
+fn a_capsule_answers_the_prediction() {
+    let packs = bundled_packs();
+    let registered = experiment("fixtures/packs/entity-leakage/experiments/random-vs-grouped.json");
+    for (at_least, predicted, verdict, answer) in [
+        (0.5, Outcome::DoesNotHold, "SUPPORTS", "confirmed"),
+        (0.5, Outcome::Holds, "REJECTED", "refuted"),
+        (0.1, Outcome::DoesNotHold, "REJECTED", "refuted"),
+        (0.1, Outcome::Holds, "SUPPORTS", "confirmed"),
+    ] {
+        let mut candidate = registered.clone();
+        candidate["claim"]["at_least"] = json!(at_least);
+        let belief = predict(
+            packs.get("entity-leakage").unwrap(),
+            serde_json::from_value(candidate["claim"].clone()).unwrap(),
+            Predicted::Outcome(predicted),
+            None,
+        );
+        let built = counterlab::capsule::build_answered(
+            &packs,
+            &belief,
+            &[("c".to_owned(), serde_json::to_vec(&candidate).unwrap())],
+            &BuildOptions {
+                boundary: false,
+                revisions: Vec::new(),
+                verify: options(),
+            },
+        )
+        .unwrap();
+        let checked = check(&built.capsule);
+        let case = format!("{at_least} {predicted:?}");
+        assert_eq!(checked["verdict"], verdict, "{case}");
+        assert_eq!(
+            built.verdict, verdict,
+            "{case}: build prints verify's verdict"
+        );
+        assert_eq!(checked["prediction"]["answer"], answer, "{case}");
+        assert_eq!(
+            checked["prediction"]["predicted"],
+            json!(predicted),
+            "{case}"
+        );
+        assert_eq!(checked["prediction"]["claim"], candidate["claim"], "{case}");
+        assert_eq!(
+            checked["prediction"]["tested_claim"], candidate["claim"],
+            "{case}"
+        );
+        assert_eq!(
+            checked["prediction"]["tested_statistic"],
+            "roc_auc(random_rows) - roc_auc(entity_grouped)"
+        );
+        // The first payload's own verdict stays recorded as it was: the claim's.
+        let claim_verdict = if at_least == 0.5 {
+            "REJECTED"
+        } else {
+            "SUPPORTS"
+        };
+        assert_eq!(built.capsule["verdict"], claim_verdict, "{case}");
+    }
+}
+
+/// A capsule is re-verified with the options it records (issue 30, item 5): verifying it
+/// with other options in the library changes nothing but the threads; the CLI refuses a
+/// decision option given beside a capsule; the report lists the options used.
+#[test]
+fn a_capsule_is_reverified_with_its_recorded_options() {
+    let capsule = capsule();
+    assert_eq!(capsule["options"]["permutations"], 99);
+    assert_eq!(capsule["options"]["row_order_shuffles"], 1);
+    let packs = bundled_packs();
+    let bytes = serde_json::to_vec(capsule).unwrap();
+    let other = VerifyOptions {
+        permutations: 19,
+        seed: 5,
+        alpha: 0.1,
+        threads: 1,
+        ..VerifyOptions::default()
+    };
+    let a = verify_capsule(&bytes, &packs, &options()).to_json();
+    let b = verify_capsule(&bytes, &packs, &other).to_json();
+    assert_eq!(a["capsule_report_hash"], b["capsule_report_hash"]);
+    assert_eq!(a["options"], capsule["options"]);
+    assert_eq!(a["report"]["claim"]["permutations"], 99);
+
+    let dir = crate::common::TempDir::new("capsule-options");
+    let path = dir.path().join("capsule.json");
+    std::fs::write(&path, &bytes).unwrap();
+    let path = path.to_str().unwrap();
+    for flag in [
+        ["--permutations", "19"],
+        ["--alpha", "0.1"],
+        ["--seed", "3"],
+        ["--max-work", "1000"],
+    ] {
+        let out = crate::common::counterlab(&["verify", path, flag[0], flag[1]]);
+        assert_eq!(out.status.code(), Some(2), "{flag:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!("{} cannot be given for a Proof Capsule", flag[0])),
+            "{stderr}"
+        );
+    }
+    let out = crate::common::counterlab(&["verify", path, "--threads", "1", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(printed["capsule_report_hash"], a["capsule_report_hash"]);
+    // A payload still takes every option.
+    let payload = dir.path().join("payload.json");
+    std::fs::write(&payload, serde_json::to_vec(&capsule["payload"]).unwrap()).unwrap();
+    let out =
+        crate::common::counterlab(&["verify", payload.to_str().unwrap(), "--permutations", "19"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
 
 #[derive(serde::Deserialize)]

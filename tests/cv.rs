@@ -93,14 +93,22 @@ fn the_paired_interval_is_narrower_than_adding_variances() {
         .map(|i| counterlab::run::arm_predictions(&pack, table, &experiment, i).expect("arm"))
         .collect();
     let metric = counterlab::experiment::MetricName::RocAuc;
-    let paired =
-        counterlab::stats::intervals::paired_gap(metric, &predictions[0], &predictions[1], table)
-            .expect("paired");
+    let paired = counterlab::stats::intervals::paired_gap(
+        metric,
+        &predictions[0],
+        &predictions[1],
+        table,
+        counterlab::stats::Z95,
+    )
+    .expect("paired");
     let each: Vec<_> = predictions
         .iter()
-        .map(|p| counterlab::stats::intervals::estimate_arm(metric, p, table).expect("estimate"))
+        .map(|p| {
+            counterlab::stats::intervals::estimate_arm(metric, p, table, counterlab::stats::Z95)
+                .expect("estimate")
+        })
         .collect();
-    let unpaired = counterlab::stats::intervals::gap(&each[0], &each[1]);
+    let unpaired = counterlab::stats::intervals::gap(&each[0], &each[1], counterlab::stats::Z95);
     assert_eq!(paired.value, unpaired.value);
     assert_eq!(paired.method, "obuchowski-clustered-paired");
     assert!(

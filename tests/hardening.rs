@@ -512,8 +512,8 @@ fn hostile_inputs_finish_quickly_in_bounded_memory() {
     assert!(stdout(&o).contains("not a regular file"), "{}", stdout(&o));
 }
 
-/// Within every budget but as heavy as the budgets allow: 4 arms × 32 identity
-/// ablations on the largest pack. It finishes within seconds, in bounded memory; 16
+/// Within every budget but as heavy as the budgets allow: 4 arms × 32 ablations (the
+/// identity and 31 distinct drop sets of one or two features) on the largest pack. It finishes within seconds, in bounded memory; 16
 /// arms × 32 ablations there are over the design-memory budget (INCONCLUSIVE, nothing
 /// fitted), and 975 ablations (the 3 GB case) are refused by the schema.
 #[test]
@@ -528,9 +528,27 @@ fn the_heaviest_payloads_the_budgets_allow_stay_bounded() {
             .map(|i| json!({"name": format!("a{i}"), "split": {"kind": "random_rows", "test_fraction": 0.25 + 0.01 * i as f64}}))
             .collect()
     };
+    // Distinct drop sets (a repeated one is refused): the identity, then each feature
+    // alone, then each pair — every ablation but the first refits nearly the full design.
+    let features: Vec<String> = crate::common::bundled_packs()
+        .get("rare-defects")
+        .unwrap()
+        .manifest()
+        .data
+        .features
+        .clone();
+    let mut drop_sets: Vec<Vec<&String>> = vec![Vec::new()];
+    drop_sets.extend(features.iter().map(|f| vec![f]));
+    for (i, a) in features.iter().enumerate() {
+        drop_sets.extend(features[i + 1..].iter().map(|b| vec![a, b]));
+    }
     let ablations = |n: usize| -> Value {
         (0..n)
-            .map(|i| json!({"name": format!("id{i}"), "drop": []}))
+            .map(|i| match drop_sets.get(i) {
+                Some(drop) => json!({"name": format!("ab{i}"), "drop": drop}),
+                // Past the distinct sets (the schema's case: it refuses the count first).
+                None => json!({"name": format!("ab{i}"), "drop": []}),
+            })
             .collect()
     };
     experiment["claim"] =

@@ -430,7 +430,7 @@ fn rare_defects_only_auc_separates_from_its_baseline() {
     let pack = packs.get("rare-defects").unwrap();
     let table = pack.table();
     let predictions = counterlab::run::arm_predictions(pack, table, &experiment, 0).unwrap();
-    let ci = |m| estimate_arm(m, &predictions, table).unwrap();
+    let ci = |m| estimate_arm(m, &predictions, table, counterlab::stats::Z95).unwrap();
     let auc = ci(MetricName::RocAuc);
     let accuracy = ci(MetricName::Accuracy);
     let baseline = ci(MetricName::MajorityBaselineAccuracy);

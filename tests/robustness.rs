@@ -651,7 +651,8 @@ fn known_semantic_noops_still_verify() {
 /// ablations, far over a budget of 2·10⁶ work units. Before 477479c `budget.work` said so,
 /// but `recompute.equal` and `determinism.rerun` still fitted 2 × 4,040 models.
 /// Since verifier/3 the schema refuses more than 16 arms (and 32 ablations) outright; cut
-/// to those limits, the payload is still far over this budget, and nothing is fitted.
+/// to those limits (32 distinct drop sets), the payload is still far over this budget, and
+/// nothing is fitted.
 #[test]
 fn an_over_budget_payload_is_not_recomputed() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -671,10 +672,26 @@ fn an_over_budget_payload_is_not_recomputed() {
         .as_array_mut()
         .unwrap()
         .truncate(16);
-    value["experiment"]["ablations"]
-        .as_array_mut()
+    // 32 ablations, each with its own drop set (since verifier/6 a repeated drop set is
+    // refused: the identity, then one feature, then two).
+    let features: Vec<String> = world()
+        .packs
+        .get(value["pack"]["id"].as_str().unwrap())
         .unwrap()
-        .truncate(32);
+        .manifest()
+        .data
+        .features
+        .clone();
+    let mut drop_sets: Vec<Vec<&String>> = vec![Vec::new()];
+    drop_sets.extend(features.iter().map(|f| vec![f]));
+    for (i, a) in features.iter().enumerate() {
+        drop_sets.extend(features[i + 1..].iter().map(|b| vec![a, b]));
+    }
+    value["experiment"]["ablations"] = drop_sets[..32]
+        .iter()
+        .enumerate()
+        .map(|(i, drop)| serde_json::json!({"name": format!("ab{i}"), "drop": drop}))
+        .collect();
     // Re-hash the recorded results, so that only the budget can stand in the way.
     value["result_hash"] = Value::from(hash_value(HashKind::Result, &value["results"]));
     let options = VerifyOptions {

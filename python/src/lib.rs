@@ -275,14 +275,21 @@ fn verify(
         max_work,
     };
     let options = verify_options(choices, threads)?;
-    kernel(py, move || {
+    // An option given beside a capsule is a UsageError, as any bad argument.
+    let answer = kernel(py, move || {
         let bytes = match input {
             Input::Bytes(bytes) => bytes,
             Input::Path(path) => read_document(&path, &options)?,
         };
+        if let Err(e) =
+            counterlab::document::refuse_choices_for_capsule(&bytes, &choices, str::to_owned)
+        {
+            return Ok(Err(e.to_string()));
+        }
         let verified = verify_document(&bytes, packs.as_deref(), &options)?;
-        Ok(text(&verified.to_json()))
-    })
+        Ok(Ok(text(&verified.to_json())))
+    })?;
+    answer.map_err(usage)
 }
 
 /// Checks a revision chain (2 or 3 payloads); returns the revision report JSON.

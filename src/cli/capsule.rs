@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use counterlab::capsule::{build, BuildOptions, CapsuleReport};
+use counterlab::capsule::{build_answered, BuildOptions, CapsuleReport};
 use counterlab::document::Verified;
 use counterlab::verify::VerifyOptions;
 
@@ -87,22 +87,27 @@ pub(crate) fn command(action: &CapsuleAction) -> i32 {
             ..VerifyOptions::default()
         },
     };
-    let capsule = match build(&packs, &prediction, &candidates, &options) {
-        Ok(c) => c,
+    let built = match build_answered(&packs, &prediction, &candidates, &options) {
+        Ok(b) => b,
         Err(e) => return fail(&e),
     };
-    let text = serde_json::to_string_pretty(&capsule).expect("JSON encodes");
+    let capsule = &built.capsule;
+    let text = serde_json::to_string_pretty(capsule).expect("JSON encodes");
     if let Err(e) = std::fs::write(&args.out, format!("{text}\n")) {
         return fail_usage(&format!("{}: {e}", args.out.display()));
     }
+    // The verdict `counterlab verify` gives this capsule (the chain's answer to the
+    // prediction), not the first payload's: a revision or the prediction changes it.
     outln!(
-        "capsule {}: prediction {} → selection {} → payload {} → {} (report {})",
-        args.out.display(),
+        "capsule {}: prediction {} → selection {} → payload {} → {} revisions → {}: the prediction is {} ({})",
+        safe(&args.out.display().to_string()),
         &capsule["prediction_hash"].as_str().unwrap_or_default()[..16],
         &capsule["selection_hash"].as_str().unwrap_or_default()[..16],
         &capsule["payload_hash"].as_str().unwrap_or_default()[..16],
-        capsule["verdict"].as_str().unwrap_or_default(),
-        &capsule["report_hash"].as_str().unwrap_or_default()[..16],
+        capsule["revisions"].as_array().map_or(0, Vec::len),
+        built.verdict,
+        built.answer.0.as_str(),
+        safe(&built.answer.1),
     );
     0
 }
@@ -117,6 +122,14 @@ pub(crate) fn print(report: &CapsuleReport, options: &VerifyOptions, json: bool)
             serde_json::to_string_pretty(&value).expect("JSON encodes")
         );
     } else {
+        if let Some(prediction) = value["prediction"].as_object() {
+            outln!(
+                "  prediction   {} → {}: {}",
+                safe(&prediction["predicted"].to_string()),
+                safe(prediction["answer"].as_str().unwrap_or_default()),
+                safe(prediction["why"].as_str().unwrap_or_default())
+            );
+        }
         for link in &report.links {
             outln!(
                 "  {:<12} {:<13} {}",

@@ -55,17 +55,25 @@ pub(crate) struct VerifyArgs {
 /// The options of `args` checked against their documented ranges (docs/VERDICTS.md):
 /// a value outside one is a usage error, never a panic or a silent clamp (except
 /// `--threads`, whose excess only costs threads that are never started).
-fn options(args: &VerifyArgs) -> Result<VerifyOptions, i32> {
-    let choices = Choices {
+fn choices(args: &VerifyArgs) -> Choices {
+    Choices {
         permutations: args.permutations,
         observe: args.observe,
         seed: args.seed,
         alpha: args.alpha,
         max_payload_bytes: args.max_payload_bytes,
         max_work: args.max_work,
-    };
-    let mut options = choices
-        .checked(|name| format!("--{}", name.replace('_', "-")))
+    }
+}
+
+/// An option as the command line spells it (`max_work` → `--max-work`).
+fn flag(name: &str) -> String {
+    format!("--{}", name.replace('_', "-"))
+}
+
+fn options(args: &VerifyArgs) -> Result<VerifyOptions, i32> {
+    let mut options = choices(args)
+        .checked(flag)
         .map_err(|message| fail_usage(&message))?;
     options.threads = threads_option(args.threads)?;
     Ok(options)
@@ -82,6 +90,10 @@ pub(crate) fn command(args: &VerifyArgs) -> i32 {
         Ok(bytes) => bytes,
         Err(e) => return fail(&e),
     };
+    // An option given beside a capsule is a usage error (exit 2), as any bad flag.
+    if let Err(e) = counterlab::document::refuse_choices_for_capsule(&bytes, &choices(args), flag) {
+        return fail_usage(&e.to_string());
+    }
     if std::io::stderr().is_terminal() && !args.json {
         eprint!(
             "verifying {} ({} label permutations)…\r",

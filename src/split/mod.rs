@@ -103,6 +103,30 @@ pub enum Assignment {
 }
 
 impl SplitSpec {
+    /// The split's design normal form (src/design.rs): its typed value with defaults left
+    /// out (`"assignment": "seeded"` is no assignment) and an `entity_overlap` of overlap 0
+    /// written as the `entity_grouped` split it is exactly. Two splits with one normal
+    /// form select the same rows under every seed.
+    pub fn normal_form(&self) -> serde_json::Value {
+        let split = match self {
+            SplitSpec::EntityOverlap {
+                test_fraction,
+                overlap,
+            } if *overlap == 0.0 => SplitSpec::EntityGrouped {
+                test_fraction: *test_fraction,
+            },
+            other => other.clone(),
+        };
+        let mut value = crate::canon::to_value(&split).expect("a split encodes");
+        if value.get("assignment").and_then(serde_json::Value::as_str) == Some("seeded") {
+            value
+                .as_object_mut()
+                .expect("a split is an object")
+                .remove("assignment");
+        }
+        value
+    }
+
     /// The kind as written in JSON.
     pub fn kind(&self) -> &'static str {
         match self {

@@ -27,7 +27,8 @@ pub struct ClaimReport {
     pub observed: Option<f64>,
     /// The claim's threshold.
     pub threshold: f64,
-    /// 95% interval.
+    /// The interval: two-sided 95%, or (1 − 0.05/family) for a claim decided as one of a
+    /// family of tests.
     pub ci: Option<[f64; 2]>,
     /// Standard error.
     pub se: Option<f64>,
@@ -39,8 +40,12 @@ pub struct ClaimReport {
     pub permutations: u64,
     /// Which permutation null (`row-level label permutation`, `entity-level …`, `none`).
     pub null: String,
-    /// Significance level.
+    /// Significance level the claim was decided at (α/family).
     pub alpha: f64,
+    /// Tests the decision is one of (a revision chain's last payload: revisions + 1),
+    /// written only when more than 1; α and the interval's 5% are divided by it.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub family: u32,
     /// `supports`, `contradicts`, `inconclusive`, `undefined` or `vacuous`.
     pub outcome: String,
 }
@@ -58,9 +63,20 @@ impl ClaimReport {
             permutations: 0,
             null: "none".into(),
             alpha,
+            family: 1,
             outcome: "undefined".into(),
         }
     }
+}
+
+fn one() -> u32 {
+    1
+}
+
+// serde's skip_serializing_if passes a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_one(family: &u32) -> bool {
+    *family == 1
 }
 
 /// The fewest distinct entities each arm of a `metric_gap` claim must hold among its test
@@ -140,7 +156,12 @@ impl PermutationRuns {
 pub(crate) struct ClaimSettings {
     pub(crate) permutations: usize,
     pub(crate) seed: u64,
+    /// α of the family; the claim is decided at α / `family` (Bonferroni).
     pub(crate) alpha: f64,
+    /// Tests the claim's decision is one of (1 for a payload alone; r + 1 for the last
+    /// payload of a revision chain with r revisions): the p-value is compared with
+    /// α / family and the interval is the two-sided (1 − 0.05/family) one.
+    pub(crate) family: u32,
     pub(crate) threads: usize,
 }
 
@@ -263,8 +284,10 @@ pub(crate) fn evaluate(
             .get(name)
             .expect("claim arms were checked")
     };
+    // Outside 1..=MAX_FAMILY there is no interval level: decided below, before any use.
+    let z = intervals::z_for_family(settings.family).unwrap_or(f64::NAN);
     let estimate_arm = |name: &str| -> Result<Estimate, String> {
-        intervals::estimate_arm(metric, predictions(name), table)
+        intervals::estimate_arm(metric, predictions(name), table, z)
     };
     let is_cross_validated = |name: &str| {
         let experiment = prepared.experiment();
@@ -286,10 +309,10 @@ pub(crate) fn evaluate(
             if is_cross_validated(higher) && is_cross_validated(lower) {
                 // Both arms scored rows of the same table out of fold: the paired
                 // comparison, with the covariance of the two estimates.
-                intervals::paired_gap(metric, predictions(higher), predictions(lower), table)
+                intervals::paired_gap(metric, predictions(higher), predictions(lower), table, z)
             } else {
                 estimate_arm(higher)
-                    .and_then(|h| estimate_arm(lower).map(|l| intervals::gap(&h, &l)))
+                    .and_then(|h| estimate_arm(lower).map(|l| intervals::gap(&h, &l, z)))
             },
         ),
         Claim::MetricAtLeast { arm, value, .. } => (
@@ -319,13 +342,27 @@ pub(crate) fn evaluate(
             null_statistics: Vec::new(),
         };
     }
+    if intervals::z_for_family(settings.family).is_none() {
+        return ClaimEvaluation {
+            report: None,
+            standing: Standing::Inconclusive(format!(
+                "a family of {} tests: the verifier decides families of 1 to {} (a payload and at most two revisions)",
+                settings.family,
+                intervals::MAX_FAMILY
+            )),
+            null_statistics: Vec::new(),
+        };
+    }
+    // Each test of a family of m is decided at α/m (docs/CAPSULE.md, revisions).
+    let alpha = settings.alpha / f64::from(settings.family);
     if let Some(range) = vacuous_range(claim) {
         let [low, high] = range;
         let reason = format!(
             "vacuous claim: {statistic} lies in [{low}, {high}] whatever the data, so the claim that it is {} {threshold} cannot be wrong",
             if higher_is_claimed { "at least" } else { "at most" }
         );
-        let mut report = ClaimReport::undefined(&statistic, threshold, settings.alpha, &reason);
+        let mut report = ClaimReport::undefined(&statistic, threshold, alpha, &reason);
+        report.family = settings.family;
         report.observed = claim_statistic(claim, recomputed);
         report.interval = "none".into();
         report.outcome = "vacuous".into();
@@ -339,12 +376,10 @@ pub(crate) fn evaluate(
         Ok(e) => e,
         Err(reason) => {
             return ClaimEvaluation {
-                report: Some(ClaimReport::undefined(
-                    &statistic,
-                    threshold,
-                    settings.alpha,
-                    &reason,
-                )),
+                report: Some(ClaimReport {
+                    family: settings.family,
+                    ..ClaimReport::undefined(&statistic, threshold, alpha, &reason)
+                }),
                 standing: Standing::Inconclusive(format!("undefined metric: {reason}")),
                 null_statistics: Vec::new(),
             }
@@ -395,7 +430,7 @@ pub(crate) fn evaluate(
     } else {
         lo > threshold
     };
-    let min_k = (1.0 / settings.alpha).ceil() as usize - 1;
+    let min_k = (1.0 / alpha).ceil() as usize - 1;
     let mut reasons = Vec::new();
     // A gap's clustered interval has no second guard (its null is row-level), and with few
     // held-out entities the cluster-robust variance is biased low (docs/CALIBRATION.md: 6.6%
@@ -425,17 +460,17 @@ pub(crate) fn evaluate(
     reasons.extend(few_clusters);
     if !claimed_side {
         reasons.push(format!(
-            "the 95% CI [{lo:.6}, {hi:.6}] does not lie entirely on the claimed side of {threshold}"
+            "the {}% CI [{lo:.6}, {hi:.6}] does not lie entirely on the claimed side of {threshold}",
+            ci_percent(settings.family)
         ));
     }
     if let Some(p) = p_value {
         if effective < min_k {
             reasons.push(format!(
-                "too few permutations: {effective} non-vacuous, need at least {min_k} for alpha {}",
-                settings.alpha
+                "too few permutations: {effective} non-vacuous, need at least {min_k} for alpha {alpha}"
             ));
-        } else if p > settings.alpha {
-            reasons.push(format!("p = {p:.6} > alpha = {}", settings.alpha));
+        } else if p > alpha {
+            reasons.push(format!("p = {p:.6} > alpha = {alpha}"));
         }
     }
     let (outcome, standing) = if wrong_side {
@@ -464,12 +499,20 @@ pub(crate) fn evaluate(
             p_value,
             permutations: effective as u64,
             null: runs.as_ref().map_or("none", |r| r.null.as_str()).to_owned(),
-            alpha: settings.alpha,
+            alpha,
+            family: settings.family,
             outcome: outcome.to_owned(),
         }),
         standing,
         null_statistics,
     }
+}
+
+/// The interval's level in percent for a family of `m` tests, as printed in reasons.
+fn ci_percent(m: u32) -> String {
+    let percent = 100.0 - 5.0 / f64::from(m.max(1));
+    let text = format!("{percent:.4}");
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 /// The range of values a metric can take: `[0, 1]` for every metric but the accuracy
@@ -546,6 +589,7 @@ mod tests {
             permutations: 12,
             seed: 5,
             alpha: 0.05,
+            family: 1,
             threads: 2,
         };
         let prepared = PreparedExperiment::new(&pack, table, &experiment, 2).expect("valid");

@@ -1,7 +1,7 @@
 //! Confidence intervals for claim statistics, honest about clustered rows.
 //!
-//! Every interval here is `estimate ± z·se` with z = 1.959963984540054 (two-sided 95%),
-//! except two exact special cases: DeLong's interval for an AUC on independent rows, and
+//! Every interval here is `estimate ± z·se`, z = 1.959963984540054 (two-sided 95%) unless a
+//! claim is one of a family of tests ([`z_for_family`]), except two exact special cases: DeLong's interval for an AUC on independent rows, and
 //! Wilson's interval for an accuracy on independent rows.
 //!
 //! Rows are not independent when several test rows belong to one entity (monthly
@@ -22,6 +22,25 @@ use crate::table::Table;
 /// z for a two-sided 95% interval.
 pub const Z95: f64 = 1.959963984540054;
 
+/// The most tests a family may hold: a revision chain's payload and its at most two
+/// revisions (`revision::MAX_REVISIONS` + 1).
+pub const MAX_FAMILY: u32 = 3;
+
+/// z of the two-sided (1 − 0.05/m) interval, Φ⁻¹(1 − 0.025/m), for a claim decided as one
+/// of a family of `m` tests (Bonferroni: a revision chain with r revisions is a family of
+/// r + 1, docs/CAPSULE.md). m = 1 is [`Z95`] (scipy.stats.norm.ppf(0.975), one ulp below
+/// the correctly rounded value, kept so no interval moves); m = 2 and 3 are the correctly
+/// rounded values of √2·erfinv(1 − 0.05/m) from mpmath at 40 digits (2.24140272760494537508…
+/// and 2.39397979981850948511…). `None` outside 1..=[`MAX_FAMILY`].
+pub fn z_for_family(m: u32) -> Option<f64> {
+    match m {
+        1 => Some(Z95),
+        2 => Some(2.2414027276049455),
+        3 => Some(2.3939797998185095),
+        _ => None,
+    }
+}
+
 /// A statistic with its standard error and 95% interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Estimate {
@@ -29,7 +48,8 @@ pub struct Estimate {
     pub value: f64,
     /// Its standard error.
     pub se: f64,
-    /// 95% interval (clipped to the statistic's range).
+    /// The interval at the z it was asked for (95% unless a family widened it), clipped to
+    /// the statistic's range.
     pub ci: (f64, f64),
     /// How the interval was computed.
     pub method: &'static str,
@@ -74,6 +94,7 @@ pub fn estimate_arm(
     metric: MetricName,
     predictions: &ArmPredictions,
     table: &Table,
+    z: f64,
 ) -> Result<Estimate, String> {
     if let (Some(reason), true) = (&predictions.fit_failure, metric.depends_on_model()) {
         return Err(reason.clone());
@@ -83,11 +104,12 @@ pub fn estimate_arm(
         .iter()
         .map(|&r| table.entity_of_row()[r])
         .collect();
-    estimate(metric, &TestRows::of(predictions, &entities))
+    estimate(metric, &TestRows::of(predictions, &entities), z)
 }
 
-/// The estimate of `metric` on the rows, or why there is none.
-pub fn estimate(metric: MetricName, rows: &TestRows<'_>) -> Result<Estimate, String> {
+/// The estimate of `metric` on the rows with its `value ± z·se` interval (Wilson's at z
+/// for a proportion), or why there is none.
+pub fn estimate(metric: MetricName, rows: &TestRows<'_>, z: f64) -> Result<Estimate, String> {
     let independent = rows.independent();
     let n = rows.labels.len();
     if n < 2 {
@@ -97,16 +119,17 @@ pub fn estimate(metric: MetricName, rows: &TestRows<'_>) -> Result<Estimate, Str
         match metric {
             MetricName::RocAuc => {
                 let d = metrics::delong(rows.labels, rows.scores)?;
+                // The same arithmetic as metrics::delong's 95% interval, at z.
                 return Ok(Estimate {
                     value: d.auc,
                     se: d.se,
-                    ci: d.ci,
+                    ci: ((d.auc - z * d.se).max(0.0), (d.auc + z * d.se).min(1.0)),
                     method: "delong",
                 });
             }
             MetricName::Accuracy | MetricName::MajorityBaselineAccuracy => {
                 let (value, _) = influence(metric, rows)?;
-                return Ok(wilson(value, n));
+                return Ok(wilson(value, n, z));
             }
             MetricName::AccuracyLift | MetricName::BalancedAccuracy => {}
         }
@@ -117,7 +140,7 @@ pub fn estimate(metric: MetricName, rows: &TestRows<'_>) -> Result<Estimate, Str
         (_, true) => "normal",
         (_, false) => "cluster-robust-normal",
     };
-    clustered(value, &influence, rows.entities, range(metric), method)
+    clustered(value, &influence, rows.entities, range(metric), method, z)
 }
 
 /// The range of `metric`'s values, which its interval is clipped to.
@@ -222,6 +245,7 @@ pub fn paired_gap(
     higher: &ArmPredictions,
     lower: &ArmPredictions,
     table: &Table,
+    z: f64,
 ) -> Result<Estimate, String> {
     for p in [higher, lower] {
         if let (Some(reason), true) = (&p.fit_failure, metric.depends_on_model()) {
@@ -243,6 +267,7 @@ pub fn paired_gap(
         &TestRows::of(higher, &entities_h),
         &TestRows::of(lower, &entities_l),
         higher.test_rows == lower.test_rows,
+        z,
     )
 }
 
@@ -253,14 +278,16 @@ pub fn paired_difference(
     rows_h: &TestRows<'_>,
     rows_l: &TestRows<'_>,
     same_rows: bool,
+    z: f64,
 ) -> Result<Estimate, String> {
     let independent = rows_h.independent() && rows_l.independent();
     if metric == MetricName::RocAuc && same_rows && independent {
         let d = metrics::paired_delong(rows_h.labels, rows_h.scores, rows_l.scores)?;
+        // The same arithmetic as metrics::paired_delong's 95% interval, at z.
         return Ok(Estimate {
             value: d.difference,
             se: d.se,
-            ci: d.ci,
+            ci: (d.difference - z * d.se, d.difference + z * d.se),
             method: "delong-paired",
         });
     }
@@ -289,17 +316,19 @@ pub fn paired_difference(
         &entities,
         (low - high, high - low),
         method,
+        z,
     )
 }
 
-/// The difference of two estimates from different test sets: variances add.
-pub fn gap(higher: &Estimate, lower: &Estimate) -> Estimate {
+/// The difference of two estimates from different test sets: variances add; the interval
+/// is `value ± z·se`.
+pub fn gap(higher: &Estimate, lower: &Estimate, z: f64) -> Estimate {
     let value = higher.value - lower.value;
     let se = (higher.se * higher.se + lower.se * lower.se).sqrt();
     Estimate {
         value,
         se,
-        ci: (value - Z95 * se, value + Z95 * se),
+        ci: (value - z * se, value + z * se),
         method: if higher.method == lower.method {
             higher.method
         } else {
@@ -317,11 +346,11 @@ fn metric_value(value: metrics::MetricValue) -> Result<f64, String> {
 
 /// Wilson's score interval for a proportion on n independent rows; se is the normal one
 /// (used when the estimate enters a gap).
-fn wilson(p: f64, n: usize) -> Estimate {
+fn wilson(p: f64, n: usize, z: f64) -> Estimate {
     let n = n as f64;
-    let z2 = Z95 * Z95;
+    let z2 = z * z;
     let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
-    let half = Z95 / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    let half = z / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
     Estimate {
         value: p,
         se: (p * (1.0 - p) / n).sqrt(),
@@ -337,6 +366,7 @@ fn clustered(
     entities: &[u32],
     range: (f64, f64),
     method: &'static str,
+    z: f64,
 ) -> Result<Estimate, String> {
     // Sum influence per entity, in ascending entity order (a fixed summation order).
     let mut pairs: Vec<(u32, f64)> = entities
@@ -368,10 +398,7 @@ fn clustered(
     Ok(Estimate {
         value,
         se,
-        ci: (
-            (value - Z95 * se).max(range.0),
-            (value + Z95 * se).min(range.1),
-        ),
+        ci: ((value - z * se).max(range.0), (value + z * se).min(range.1)),
         method,
     })
 }
@@ -431,7 +458,7 @@ mod tests {
             .collect();
         let entities: Vec<u32> = (0..200).collect();
         let (auc, influence) = auc_influence(&labels, &scores).unwrap();
-        let clustered = clustered(auc, &influence, &entities, (0.0, 1.0), "x").unwrap();
+        let clustered = clustered(auc, &influence, &entities, (0.0, 1.0), "x", Z95).unwrap();
         let delong = metrics::delong(&labels, &scores).unwrap();
         assert_eq!(auc, delong.auc);
         assert!(
@@ -471,8 +498,8 @@ mod tests {
             MetricName::BalancedAccuracy,
             MetricName::AccuracyLift,
         ] {
-            let a = estimate(metric, &single).unwrap();
-            let b = estimate(metric, &twice).unwrap();
+            let a = estimate(metric, &single, Z95).unwrap();
+            let b = estimate(metric, &twice, Z95).unwrap();
             assert_eq!(a.value, b.value, "{metric:?}");
             assert!(b.se > 0.9 * a.se, "{metric:?}: {} vs {}", b.se, a.se);
             assert!(b.method.contains("clust"), "{metric:?}");
@@ -482,7 +509,7 @@ mod tests {
     #[test]
     fn wilson_matches_a_hand_calculation() {
         // 8 of 10: the textbook Wilson 95% interval is (0.4902, 0.9433).
-        let e = wilson(0.8, 10);
+        let e = wilson(0.8, 10, Z95);
         assert!(
             (e.ci.0 - 0.4902).abs() < 1e-4 && (e.ci.1 - 0.9433).abs() < 1e-4,
             "{:?}",

@@ -39,7 +39,7 @@ pub use report::{
 };
 
 /// The verifier's version (changes whenever a rule changes; the rules hash pins them).
-pub const VERIFIER_VERSION: &str = "counterlab-verifier/5";
+pub const VERIFIER_VERSION: &str = "counterlab-verifier/6";
 
 /// The most label permutations K a verification runs per null.
 pub const MAX_PERMUTATIONS: usize = 100_000;
@@ -93,6 +93,12 @@ pub struct VerifyOptions {
     pub seed: u64,
     /// Significance level α.
     pub alpha: f64,
+    /// Tests the claim's decision is one of: 1 for a payload alone, r + 1 for the last
+    /// payload of a revision chain with r revisions (set by `verify_revision`). The claim
+    /// is decided at α/family with the two-sided (1 − 0.05/family) interval (Bonferroni;
+    /// docs/CAPSULE.md); from 1 to [`crate::stats::intervals::MAX_FAMILY`], else the
+    /// claim is INCONCLUSIVE.
+    pub family: u32,
     /// Largest payload accepted, in bytes (at most [`MAX_PAYLOAD_BYTES_LIMIT`]).
     pub max_payload_bytes: usize,
     /// Largest fixture accepted: bytes, header columns and rows. A pack loaded with these
@@ -120,6 +126,7 @@ impl Default for VerifyOptions {
             row_order_shuffles: 3,
             seed: 0,
             alpha: 0.05,
+            family: 1,
             max_payload_bytes: 1 << 20,
             fixture: LoadLimits::default(),
             max_work: 10_000_000_000,
@@ -198,6 +205,12 @@ pub fn rules() -> Value {
         "boundary_format": crate::boundary::BOUNDARY_FORMAT,
         "boundary_checks": BOUNDARY_CHECK_IDS,
         "boundary_supports": "every boundary check passes: the spec is the pack's, every cell recomputes bit for bit, hashes match and every chart row equals the kernel's",
+        "experiment_duplicates": "an ablation whose drop set repeats an earlier one's is invalid (payload.schema), with its JSON path",
+        "model_feature_order": "the model reads the experiment's features in the pack's order",
+        "family": "a claim decided as one of a family of m tests (a revision chain's last payload, m = revisions + 1, at most 3) is decided at alpha/m with the two-sided (1 - 0.05/m) interval (Bonferroni)",
+        "selection_seed": "the seed a selected experiment runs with derives from the prediction's pack id and manifest meaning hash alone",
+        "revisions": "at most 2; each only after a REJECTED verdict of the payload it revises (at that payload's family level); the claim, pack, seed, metrics and format fixed; a design change in the revision normal form (names, order and defaults are not changes); the selector's rules 3-7 passed again",
+        "capsule": "re-verified with the options it records; links REJECTED at the first failure, INCONCLUSIVE when unverifiable (another verifier); then SUPPORTS when the prediction is confirmed, REJECTED when refuted or when a check other than claim.evidence failed, INCONCLUSIVE when undecided",
     })
 }
 
@@ -1209,6 +1222,7 @@ impl<'o> Verification<'o> {
             permutations: self.options.permutations,
             seed: self.options.seed,
             alpha: self.options.alpha,
+            family: self.options.family,
             threads: self.options.threads,
         }
     }

@@ -12,5 +12,6 @@ pub mod byod;
 pub mod golden;
 pub mod json_path;
 pub mod noop;
+pub mod rewrite;
 #[path = "../../fixtures/generate/null_pack.rs"]
 pub mod null_pack;
