@@ -56,6 +56,7 @@ pub mod capsule;
 pub mod chart;
 pub mod csv_input;
 pub mod document;
+pub mod entity_key;
 pub mod error;
 pub mod experiment;
 pub mod init;
