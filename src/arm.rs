@@ -342,12 +342,12 @@ impl<'a> PreparedExperiment<'a> {
         self.experiment
     }
 
-    /// The look-alike ids across the sides of arm `index`'s split (pooled over its folds);
-    /// `None` when the arm's split failed.
-    pub fn look_alikes(&self, index: usize) -> Option<split::LookAlikes> {
+    /// The look-alike ids across the sides of arm `index`'s split (pooled over its folds),
+    /// `groups` the table's [`split::look_alike_groups`]; `None` when the arm's split failed.
+    pub fn look_alikes(&self, index: usize, groups: &[Vec<usize>]) -> Option<split::LookAlikes> {
         let arm = self.arms.get(index)?.as_ref().ok()?;
         let splits: Vec<&Split> = arm.folds.iter().map(|fold| &fold.split).collect();
-        Some(split::look_alikes(self.table, &splits))
+        Some(split::look_alikes(self.table, groups, &splits))
     }
 
     /// The index of the arm called `name`.

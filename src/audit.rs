@@ -205,7 +205,8 @@ pub fn audit(
         test_rows_seen += u64::from(in_train[e]);
     }
     let test_entities = test_entity.iter().filter(|&&t| t).count();
-    let look_alikes = crate::split::look_alikes(table, &[&split]);
+    let groups = crate::split::look_alike_groups(table);
+    let look_alikes = crate::split::look_alikes(table, &groups, &[&split]);
     // The grouped arm holds out the same share of rows as the user's split, as whole
     // entities (its test_fraction is a share of entities: with entities of similar size
     // the two splits have about as many test rows). It must leave both sides non-empty.

@@ -140,11 +140,16 @@ def test_an_id_written_as_a_float_in_training_and_an_integer_in_test_is_a_possib
     for side, ids in ((0, train), (1, test)):
         for e, pid in enumerate(ids):
             for t in range(3):
-                rows.append({"pid": pid, "x": (e * 5 + t * 3) % 7 + 0.25, "outcome": int((e + t + side) % 2 == 0), "test": side})
-    frame = pd.DataFrame(rows)
-    frame["pid"] = frame["pid"].astype(object)
-    assert frame["pid"].dtype == object
-    assert frame.to_csv(index=False).splitlines()[1].startswith("1.0,")
+                rows.append((pid, (e * 5 + t * 3) % 7 + 0.25, int((e + t + side) % 2 == 0), side))
+    frame = pd.DataFrame({
+        # dtype=object keeps each value's own type (a float column would make 3 into 3.0).
+        "pid": pd.Series([r[0] for r in rows], dtype=object),
+        "x": [r[1] for r in rows],
+        "outcome": [r[2] for r in rows],
+        "test": [r[3] for r in rows],
+    })
+    lines = frame.to_csv(index=False).splitlines()
+    assert lines[1].startswith("1.0,") and lines[25].startswith("3,")
     got = counterlab.audit(frame, entity="pid", label="outcome", positive=1, test="test")
     assert got["leak"] is True
     assert got["shared_entities"]["count"] == 0

@@ -558,21 +558,27 @@ pub struct LookAlikes {
     pub pairs: u64,
 }
 
-/// The [`LookAlikes`] of one split, or of the folds of a cross-validation arm pooled.
-pub fn look_alikes(table: &Table, splits: &[&Split]) -> LookAlikes {
+/// The table's groups of distinct entity ids that look alike, as entity indices: what
+/// [`look_alikes`] reads (computed once per table: a key per entity is the cost).
+pub fn look_alike_groups(table: &Table) -> Vec<Vec<usize>> {
     let ids = table.entity_ids();
-    // Only entities in a look-alike group can match across the sides: usually none, so
-    // the splits are not even read.
     let index: std::collections::BTreeMap<&str, usize> = ids
         .iter()
         .enumerate()
         .map(|(e, id)| (id.as_str(), e))
         .collect();
-    let groups: Vec<Vec<usize>> =
-        crate::entity_key::look_alike_groups(ids.iter().map(String::as_str))
-            .into_iter()
-            .map(|group| group.into_iter().map(|id| index[id]).collect())
-            .collect();
+    crate::entity_key::look_alike_groups(ids.iter().map(String::as_str))
+        .into_iter()
+        .map(|group| group.into_iter().map(|id| index[id]).collect())
+        .collect()
+}
+
+/// The [`LookAlikes`] of one split, or of the folds of a cross-validation arm pooled;
+/// `groups` are the table's [`look_alike_groups`].
+pub fn look_alikes(table: &Table, groups: &[Vec<usize>], splits: &[&Split]) -> LookAlikes {
+    let ids = table.entity_ids();
+    // Only entities in a look-alike group can match across the sides: usually none, so
+    // the splits are not even read.
     if groups.is_empty() {
         return LookAlikes::default();
     }
@@ -590,7 +596,7 @@ pub fn look_alikes(table: &Table, splits: &[&Split]) -> LookAlikes {
                 in_train[e] = true;
             }
         }
-        for group in &groups {
+        for group in groups {
             for &test in group
                 .iter()
                 .filter(|&&e| test_rows_of[e] > 0 && !in_train[e])

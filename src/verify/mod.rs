@@ -711,8 +711,9 @@ impl<'o> Verification<'o> {
             return;
         };
         let recomputed = &observed.results;
+        let groups = crate::split::look_alike_groups(table);
         let look_alikes: Vec<Option<LookAlikes>> = (0..experiment.arms.len())
-            .map(|index| prepared.look_alikes(index))
+            .map(|index| prepared.look_alikes(index, &groups))
             .collect();
         self.caveats = caveats(experiment, recomputed, &look_alikes);
         self.invariants(experiment, &payload.results, recomputed);
