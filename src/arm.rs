@@ -342,6 +342,14 @@ impl<'a> PreparedExperiment<'a> {
         self.experiment
     }
 
+    /// The look-alike ids across the sides of arm `index`'s split (pooled over its folds),
+    /// `groups` the table's [`split::look_alike_groups`]; `None` when the arm's split failed.
+    pub fn look_alikes(&self, index: usize, groups: &[Vec<usize>]) -> Option<split::LookAlikes> {
+        let arm = self.arms.get(index)?.as_ref().ok()?;
+        let splits: Vec<&Split> = arm.folds.iter().map(|fold| &fold.split).collect();
+        Some(split::look_alikes(self.table, groups, &splits))
+    }
+
     /// The index of the arm called `name`.
     pub fn arm_index(&self, name: &str) -> Option<usize> {
         self.experiment.arms.iter().position(|a| a.name == name)

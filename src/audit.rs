@@ -10,18 +10,24 @@
 //! payload it writes with `--out` is checked by `counterlab verify` like any other).
 //!
 //! A **leak** is a test entity with rows in training, or (with a time column) a test row
-//! at or before the latest training time. Duplicate feature rows are reported but are not
-//! a leak by themselves: coarse features (a few categories) repeat across honest splits.
+//! at or before the latest training time. A **possible leak**, also exit 1, is a test
+//! entity with no training row whose id looks like a training entity's id (one
+//! [`entity_key`](crate::entity_key::entity_key): `C1-P07 ` and `c1-p7`, a Cyrillic `с`
+//! for a Latin `c`, `3.0` and `3`): the audit cannot tell one entity written two ways from
+//! two entities, so it names the pairs and the user decides. Duplicate feature rows are
+//! reported but are not a leak by themselves: coarse features (a few categories) repeat
+//! across honest splits.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
+use crate::entity_key::quoted;
 use crate::error::{Error, Result};
 use crate::init::{scaffold, InitOptions, Scaffold};
 use crate::pack::{LoadLimits, Pack, Packs};
 use crate::run::{run_with, Payload, RunOptions};
-use crate::split::Overlap;
+use crate::split::{LookAlikes, Overlap};
 use crate::verify::{verify, Report, VerifyOptions};
 use crate::Experiment;
 
@@ -68,6 +74,8 @@ pub struct Audit {
     pub overlap: Overlap,
     /// Test rows whose entity also has training rows.
     pub test_rows_seen: u64,
+    /// Test entities with no training row whose id looks like a training entity's id.
+    pub look_alikes: LookAlikes,
     /// Whether a leak was found (see the module docs).
     pub leak: bool,
     /// Why, one phrase each (empty when no leak).
@@ -93,6 +101,12 @@ impl Audit {
             "test_entities": self.test_entities,
             "shared_entities": { "count": self.overlap.entities, "first": self.overlap.first_entities },
             "test_rows_seen": self.test_rows_seen,
+            "look_alike_entities": {
+                "count": self.look_alikes.entities,
+                "test_rows": self.look_alikes.test_rows,
+                "pairs": self.look_alikes.pairs,
+                "first": self.look_alikes.first_pairs.iter().map(|(test, train)| json!({ "test": test, "train": train })).collect::<Vec<_>>(),
+            },
             "temporal_overlap_rows": self.overlap.temporal_rows,
             "duplicate_feature_rows": self.overlap.duplicate_feature_rows,
             "auc": {
@@ -191,6 +205,8 @@ pub fn audit(
         test_rows_seen += u64::from(in_train[e]);
     }
     let test_entities = test_entity.iter().filter(|&&t| t).count();
+    let groups = crate::split::look_alike_groups(table);
+    let look_alikes = crate::split::look_alikes(table, &groups, &[&split]);
     // The grouped arm holds out the same share of rows as the user's split, as whole
     // entities (its test_fraction is a share of entities: with entities of similar size
     // the two splits have about as many test rows). It must leave both sides non-empty.
@@ -241,6 +257,9 @@ pub fn audit(
             "{rows} test rows are at or before the latest training time"
         ));
     }
+    if look_alikes.entities > 0 {
+        leak_reasons.push(look_alike_reason(&look_alikes));
+    }
     scaffold
         .experiments
         .push((EXPERIMENT_FILE.to_owned(), experiment_text));
@@ -253,7 +272,24 @@ pub fn audit(
         test_entities: test_entities as u64,
         overlap,
         test_rows_seen,
+        look_alikes,
         leak: !leak_reasons.is_empty(),
         leak_reasons,
     })
+}
+
+/// The possible-leak phrase of look-alike ids: how many, the first pairs, and the fix.
+fn look_alike_reason(look_alikes: &LookAlikes) -> String {
+    let shown: Vec<String> = look_alikes
+        .first_pairs
+        .iter()
+        .map(|(test, train)| format!("test {} ~ training {}", quoted(test), quoted(train)))
+        .collect();
+    format!(
+        "possible leak: {} test entities ({} test rows) have no training row but an id that looks like a training entity's id after normalisation ({}{}): if they are one entity written two ways, write each id one way (the split then shares the entity); if they are distinct entities, give them ids that do not look alike",
+        look_alikes.entities,
+        look_alikes.test_rows,
+        shown.join("; "),
+        if look_alikes.pairs > shown.len() as u64 { "; …" } else { "" }
+    )
 }

@@ -57,6 +57,7 @@ pub mod chart;
 pub mod csv_input;
 pub mod design;
 pub mod document;
+pub mod entity_key;
 pub mod error;
 pub mod experiment;
 pub mod init;

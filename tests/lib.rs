@@ -15,6 +15,7 @@ mod cv;
 mod determinism;
 mod guide;
 mod hardening;
+mod lookalike;
 mod metrics;
 mod model;
 mod mutations;

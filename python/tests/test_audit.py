@@ -126,3 +126,45 @@ def test_a_time_column_whose_rows_cannot_fill_the_starter_blocks_is_audited():
     got = counterlab.audit(frame, entity="e", label="y", positive=1, test="is_test", time="t")
     assert got["shared_entities"]["count"] == 0
     assert got["temporal_overlap_rows"] > 0 and got["leak"]
+
+
+def test_an_id_written_as_a_float_in_training_and_an_integer_in_test_is_a_possible_leak(cli_json, tmp_path):
+    # An object column holding 3.0 on the training rows and 3 on the test rows: pandas
+    # writes "3.0" and "3" in a CSV, and so does counterlab.audit (the DataFrame is read as
+    # its to_csv text). They are one number: the audit reports the pairs, it does not split
+    # the entity silently (issue 30). Expected values by hand: test ids 3 and 7 match the
+    # training ids 3.0 and 7.0; 10 and 11 match nothing; 3 rows per entity.
+    train = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
+    test = [3, 7, 10, 11]
+    rows = []
+    for side, ids in ((0, train), (1, test)):
+        for e, pid in enumerate(ids):
+            for t in range(3):
+                rows.append((pid, (e * 5 + t * 3) % 7 + 0.25, int((e + t + side) % 2 == 0), side))
+    frame = pd.DataFrame({
+        # dtype=object keeps each value's own type (a float column would make 3 into 3.0).
+        "pid": pd.Series([r[0] for r in rows], dtype=object),
+        "x": [r[1] for r in rows],
+        "outcome": [r[2] for r in rows],
+        "test": [r[3] for r in rows],
+    })
+    lines = frame.to_csv(index=False).splitlines()
+    assert lines[1].startswith("1.0,") and lines[25].startswith("3,")
+    got = counterlab.audit(frame, entity="pid", label="outcome", positive=1, test="test")
+    assert got["leak"] is True
+    assert got["shared_entities"]["count"] == 0
+    assert got["look_alike_entities"] == {
+        "count": 2,
+        "test_rows": 6,
+        "pairs": 2,
+        "first": [{"test": "3", "train": "3.0"}, {"test": "7", "train": "7.0"}],
+    }
+    assert any(reason.startswith("possible leak: 2 test entities") for reason in got["leak_reasons"])
+    # The CLI on the same CSV says the same and exits 1.
+    path = tmp_path / "floats.csv"
+    frame.to_csv(path, index=False)
+    code, expected = cli_json(
+        "audit", str(path), "--entity", "pid", "--label", "outcome", "--positive", "1", "--test-column", "test", "--json",
+    )
+    assert code == 1
+    assert expected["look_alike_entities"] == got["look_alike_entities"]

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use counterlab::audit::{audit, AuditOptions, GROUPED_ARM, PAYLOAD_FILE, USER_ARM};
+use counterlab::entity_key::quoted;
 use counterlab::pack::LoadLimits;
 
 use super::{
@@ -119,6 +120,26 @@ pub(crate) fn command(args: &AuditArgs) -> i32 {
             "test rows seen    {} of {} test rows belong to an entity with training rows",
             audit.test_rows_seen,
             audit.test_rows
+        );
+        let pairs: Vec<String> = audit
+            .look_alikes
+            .first_pairs
+            .iter()
+            .map(|(test, train)| format!("{} ~ {}", quoted(test), quoted(train)))
+            .collect();
+        outln!(
+            "look-alike ids    {} test entities have no training row but an id that looks like a training id{}",
+            audit.look_alikes.entities,
+            if pairs.is_empty() {
+                String::new()
+            } else {
+                style::safe(&format!(
+                    " (test ~ training: {}{})",
+                    pairs.join(", "),
+                    if audit.look_alikes.pairs > pairs.len() as u64 { ", …" } else { "" }
+                ))
+                .into_owned()
+            }
         );
         if let Some(rows) = audit.overlap.temporal_rows {
             outln!("temporal overlap  {rows} test rows are at or before the latest training time");

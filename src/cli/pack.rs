@@ -92,8 +92,8 @@ pub(crate) fn check(dir: &Path, json: bool) -> i32 {
         outln!(
             "entity ids       {}",
             match findings.entity_collision_count {
-                0 => "no two ids differ only in case, spaces or leading zeros".to_owned(),
-                n => format!("{n} groups collide (below)"),
+                0 => "no two ids look alike (normalised: docs/FORMATS.md, pack check)".to_owned(),
+                n => format!("{n} groups look alike (below)"),
             }
         );
         if table.time().is_some() {

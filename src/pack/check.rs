@@ -5,9 +5,11 @@
 //!   unless `[data] one_vs_rest = true` says the positive level against all the others is
 //!   meant; a positive level that no row has is refused at load (every row would be
 //!   negative); one class only is a finding.
-//! - **Entity ids that collide** after trimming spaces, folding case and dropping leading
-//!   zeros of digit runs (`c1-p07` and `c1-p7`, `A12` and `a12 `): two spellings of one
-//!   entity split it in two, and a grouped split then leaks it.
+//! - **Look-alike entity ids**: distinct ids with one [`entity_key`](crate::entity_key)
+//!   (case, white space and invisible characters, NFKC, digits of any script, leading
+//!   zeros, one number written two ways, confusable characters: `c1-p07` and `C1-P7 `,
+//!   `c1‐p07` with a U+2010 hyphen, a Cyrillic `с`): two spellings of one entity split it
+//!   in two, and a grouped split then leaks it.
 //! - **Duplicate (entity, time) rows**: one entity measured twice at one time is usually
 //!   a join or export error (and makes "later" ambiguous for temporal splits).
 //! - **Rows per entity** (information): the distribution that decides how many held-out
@@ -16,6 +18,7 @@
 use std::collections::BTreeMap;
 
 use super::manifest::DataSpec;
+use crate::entity_key::{look_alike_groups, quoted};
 use crate::table::Table;
 
 /// How many examples a finding lists.
@@ -94,13 +97,13 @@ impl Findings {
                 .iter()
                 .map(|ids| {
                     ids.iter()
-                        .map(|id| format!("{id:?}"))
+                        .map(|id| quoted(id))
                         .collect::<Vec<_>>()
                         .join(" / ")
                 })
                 .collect();
             problems.push(format!(
-                "{} groups of entity ids are one id after trimming spaces, folding case and dropping leading zeros ({}{}): if they are one entity, write its id one way (otherwise a grouped split puts it on both sides); if they are distinct, ignore this",
+                "{} groups of entity ids look alike ({}{}): they are one id after normalisation (NFKC, case, white space and invisible characters, digits of any script, leading zeros, one number written two ways, confusable characters); if they are one entity, write its id one way (otherwise a grouped split puts it on both sides); if they are distinct entities, give them ids that do not look alike",
                 self.entity_collision_count,
                 shown.join("; "),
                 if self.entity_collision_count > shown.len() { "; …" } else { "" }
@@ -185,43 +188,17 @@ fn levels_with_counts(levels: &[(String, usize)]) -> String {
     text.join(", ")
 }
 
-/// An entity id as people would read it: spaces trimmed, ASCII case folded, and leading
-/// zeros dropped from every run of digits (`C1-P007` → `c1-p7`).
-pub fn normalise_entity_id(id: &str) -> String {
-    let mut out = String::with_capacity(id.len());
-    let mut digits = String::new();
-    let flush = |digits: &mut String, out: &mut String| {
-        if !digits.is_empty() {
-            let kept = digits.trim_start_matches('0');
-            out.push_str(if kept.is_empty() { "0" } else { kept });
-            digits.clear();
-        }
-    };
-    for c in id.trim().chars() {
-        if c.is_ascii_digit() {
-            digits.push(c);
-        } else {
-            flush(&mut digits, &mut out);
-            out.extend(c.to_lowercase());
-        }
-    }
-    flush(&mut digits, &mut out);
-    out
-}
-
-/// Groups of distinct ids with the same normalised form (the first [`SHOWN`], and how many).
+/// Groups of distinct ids with one [`entity_key`](crate::entity_key::entity_key) (the
+/// first [`SHOWN`], and how many).
 fn entity_collisions(ids: &[String]) -> (Vec<Vec<String>>, usize) {
-    let mut by_form: BTreeMap<String, Vec<&str>> = BTreeMap::new();
-    for id in ids {
-        by_form.entry(normalise_entity_id(id)).or_default().push(id);
-    }
-    let groups: Vec<Vec<String>> = by_form
-        .into_values()
-        .filter(|ids| ids.len() > 1)
+    let groups = look_alike_groups(ids.iter().map(String::as_str));
+    let count = groups.len();
+    let shown = groups
+        .into_iter()
+        .take(SHOWN)
         .map(|ids| ids.into_iter().map(str::to_owned).collect())
         .collect();
-    let count = groups.len();
-    (groups.into_iter().take(SHOWN).collect(), count)
+    (shown, count)
 }
 
 /// (entity, time) pairs with several rows: rows are in canonical order (entity, time), so
@@ -268,26 +245,5 @@ fn rows_per_entity(table: &Table) -> RowsPerEntity {
             .unwrap_or(0),
         max: counts.last().copied().unwrap_or(0),
         single_row: counts.iter().filter(|&&n| n == 1).count(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::normalise_entity_id as n;
-
-    #[test]
-    fn ids_are_normalised_as_people_read_them() {
-        let read_alike = [
-            ("c1-p07", "c1-p7"),
-            ("c1-p7", "c1-p7"),
-            (" A012 ", "a12"),
-            ("000", "0"),
-            ("x0y00z", "x0y0z"),
-            ("100", "100"),
-        ];
-        for (id, normalised) in read_alike {
-            assert_eq!(n(id), normalised, "{id:?}");
-        }
-        assert_ne!(n("c10"), n("c1"));
     }
 }

@@ -565,6 +565,90 @@ fn shared_entities(table: &Table, shared: &[bool]) -> (u64, Vec<String>) {
     )
 }
 
+/// Test entities with no training row whose id looks like a training entity's id (one
+/// [`entity_key`](crate::entity_key::entity_key), distinct text): a possible leak that
+/// [`Overlap`] does not count, since ids stay distinct entities for splits. Not part of a
+/// payload: `audit` reports it and the verifier turns it into a caveat.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LookAlikes {
+    /// Entities with test rows and no training row (in some fold, for folds) whose id looks
+    /// like the id of an entity with training rows (in that fold).
+    pub entities: u64,
+    /// Their test rows (summed over the folds).
+    pub test_rows: u64,
+    /// (test id, training id) pairs: the first [`OVERLAP_IDS_SHOWN`] in byte order.
+    pub first_pairs: Vec<(String, String)>,
+    /// How many distinct pairs there are.
+    pub pairs: u64,
+}
+
+/// The table's groups of distinct entity ids that look alike, as entity indices: what
+/// [`look_alikes`] reads (computed once per table: a key per entity is the cost).
+pub fn look_alike_groups(table: &Table) -> Vec<Vec<usize>> {
+    let ids = table.entity_ids();
+    let index: std::collections::BTreeMap<&str, usize> = ids
+        .iter()
+        .enumerate()
+        .map(|(e, id)| (id.as_str(), e))
+        .collect();
+    crate::entity_key::look_alike_groups(ids.iter().map(String::as_str))
+        .into_iter()
+        .map(|group| group.into_iter().map(|id| index[id]).collect())
+        .collect()
+}
+
+/// The [`LookAlikes`] of one split, or of the folds of a cross-validation arm pooled;
+/// `groups` are the table's [`look_alike_groups`].
+pub fn look_alikes(table: &Table, groups: &[Vec<usize>], splits: &[&Split]) -> LookAlikes {
+    let ids = table.entity_ids();
+    // Only entities in a look-alike group can match across the sides: usually none, so
+    // the splits are not even read.
+    if groups.is_empty() {
+        return LookAlikes::default();
+    }
+    let mut flagged = vec![false; table.n_entities()];
+    let mut pairs: BTreeSet<(&str, &str)> = BTreeSet::new();
+    let mut test_rows = 0;
+    for split in splits {
+        let n_entities = table.n_entities();
+        let (mut in_train, mut test_rows_of) = (vec![false; n_entities], vec![0u64; n_entities]);
+        for (row, &is_test) in split.is_test().iter().enumerate() {
+            let e = table.entity_of_row()[row] as usize;
+            if is_test {
+                test_rows_of[e] += 1;
+            } else if split.is_train(row) {
+                in_train[e] = true;
+            }
+        }
+        for group in groups {
+            for &test in group
+                .iter()
+                .filter(|&&e| test_rows_of[e] > 0 && !in_train[e])
+            {
+                let mut matched = false;
+                for &train in group.iter().filter(|&&e| in_train[e]) {
+                    pairs.insert((&ids[test], &ids[train]));
+                    matched = true;
+                }
+                if matched {
+                    flagged[test] = true;
+                    test_rows += test_rows_of[test];
+                }
+            }
+        }
+    }
+    LookAlikes {
+        entities: flagged.iter().filter(|&&f| f).count() as u64,
+        test_rows,
+        first_pairs: pairs
+            .iter()
+            .take(OVERLAP_IDS_SHOWN)
+            .map(|&(test, train)| (test.to_owned(), train.to_owned()))
+            .collect(),
+        pairs: pairs.len() as u64,
+    }
+}
+
 /// What the folds of a cross-validation arm share between their train and test rows, from
 /// each fold's own [`overlap`]: entities on both sides of at least one fold (the first few
 /// in canonical order), and the duplicated and temporally overlapping test rows summed

@@ -25,6 +25,7 @@ use crate::json;
 use crate::metrics::MetricValue;
 use crate::pack::{LoadLimits, Lookup, Pack, Packs};
 use crate::run::{self, ArmResult, Payload, RunOptions, PAYLOAD_FORMAT};
+use crate::split::LookAlikes;
 use crate::stats::claim::{self, ClaimSettings, Null, NullArms, PermutationRuns, Standing};
 use crate::stats::mutation_seed;
 pub use crate::stats::{ClaimReport, Estimate, ALPHA_RANGE, Z95};
@@ -723,7 +724,11 @@ impl<'o> Verification<'o> {
             return;
         };
         let recomputed = &observed.results;
-        self.caveats = caveats(experiment, recomputed);
+        let groups = crate::split::look_alike_groups(table);
+        let look_alikes: Vec<Option<LookAlikes>> = (0..experiment.arms.len())
+            .map(|index| prepared.look_alikes(index, &groups))
+            .collect();
+        self.caveats = caveats(experiment, recomputed, &look_alikes);
         self.invariants(experiment, &payload.results, recomputed);
         let recomputed_hash = run::result_hash(recomputed).expect("kernel results are finite");
         // The labels first (they need the ablations' designs), then only the arms' own
@@ -1279,7 +1284,11 @@ impl<'o> Verification<'o> {
 
 /// Every arm whose recomputed test rows were seen in training: entities on both sides, and
 /// test rows at or before the latest training time; in experiment order.
-fn caveats(experiment: &Experiment, results: &BTreeMap<String, ArmResult>) -> Vec<Caveat> {
+fn caveats(
+    experiment: &Experiment,
+    results: &BTreeMap<String, ArmResult>,
+    look_alikes: &[Option<LookAlikes>],
+) -> Vec<Caveat> {
     let claimed = |name: &str| {
         experiment
             .claim
@@ -1287,7 +1296,7 @@ fn caveats(experiment: &Experiment, results: &BTreeMap<String, ArmResult>) -> Ve
             .is_some_and(|claim| claim.names_arm(name))
     };
     let mut out = Vec::new();
-    for arm in &experiment.arms {
+    for (index, arm) in experiment.arms.iter().enumerate() {
         let Some(result) = results.get(&arm.name) else {
             continue;
         };
@@ -1297,6 +1306,7 @@ fn caveats(experiment: &Experiment, results: &BTreeMap<String, ArmResult>) -> Ve
                 kind: "shared_entities".into(),
                 count: result.overlap.entities,
                 witness: result.overlap.first_entities.first().cloned(),
+                look_alike: None,
                 claimed: claimed(&arm.name),
             });
         }
@@ -1306,8 +1316,21 @@ fn caveats(experiment: &Experiment, results: &BTreeMap<String, ArmResult>) -> Ve
                 kind: "temporal_overlap".into(),
                 count: rows,
                 witness: None,
+                look_alike: None,
                 claimed: claimed(&arm.name),
             });
+        }
+        if let Some(look_alikes) = look_alikes.get(index).and_then(Option::as_ref) {
+            if let Some((test, train)) = look_alikes.first_pairs.first() {
+                out.push(Caveat {
+                    arm: arm.name.clone(),
+                    kind: "look_alike_entities".into(),
+                    count: look_alikes.entities,
+                    witness: Some(test.clone()),
+                    look_alike: Some(train.clone()),
+                    claimed: claimed(&arm.name),
+                });
+            }
         }
     }
     out

@@ -146,13 +146,19 @@ pub struct Caveat {
     /// The arm.
     pub arm: String,
     /// `shared_entities` (test rows' entities also have training rows; for a
-    /// cross-validation arm, in some fold) or `temporal_overlap` (test rows at or before the
-    /// latest training time).
+    /// cross-validation arm, in some fold), `temporal_overlap` (test rows at or before the
+    /// latest training time) or `look_alike_entities` (test entities with no training row
+    /// whose id looks like a training entity's id: [`crate::entity_key`]).
     pub kind: String,
-    /// Shared entities, or overlapping test rows.
+    /// Shared entities, overlapping test rows, or look-alike test entities.
     pub count: u64,
-    /// The first shared entity in canonical order (`shared_entities` only).
+    /// The first shared entity in canonical order (`shared_entities`), or the test id of
+    /// the first look-alike pair in byte order (`look_alike_entities`).
     pub witness: Option<String>,
+    /// The training id the witness looks like (`look_alike_entities` only; absent from the
+    /// JSON otherwise, so the reports of the other kinds keep their bits).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub look_alike: Option<String>,
     /// Whether the payload's claim names this arm.
     pub claimed: bool,
 }
@@ -166,6 +172,13 @@ impl Caveat {
                 self.arm,
                 self.count,
                 self.witness.as_deref().unwrap_or_default()
+            ),
+            "look_alike_entities" => format!(
+                "arm {}: {} test entities have no training row but an id that looks like a training entity's id (e.g. {} ~ {}): if they are one entity written two ways, the model saw them",
+                self.arm,
+                self.count,
+                crate::entity_key::quoted(self.witness.as_deref().unwrap_or_default()),
+                crate::entity_key::quoted(self.look_alike.as_deref().unwrap_or_default())
             ),
             _ => format!(
                 "arm {}: {} test rows are at or before the latest training time: the model was trained on later data",
