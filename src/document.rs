@@ -16,6 +16,7 @@ use crate::verify::{verify, Choices, Mode, Report, VerifyOptions};
 
 /// The answer to a document: a report (payload or boundary map) or a capsule report.
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // one value per verified document, returned once: a box would only add an allocation
 pub enum Verified {
     /// `counterlab.report/1`, for a payload or a boundary map.
     Report(Report),

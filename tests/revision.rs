@@ -423,3 +423,84 @@ fn the_cli_exits_as_verify_and_prints_the_witness() {
     let one = counterlab(&["verify-revision", before.to_str().unwrap()]);
     assert_eq!(one.status.code(), Some(2), "one payload is a usage error");
 }
+
+mod rewrites {
+    //! The fuzz target `verify_capsule`'s moves 1 and 2 as a property test: a revision that
+    //! only renames, reorders or spells out defaults is refused; an equivalent rewrite of a
+    //! recorded revision answers as the original.
+    use counterlab::revision::verify_revision;
+    use counterlab_test_support::rewrite::{equivalent_rewrite, Renames};
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    use crate::common::{bundled_packs, fast_options};
+
+    fn recorded(name: &str) -> Value {
+        let path = format!(
+            "{}/fixtures/packs/entity-leakage/capsules/{name}.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+    }
+
+    /// `experiment` rewritten equivalently, with the claim, its arms' names and the seed
+    /// of `original` (what a revision may not touch).
+    fn rewrite_keeping_the_claim(original: &Value, seed: u64) -> Value {
+        let features = bundled_packs()
+            .get("entity-leakage")
+            .unwrap()
+            .manifest()
+            .data
+            .features
+            .clone();
+        let (mut rewritten, renames): (Value, Renames) =
+            equivalent_rewrite(original, &features, seed);
+        rewritten["seed"] = original["seed"].clone();
+        rewritten["claim"] = original["claim"].clone();
+        for arm in rewritten["arms"].as_array_mut().unwrap() {
+            let name = arm["name"].as_str().unwrap().to_owned();
+            if let Some((old, _)) = renames.arms.iter().find(|(_, new)| *new == name) {
+                arm["name"] = Value::from(old.clone());
+            }
+        }
+        rewritten
+    }
+
+    fn run(experiment: &Value) -> Vec<u8> {
+        counterlab::run(
+            &bundled_packs(),
+            &counterlab::Experiment::from_value(experiment).unwrap(),
+        )
+        .unwrap()
+        .to_json_pretty()
+        .unwrap()
+        .into_bytes()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(6))]
+
+        #[test]
+        fn a_rewrite_is_no_revision_and_a_rewritten_revision_answers_alike(seed in any::<u64>()) {
+            let holds = recorded("gap-05-holds");
+            let first = serde_json::to_vec(&holds["payload"]).unwrap();
+            let same = rewrite_keeping_the_claim(&holds["payload"]["experiment"], seed);
+            let answer = verify_revision(&[&first, &run(&same)], &bundled_packs(), &fast_options()).to_json();
+            prop_assert_eq!(&answer["verdict"], "REJECTED");
+            prop_assert!(answer["refusal"]["reason"].as_str().unwrap().contains("nothing changed in the design"), "{}", answer);
+
+            let revised = recorded("gap-05-revised");
+            let first = serde_json::to_vec(&revised["payload"]).unwrap();
+            let original = &revised["revisions"][0]["payload"];
+            let rewritten = rewrite_keeping_the_claim(&original["experiment"], seed);
+            let a = verify_revision(&[&first, &serde_json::to_vec(original).unwrap()], &bundled_packs(), &fast_options());
+            let b = verify_revision(&[&first, &run(&rewritten)], &bundled_packs(), &fast_options());
+            prop_assert!(b.refusal.is_none(), "{:?}", b.refusal);
+            prop_assert_eq!(a.verdict(), b.verdict());
+            prop_assert_eq!(
+                a.report.as_ref().unwrap().claim().unwrap().observed,
+                b.report.as_ref().unwrap().claim().unwrap().observed
+            );
+        }
+    }
+}

@@ -224,6 +224,10 @@ def verify(
     A malformed, forged or over-budget document is not an error: it gets a REJECTED (or
     INCONCLUSIVE) report saying why. Only what stops the verifier from looking raises.
 
+    A capsule is re-verified with the options it records (its ``options``), so that it
+    answers the same from itself alone: ``permutations``, ``seed``, ``alpha``,
+    ``max_payload_bytes`` and ``max_work`` cannot be given for one (``UsageError``).
+
     Args:
         document: the payload, map or capsule as a path, JSON text, bytes or dict.
         packs: a folder of pack folders, or one pack folder (default ``fixtures/packs``).
@@ -238,7 +242,7 @@ def verify(
 
     Raises:
         IoError: the file cannot be read, or there is no packs folder.
-        UsageError: an option is out of its range.
+        UsageError: an option is out of its range, or given for a capsule.
     """
     if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float))):
         raise _error(UsageError, f"alpha: expected a number, found {type(alpha).__name__}")

@@ -129,3 +129,18 @@ def test_verify_revision_is_the_cli_answer(cli_json, tmp_path):
     _, expected = cli_json("verify-revision", *map(str, files), "--json")
     assert counterlab.verify_revision(chain) == expected
     assert counterlab.verify_revision(files) == expected
+
+
+def test_a_capsule_is_verified_with_the_options_it_records():
+    """Issue 30: a capsule records its verification options; an option given beside it is a
+    UsageError (the CLI exits 2), never silently applied or ignored."""
+    capsule_path = PACKS / "entity-leakage" / "capsules" / "gap-05-does-not-hold.json"
+    recorded = json.loads(capsule_path.read_text())
+    assert recorded["options"]["permutations"] == 199
+    for option in [{"permutations": 19}, {"alpha": 0.1}, {"seed": 3}, {"max_work": 1000}]:
+        with pytest.raises(counterlab.UsageError, match="cannot be given for a Proof Capsule"):
+            counterlab.verify(capsule_path, **option)
+    report = counterlab.verify(capsule_path, threads=1)
+    assert report["options"] == recorded["options"]
+    assert report["prediction"]["answer"] == "confirmed"
+    assert report["verdict"] == "SUPPORTS"

@@ -211,6 +211,7 @@ pub fn rules() -> Value {
         "family": "a claim decided as one of a family of m tests (a revision chain's last payload, m = revisions + 1, at most 3) is decided at alpha/m with the two-sided (1 - 0.05/m) interval (Bonferroni)",
         "selection_seed": "the seed a selected experiment runs with derives from the prediction's pack id and manifest meaning hash alone",
         "revisions": "at most 2; each only after a REJECTED verdict of the payload it revises (at that payload's family level); the claim, pack, seed, metrics and format fixed; a design change in the revision normal form (names, order and defaults are not changes); the selector's rules 3-7 passed again",
+        "look_alike_caveat": "test entities without training rows whose id equals a training id under the entity-key normalisation (NFKC, case folding, invisible characters and marks removed, digits of every script, confusables skeleton, equal decimal numbers, leading zeros) are a look_alike_entities caveat of the arm",
         "capsule": "re-verified with the options it records; links REJECTED at the first failure, INCONCLUSIVE when unverifiable (another verifier); then SUPPORTS when the prediction is confirmed, REJECTED when refuted or when a check other than claim.evidence failed, INCONCLUSIVE when undecided",
     })
 }
