@@ -71,8 +71,9 @@ enum Command {
     /// (with --observe: 0 for every verdict).
     Verify(verify::VerifyArgs),
     /// Check a revision chain (BEFORE.json AFTER.json [AFTER2.json]): at most two
-    /// revisions, each changing the evaluation design and not only the claim; then the
-    /// last payload's verification.
+    /// revisions, each only after a REJECTED verdict, changing the evaluation design and
+    /// never the claim (renames are not changes), eligible under the selector's rules;
+    /// then the last payload's verification as one of a family of tests (alpha/(r + 1)).
     ///
     /// Exit codes: 0 SUPPORTS, 1 REJECTED, 3 INCONCLUSIVE, 2 usage or I/O error.
     VerifyRevision(revision::RevisionArgs),

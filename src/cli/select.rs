@@ -10,7 +10,8 @@ use super::{fail, fail_usage, load_pack, read_prediction, style, PacksOption, EX
 
 /// Select the experiment that runs for a belief, by closed rules (no model calls): every
 /// candidate eligible or not with the failing rule and its score; the experiment to run,
-/// with the seed derived from the prediction and selection hashes. Without candidates,
+/// with the seed derived from the prediction's pack (equivalent designs are one design;
+/// nothing a candidate writes moves the seed). Without candidates,
 /// the pack's registered experiments are the candidates.
 ///
 /// Exit codes: 0 a candidate selected, 1 none eligible or a bad belief, 2 usage or I/O.
