@@ -42,16 +42,7 @@ pub fn normal_form(experiment: &Experiment, pack_features: &[String]) -> Value {
         .map(|arm| arm.split.normal_form())
         .collect();
     sort_canonically(&mut arms);
-    let mut ablations: Vec<Value> = experiment
-        .ablation_list()
-        .iter()
-        .map(|ablation| {
-            let mut drop: Vec<&String> = ablation.drop.iter().collect();
-            drop.sort();
-            json!(drop)
-        })
-        .collect();
-    sort_canonically(&mut ablations);
+    let ablations = ablation_forms(experiment);
     let mut metrics: Vec<&str> = experiment.metrics.iter().map(|m| m.as_str()).collect();
     metrics.sort_unstable();
     json!({
@@ -64,6 +55,22 @@ pub fn normal_form(experiment: &Experiment, pack_features: &[String]) -> Value {
         "metrics": metrics,
         "claim": experiment.claim.as_ref().map(|claim| claim_form(claim, experiment)),
     })
+}
+
+/// The ablations as their normal form: each drop set sorted, the list in canonical order
+/// (names and list order left out).
+pub fn ablation_forms(experiment: &Experiment) -> Vec<Value> {
+    let mut ablations: Vec<Value> = experiment
+        .ablation_list()
+        .iter()
+        .map(|ablation| {
+            let mut drop: Vec<&String> = ablation.drop.iter().collect();
+            drop.sort();
+            json!(drop)
+        })
+        .collect();
+    sort_canonically(&mut ablations);
+    ablations
 }
 
 /// The canonical hash of the normal form (context `counterlab 2026-11 experiment v1`,
@@ -97,6 +104,6 @@ pub fn claim_form(claim: &Claim, experiment: &Experiment) -> Value {
 }
 
 /// Sorts values by their canonical bytes: a fixed order that no spelling changes.
-fn sort_canonically(values: &mut [Value]) {
+pub fn sort_canonically(values: &mut [Value]) {
     values.sort_by_cached_key(canon::canonical_bytes);
 }

@@ -354,18 +354,8 @@ impl Readable {
                 None => others.push(arm.split.normal_form()),
             }
         }
-        others.sort_by_cached_key(canon::canonical_bytes);
+        crate::design::sort_canonically(&mut others);
         arms.insert("others".into(), Value::Array(others));
-        let mut ablations: Vec<Value> = e
-            .ablation_list()
-            .iter()
-            .map(|a| {
-                let mut drop: Vec<&String> = a.drop.iter().collect();
-                drop.sort();
-                json!(drop)
-            })
-            .collect();
-        ablations.sort_by_cached_key(canon::canonical_bytes);
         json!({
             "pack": self.pack,
             "experiment": {
@@ -377,7 +367,7 @@ impl Readable {
                 "metrics": metrics,
                 "claim": e.claim.as_ref().map(|c| canon::to_value(c).expect("a claim encodes")),
                 "arms": arms,
-                "ablations": ablations,
+                "ablations": crate::design::ablation_forms(e),
             },
         })
     }

@@ -537,11 +537,7 @@ fn the_heaviest_payloads_the_budgets_allow_stay_bounded() {
         .data
         .features
         .clone();
-    let mut drop_sets: Vec<Vec<&String>> = vec![Vec::new()];
-    drop_sets.extend(features.iter().map(|f| vec![f]));
-    for (i, a) in features.iter().enumerate() {
-        drop_sets.extend(features[i + 1..].iter().map(|b| vec![a, b]));
-    }
+    let drop_sets = counterlab_test_support::rewrite::distinct_drop_sets(&features, 32);
     let ablations = |n: usize| -> Value {
         (0..n)
             .map(|i| match drop_sets.get(i) {

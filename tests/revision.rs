@@ -53,6 +53,17 @@ fn refused(chain: &[&[u8]], reason: &str, witness: &str) -> Value {
     answer
 }
 
+/// entity-leakage's features, in pack order.
+fn features() -> Vec<String> {
+    bundled_packs()
+        .get("entity-leakage")
+        .unwrap()
+        .manifest()
+        .data
+        .features
+        .clone()
+}
+
 /// The design change most cases make beside what they test: C from 1 to 0.5.
 fn design(e: &mut Value) {
     e["model"]["c"] = json!(0.5);
@@ -155,13 +166,7 @@ fn the_claim_and_the_arms_cannot_be_swapped() {
 #[test]
 fn renames_reorders_and_defaults_are_not_design_changes() {
     let before = payload(|_| {});
-    let features: Vec<String> = bundled_packs()
-        .get("entity-leakage")
-        .unwrap()
-        .manifest()
-        .data
-        .features
-        .clone();
+    let features = features();
     for edit in [
         Box::new(|e: &mut Value| e["ablations"][1]["name"] = json!("no_tenure_b"))
             as Box<dyn Fn(&mut Value)>,
@@ -429,7 +434,6 @@ mod rewrites {
     //! only renames, reorders or spells out defaults is refused; an equivalent rewrite of a
     //! recorded revision answers as the original.
     use counterlab::revision::verify_revision;
-    use counterlab_test_support::rewrite::{equivalent_rewrite, Renames};
     use proptest::prelude::*;
     use serde_json::Value;
 
@@ -443,27 +447,8 @@ mod rewrites {
         serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
     }
 
-    /// `experiment` rewritten equivalently, with the claim, its arms' names and the seed
-    /// of `original` (what a revision may not touch).
     fn rewrite_keeping_the_claim(original: &Value, seed: u64) -> Value {
-        let features = bundled_packs()
-            .get("entity-leakage")
-            .unwrap()
-            .manifest()
-            .data
-            .features
-            .clone();
-        let (mut rewritten, renames): (Value, Renames) =
-            equivalent_rewrite(original, &features, seed);
-        rewritten["seed"] = original["seed"].clone();
-        rewritten["claim"] = original["claim"].clone();
-        for arm in rewritten["arms"].as_array_mut().unwrap() {
-            let name = arm["name"].as_str().unwrap().to_owned();
-            if let Some((old, _)) = renames.arms.iter().find(|(_, new)| *new == name) {
-                arm["name"] = Value::from(old.clone());
-            }
-        }
-        rewritten
+        counterlab_test_support::rewrite::equivalent_revision(original, &super::features(), seed)
     }
 
     fn run(experiment: &Value) -> Vec<u8> {

@@ -682,16 +682,12 @@ fn an_over_budget_payload_is_not_recomputed() {
         .data
         .features
         .clone();
-    let mut drop_sets: Vec<Vec<&String>> = vec![Vec::new()];
-    drop_sets.extend(features.iter().map(|f| vec![f]));
-    for (i, a) in features.iter().enumerate() {
-        drop_sets.extend(features[i + 1..].iter().map(|b| vec![a, b]));
-    }
-    value["experiment"]["ablations"] = drop_sets[..32]
-        .iter()
-        .enumerate()
-        .map(|(i, drop)| serde_json::json!({"name": format!("ab{i}"), "drop": drop}))
-        .collect();
+    value["experiment"]["ablations"] =
+        counterlab_test_support::rewrite::distinct_drop_sets(&features, 32)
+            .iter()
+            .enumerate()
+            .map(|(i, drop)| serde_json::json!({"name": format!("ab{i}"), "drop": drop}))
+            .collect();
     // Re-hash the recorded results, so that only the budget can stand in the way.
     value["result_hash"] = Value::from(hash_value(HashKind::Result, &value["results"]));
     let options = VerifyOptions {

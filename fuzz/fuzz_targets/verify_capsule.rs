@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use counterlab::capsule::{build_answered, BuildOptions};
 use counterlab::prediction::Prediction;
 use counterlab::revision::verify_revision;
-use counterlab_test_support::rewrite::equivalent_rewrite;
+use counterlab_test_support::rewrite::{equivalent_revision, equivalent_rewrite};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
@@ -110,16 +110,7 @@ fn rewritten_candidate(seed: u64) {
 fn rename_only_revision(seed: u64) {
     let capsule = recorded("gap-05-holds");
     let before = &capsule["payload"]["experiment"];
-    let (mut after, renames) = equivalent_rewrite(before, &features(), seed);
-    // The claim is fixed by the prediction: its arms keep their names.
-    after["seed"] = before["seed"].clone();
-    after["claim"] = before["claim"].clone();
-    for arm in after["arms"].as_array_mut().expect("arms") {
-        let name = arm["name"].as_str().unwrap_or_default().to_owned();
-        if let Some((old, _)) = renames.arms.iter().find(|(_, new)| *new == name) {
-            arm["name"] = Value::from(old.clone());
-        }
-    }
+    let after = equivalent_revision(before, &features(), seed);
     let first = serde_json::to_vec(&capsule["payload"]).expect("encodes");
     let answer = verify_revision(&[&first, &run(&after)], packs(), &options()).to_json();
     assert_eq!(answer["verdict"], "REJECTED", "{after}");
@@ -137,16 +128,7 @@ fn rewritten_revision(seed: u64) {
     let capsule = recorded("gap-05-revised");
     let first = serde_json::to_vec(&capsule["payload"]).expect("encodes");
     let revised = &capsule["revisions"][0]["payload"];
-    let (mut rewritten, renames) =
-        equivalent_rewrite(&revised["experiment"], &features(), seed);
-    rewritten["seed"] = revised["experiment"]["seed"].clone();
-    rewritten["claim"] = revised["experiment"]["claim"].clone();
-    for arm in rewritten["arms"].as_array_mut().expect("arms") {
-        let name = arm["name"].as_str().unwrap_or_default().to_owned();
-        if let Some((old, _)) = renames.arms.iter().find(|(_, new)| *new == name) {
-            arm["name"] = Value::from(old.clone());
-        }
-    }
+    let rewritten = equivalent_revision(&revised["experiment"], &features(), seed);
     let original = serde_json::to_vec(revised).expect("encodes");
     let a = verify_revision(&[&first, &original], packs(), &options());
     let b = verify_revision(&[&first, &run(&rewritten)], packs(), &options());

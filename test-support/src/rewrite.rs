@@ -123,3 +123,43 @@ pub fn equivalent_rewrite(experiment: &Value, pack_features: &[String], seed: u6
     }
     (e, renames)
 }
+
+/// `experiment` rewritten equivalently as a *revision* may be: [`equivalent_rewrite`] with
+/// the seed, the claim and the names of the arms the claim names kept as they were (what a
+/// revision may not touch), so only names of other arms and ablations, list order and
+/// spelled-out defaults differ.
+pub fn equivalent_revision(experiment: &Value, pack_features: &[String], seed: u64) -> Value {
+    let (mut rewritten, renames) = equivalent_rewrite(experiment, pack_features, seed);
+    rewritten["seed"] = experiment["seed"].clone();
+    rewritten["claim"] = experiment["claim"].clone();
+    let claimed: Vec<&str> = ["higher", "lower", "arm"]
+        .iter()
+        .filter_map(|key| experiment["claim"].get(*key).and_then(Value::as_str))
+        .collect();
+    if let Some(arms) = rewritten["arms"].as_array_mut() {
+        for arm in arms {
+            let name = arm["name"].as_str().unwrap_or_default().to_owned();
+            if let Some((old, _)) = renames
+                .arms
+                .iter()
+                .find(|(old, new)| *new == name && claimed.contains(&old.as_str()))
+            {
+                arm["name"] = json!(old);
+            }
+        }
+    }
+    rewritten
+}
+
+/// `n` distinct ablation drop sets over `features` (at most 1 + f + f(f − 1)/2 of them):
+/// the identity, then each feature alone, then each pair — for experiments as heavy as the
+/// ablation budget allows, since a repeated drop set is refused.
+pub fn distinct_drop_sets(features: &[String], n: usize) -> Vec<Vec<String>> {
+    let mut sets: Vec<Vec<String>> = vec![Vec::new()];
+    sets.extend(features.iter().map(|f| vec![f.clone()]));
+    for (i, a) in features.iter().enumerate() {
+        sets.extend(features[i + 1..].iter().map(|b| vec![a.clone(), b.clone()]));
+    }
+    sets.truncate(n);
+    sets
+}
