@@ -153,7 +153,7 @@ fn bench_verify(c: &mut Criterion) {
         let expected_hash = report.report_hash().to_owned();
         let claim = report
             .claim()
-            .map(|c| format!(", claim null: {} (K = {})", c.null, c.permutations))
+            .map(|c| format!(", claim null: {} (K = {})", c.null_name(), c.permutations))
             .unwrap_or_default();
         eprintln!(
             "verify/{}/{}{suffix}: {}{claim}",

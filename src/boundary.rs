@@ -61,9 +61,9 @@ pub struct Cell {
     pub results: BTreeMap<String, ArmResult>,
     /// The claim's evidence in this cell (null when a permutation could not run).
     pub claim: Option<ClaimReport>,
-    /// The claim's outcome here: `SUPPORTS`, `INCONCLUSIVE` or `REJECTED`, by the rules of
-    /// `claim.evidence` (docs/VERDICTS.md).
-    pub outcome: String,
+    /// The claim's outcome here (written `SUPPORTS`, `INCONCLUSIVE` or `REJECTED`), by the
+    /// rules of `claim.evidence` (docs/VERDICTS.md).
+    pub outcome: chart::Outcome,
     /// Why, when the outcome is not SUPPORTS.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -108,7 +108,7 @@ pub struct ChartRow {
     /// Its 95% CI.
     pub ci: Option<[f64; 2]>,
     /// The cell's outcome.
-    pub outcome: String,
+    pub outcome: chart::Outcome,
     /// Context metrics of the claim's arm (`boundary.context`), by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub context: BTreeMap<String, Option<f64>>,
@@ -344,15 +344,15 @@ fn compute_cell(
         },
     );
     let (outcome, reason) = match evaluation.standing {
-        Standing::Supports => ("SUPPORTS", None),
+        Standing::Supports => (chart::Outcome::Supports, None),
         Standing::Contradicts { .. } => (
-            "REJECTED",
+            chart::Outcome::Rejected,
             Some(
                 "the evidence contradicts the claim: the CI lies entirely on the wrong side"
                     .to_owned(),
             ),
         ),
-        Standing::Inconclusive(why) => ("INCONCLUSIVE", Some(why)),
+        Standing::Inconclusive(why) => (chart::Outcome::Inconclusive, Some(why)),
     };
     let mut cell = Cell {
         axes,
@@ -360,7 +360,7 @@ fn compute_cell(
         positives: table.labels().iter().filter(|&&l| l).count() as u64,
         results: observed.results,
         claim: evaluation.report,
-        outcome: outcome.to_owned(),
+        outcome,
         reason,
         cell_hash: String::new(),
     };
@@ -489,7 +489,7 @@ pub fn chart_data(
                 y: y_knob.map(|k| cell.axes[k]),
                 value: cell.claim.as_ref().and_then(|c| c.observed),
                 ci: cell.claim.as_ref().and_then(|c| c.ci),
-                outcome: cell.outcome.clone(),
+                outcome: cell.outcome,
                 context,
             }
         })
@@ -567,11 +567,6 @@ fn chart_figure(map: &BoundaryMap) -> Figure {
         .map(|&v| tick_label(x_axis.knob, v))
         .collect();
     let x_index = |v: f64| x_axis.values.iter().position(|&x| x == v);
-    let outcome = |o: &str| match o {
-        "SUPPORTS" => chart::Outcome::Supports,
-        "REJECTED" => chart::Outcome::Rejected,
-        _ => chart::Outcome::Inconclusive,
-    };
     match map.boundary.axes.get(1) {
         Some(y_axis) => {
             // Rows top to bottom: the largest value on top, as on a numeric y axis.
@@ -593,7 +588,7 @@ fn chart_figure(map: &BoundaryMap) -> Figure {
                         y: n_y - 1 - y,
                         value: row.value,
                         ci: row.ci,
-                        outcome: outcome(&row.outcome),
+                        outcome: row.outcome,
                         cell_hash: row.cell_hash.clone(),
                     })
                 })
@@ -629,7 +624,7 @@ fn chart_figure(map: &BoundaryMap) -> Figure {
                 series,
                 band: Some(data.rows.iter().map(|r| r.ci).collect()),
                 threshold: Some(("claim threshold".to_owned(), data.threshold)),
-                outcomes: data.rows.iter().map(|r| outcome(&r.outcome)).collect(),
+                outcomes: data.rows.iter().map(|r| r.outcome).collect(),
                 cell_hashes: data.rows.iter().map(|r| r.cell_hash.clone()).collect(),
             })
         }

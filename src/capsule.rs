@@ -29,7 +29,10 @@ use crate::prediction::{Answer, ClaimFinding, Predicted, Prediction};
 use crate::revision::verify_revision_with;
 use crate::run::{run_with, RunOptions};
 use crate::select::select;
-use crate::verify::{rules_hash, verify, Report, Status, VerifyOptions, VERIFIER_VERSION};
+use crate::verify::{
+    rules_hash, verify, CheckId, Counterexample, Established, Report, Status, Verdict,
+    VerifyOptions, VERIFIER_VERSION,
+};
 
 /// The capsule's format.
 pub const CAPSULE_FORMAT: &str = "counterlab.capsule/1";
@@ -69,7 +72,7 @@ pub struct Built {
     pub capsule: Value,
     /// The verdict `verify` gives it (every link holds by construction): [`decide`] on the
     /// last payload's verification.
-    pub verdict: &'static str,
+    pub verdict: Verdict,
     /// What that verification says of the prediction, with why.
     pub answer: (Answer, String),
 }
@@ -155,12 +158,17 @@ pub fn build_answered(
     let last = verified.last().expect("the first payload's report");
     let choice_valid = transfer.as_ref().map(transfer_choice_valid(prediction));
     let (verdict, answer) = if refused {
+        let why = "a revision is refused: the chain breaks".to_owned();
         (
-            "REJECTED",
-            (
-                Answer::Undecided,
-                "a revision is refused: the chain breaks".to_owned(),
-            ),
+            Verdict::Rejected {
+                counterexamples: vec![Counterexample {
+                    invariant: "capsule.revisions".into(),
+                    observed: json!(why),
+                    expected: json!("every revision allowed by the chain's rules"),
+                    witness: json!({"path": "$.revisions"}),
+                }],
+            },
+            (Answer::Undecided, why),
         )
     } else {
         decide(prediction, last, choice_valid)
@@ -207,58 +215,76 @@ fn transfer_choice_valid(
     }
 }
 
-/// What the verification `report` of the claim found, as a prediction reads it: SUPPORTS
-/// is [`ClaimFinding::Holds`]; the claim's outcome `contradicts` with every other check
-/// passed (or skipped) is [`ClaimFinding::Contradicted`]; anything else is undecided.
+/// What the verification `report` of the claim found, as a prediction reads it
+/// ([`Report::established`]).
 pub fn claim_finding(report: &Report) -> ClaimFinding {
-    if report.verdict().as_str() == "SUPPORTS" {
-        return ClaimFinding::Holds;
-    }
-    let others_hold = report
-        .checks()
-        .iter()
-        .filter(|c| c.id != "claim.evidence")
-        .all(|c| matches!(c.status, Status::Pass | Status::Skipped));
-    if others_hold && report.claim().is_some_and(|c| c.outcome == "contradicts") {
-        ClaimFinding::Contradicted
-    } else {
-        ClaimFinding::Undecided
+    match report.established() {
+        Established::Holds(_) => ClaimFinding::Holds,
+        Established::DoesNotHold(_) => ClaimFinding::Contradicted,
+        Established::Neither => ClaimFinding::Undecided,
     }
 }
 
 /// The capsule's verdict once every link holds, from the last payload's verification:
 /// REJECTED when a check other than the claim's failed (the evidence itself is broken);
-/// else SUPPORTS when the prediction is confirmed, REJECTED when it is refuted,
+/// else SUPPORTS when the prediction is confirmed (with the verifier's token of what it
+/// established: the claim, or that the claim does not hold), REJECTED when it is refuted,
 /// INCONCLUSIVE when undecided. A prediction "does_not_hold" whose claim is SUPPORTED is
-/// refuted: REJECTED, never a plain SUPPORTS.
+/// refuted: REJECTED, never a plain SUPPORTS. With the answer to the prediction and why.
 pub fn decide(
     prediction: &Prediction,
     report: &Report,
     choice_valid: Option<bool>,
-) -> (&'static str, (Answer, String)) {
+) -> (Verdict, (Answer, String)) {
     let broken = report
         .checks()
         .iter()
-        .find(|c| c.id != "claim.evidence" && c.status == Status::Fail);
+        .find(|c| c.id != CheckId::ClaimEvidence.as_str() && c.status == Status::Fail);
     if let Some(check) = broken {
+        let why = format!(
+            "the verification failed check {}: no evidence either way",
+            check.id
+        );
         return (
-            "REJECTED",
-            (
-                Answer::Undecided,
-                format!(
-                    "the verification failed check {}: no evidence either way",
-                    check.id
-                ),
-            ),
+            Verdict::Rejected {
+                counterexamples: check.counterexamples.clone(),
+            },
+            (Answer::Undecided, why),
         );
     }
-    let answer = prediction.answer(claim_finding(report), choice_valid);
-    let verdict = match answer.0 {
-        Answer::Confirmed => "SUPPORTS",
-        Answer::Refuted => "REJECTED",
-        Answer::Undecided => "INCONCLUSIVE",
+    let established = report.established();
+    let finding = claim_finding(report);
+    let (answer, why) = prediction.answer(finding, choice_valid);
+    let verdict = match (answer, established) {
+        (Answer::Confirmed, Established::Holds(token) | Established::DoesNotHold(token)) => {
+            Verdict::Supports(token)
+        }
+        // A transfer choice confirmed by the transfer evaluation while the claim's own
+        // verification established nothing: the verifier supports nothing here.
+        (Answer::Confirmed, Established::Neither) => Verdict::Inconclusive {
+            reasons: vec![format!(
+                "{why}, but the claim's verification established nothing"
+            )],
+        },
+        (Answer::Refuted, _) => Verdict::Rejected {
+            counterexamples: vec![prediction_counterexample(prediction, &why)],
+        },
+        (Answer::Undecided, _) => Verdict::Inconclusive {
+            reasons: vec![why.clone()],
+        },
     };
-    (verdict, answer)
+    (verdict, (answer, why))
+}
+
+/// The counterexample of a refuted prediction: what was predicted against what the
+/// evidence says.
+fn prediction_counterexample(prediction: &Prediction, why: &str) -> Counterexample {
+    Counterexample {
+        invariant: "capsule.prediction".into(),
+        observed: json!(why),
+        expected: json!(prediction.predicted),
+        witness: json!({"path": "$.prediction.predicted"}),
+    }
 }
 
 /// The options a capsule records (`$.options`): everything a verification's report
@@ -346,13 +372,36 @@ pub fn options_from(
     Ok(options)
 }
 
+/// How a link of a capsule was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkStatus {
+    /// Re-derived and equal.
+    Pass,
+    /// Re-derived and different: the capsule is REJECTED here.
+    Fail,
+    /// Cannot be re-derived here (the pack is missing, another verifier).
+    Unverifiable,
+}
+
+impl LinkStatus {
+    /// As written in the capsule report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LinkStatus::Pass => "pass",
+            LinkStatus::Fail => "fail",
+            LinkStatus::Unverifiable => "unverifiable",
+        }
+    }
+}
+
 /// One link as re-derived.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Link {
     /// The link's name (one of [`LINKS`]).
     pub name: &'static str,
-    /// `pass`, `fail` or `unverifiable`.
-    pub status: &'static str,
+    /// How it was found.
+    pub status: LinkStatus,
     /// What was compared, or why it failed.
     pub detail: String,
 }
@@ -369,27 +418,46 @@ pub struct CapsuleReport {
     /// The options the capsule recorded and was re-verified with, once read.
     pub options: Option<VerifyOptions>,
     /// The verdict and the answer to the prediction once every link holds ([`decide`]).
-    pub decision: Option<(&'static str, (Answer, String))>,
+    pub decision: Option<(Verdict, (Answer, String))>,
     /// The claim the last verified payload tested (`$.experiment.claim`).
     pub tested_claim: Option<Value>,
 }
 
 impl CapsuleReport {
-    /// `SUPPORTS`, `INCONCLUSIVE` or `REJECTED`: REJECTED at a failed link, INCONCLUSIVE at
-    /// one that could not be checked, else [`decide`] on the last payload's verification.
-    pub fn verdict(&self) -> &'static str {
-        if self.links.iter().any(|l| l.status == "fail") {
-            "REJECTED"
-        } else if self.links.iter().any(|l| l.status == "unverifiable") {
-            "INCONCLUSIVE"
+    /// REJECTED at a failed link (its detail the counterexample), INCONCLUSIVE at one that
+    /// could not be checked, else [`decide`] on the last payload's verification.
+    pub fn verdict(&self) -> Verdict {
+        let link_counterexample = |l: &Link| Counterexample {
+            invariant: format!("capsule.{}", l.name),
+            observed: json!(l.detail),
+            expected: json!("the link re-derived from the capsule and the pack"),
+            witness: json!({"link": l.name}),
+        };
+        if let Some(l) = self.links.iter().find(|l| l.status == LinkStatus::Fail) {
+            Verdict::Rejected {
+                counterexamples: vec![link_counterexample(l)],
+            }
+        } else if let Some(l) = self
+            .links
+            .iter()
+            .find(|l| l.status == LinkStatus::Unverifiable)
+        {
+            Verdict::Inconclusive {
+                reasons: vec![format!("link {}: {}", l.name, l.detail)],
+            }
         } else {
-            self.decision.as_ref().map_or("INCONCLUSIVE", |d| d.0)
+            self.decision.as_ref().map_or_else(
+                || Verdict::Inconclusive {
+                    reasons: vec!["the capsule was not checked to its end".into()],
+                },
+                |d| d.0.clone(),
+            )
         }
     }
 
     /// The first link that failed (the witness), if any.
     pub fn witness(&self) -> Option<&Link> {
-        self.links.iter().find(|l| l.status != "pass")
+        self.links.iter().find(|l| l.status != LinkStatus::Pass)
     }
 
     /// What the capsule answers about its prediction: the prediction (claim and predicted
@@ -429,7 +497,7 @@ impl CapsuleReport {
             "verdict": self.verdict(),
             "prediction": self.prediction_json(),
             "options": self.options.as_ref().map(recorded_options),
-            "links": self.links.iter().map(|l| json!({"link": l.name, "status": l.status, "detail": l.detail})).collect::<Vec<_>>(),
+            "links": self.links.iter().map(|l| json!({"link": l.name, "status": l.status.as_str(), "detail": l.detail})).collect::<Vec<_>>(),
             "witness": self.witness().map(|l| l.name),
             "report": self.report.as_ref().map(crate::verify::Report::to_json),
         });
@@ -460,21 +528,20 @@ fn check_links(
     options: &VerifyOptions,
     out: &mut CapsuleReport,
 ) -> std::result::Result<(), ()> {
-    let link =
-        |out: &mut CapsuleReport, name: &'static str, status: &'static str, detail: String| {
-            out.links.push(Link {
-                name,
-                status,
-                detail,
-            });
-            if status == "pass" {
-                Ok(())
-            } else {
-                Err(())
-            }
-        };
+    let link = |out: &mut CapsuleReport, name: &'static str, status: LinkStatus, detail: String| {
+        out.links.push(Link {
+            name,
+            status,
+            detail,
+        });
+        if status == LinkStatus::Pass {
+            Ok(())
+        } else {
+            Err(())
+        }
+    };
     let fail = |out: &mut CapsuleReport, name: &'static str, detail: String| {
-        link(out, name, "fail", detail)
+        link(out, name, LinkStatus::Fail, detail)
     };
     let field = |v: &Value, key: &str| v.get(key).cloned().unwrap_or(Value::Null);
 
@@ -505,7 +572,7 @@ fn check_links(
         return link(
             out,
             "format",
-            "unverifiable",
+            LinkStatus::Unverifiable,
             format!(
                 "recorded by {}; this verifier is {VERIFIER_VERSION} with rules {}",
                 field(&capsule, "verifier"),
@@ -522,7 +589,7 @@ fn check_links(
     link(
         out,
         "format",
-        "pass",
+        LinkStatus::Pass,
         format!("{CAPSULE_FORMAT}, {VERIFIER_VERSION}, the recorded options"),
     )?;
 
@@ -545,7 +612,7 @@ fn check_links(
             return link(
                 out,
                 "prediction",
-                "unverifiable",
+                LinkStatus::Unverifiable,
                 format!("pack {:?} is not available here", prediction.pack.id),
             )
         }
@@ -558,7 +625,7 @@ fn check_links(
         );
     }
     out.prediction = Some(prediction.clone());
-    link(out, "prediction", "pass", hash.clone())?;
+    link(out, "prediction", LinkStatus::Pass, hash.clone())?;
 
     // selection: re-run the selector on the embedded candidates
     let candidates: Vec<(String, Vec<u8>)> = match field(&capsule, "candidates").as_array() {
@@ -588,7 +655,7 @@ fn check_links(
     let Some(to_run) = selection.to_run.as_ref() else {
         return fail(out, "selection", "no embedded candidate is eligible".into());
     };
-    link(out, "selection", "pass", selection_hash)?;
+    link(out, "selection", LinkStatus::Pass, selection_hash)?;
 
     // experiment: the selected one, with the derived seed
     let experiment_hash = canon::hash_value(
@@ -622,7 +689,7 @@ fn check_links(
             )
         }
     }
-    link(out, "experiment", "pass", experiment_hash)?;
+    link(out, "experiment", LinkStatus::Pass, experiment_hash)?;
 
     // payload
     let payload_hash = canon::hash_value(HashKind::Payload, &payload);
@@ -633,7 +700,7 @@ fn check_links(
             format!("$.payload hashes to {payload_hash}, not $.payload_hash"),
         );
     }
-    link(out, "payload", "pass", payload_hash)?;
+    link(out, "payload", LinkStatus::Pass, payload_hash)?;
 
     // report: re-verify (recomputes the payload's numbers) — only when this verifier is the
     // one that recorded it, or the comparison could not mean anything
@@ -644,7 +711,12 @@ fn check_links(
     {
         return fail(out, "report", format!("re-verifying the payload gives {} (report {}), not the recorded $.verdict / $.report_hash", report.verdict().as_str(), report.report_hash()));
     }
-    link(out, "report", "pass", report.report_hash().to_owned())?;
+    link(
+        out,
+        "report",
+        LinkStatus::Pass,
+        report.report_hash().to_owned(),
+    )?;
     out.report = Some(report.clone());
     out.tested_claim = Some(payload["experiment"]["claim"].clone());
 
@@ -703,7 +775,7 @@ fn check_links(
     link(
         out,
         "extras",
-        "pass",
+        LinkStatus::Pass,
         "boundary map and transfer evaluation as recorded".into(),
     )?;
 
@@ -773,7 +845,7 @@ fn check_links(
     link(
         out,
         "revisions",
-        "pass",
+        LinkStatus::Pass,
         format!("{} revisions", revisions.len()),
     )?;
     let last = verified.last().expect("the first payload's report");

@@ -12,7 +12,7 @@ use crate::capsule::{verify_capsule, CapsuleReport, CAPSULE_FORMAT};
 use crate::error::{Error, Result};
 use crate::input::{read_bounded, Bounded};
 use crate::pack::Packs;
-use crate::verify::{verify, Choices, Mode, Report, VerifyOptions};
+use crate::verify::{verify, Choices, Mode, Report, Verdict, VerifyOptions};
 
 /// The answer to a document: a report (payload or boundary map) or a capsule report.
 #[derive(Debug, Clone)]
@@ -25,10 +25,10 @@ pub enum Verified {
 }
 
 impl Verified {
-    /// `SUPPORTS`, `INCONCLUSIVE` or `REJECTED`.
-    pub fn verdict(&self) -> &'static str {
+    /// The verdict: the report's, or the capsule's answer.
+    pub fn verdict(&self) -> Verdict {
         match self {
-            Verified::Report(report) => report.verdict().as_str(),
+            Verified::Report(report) => report.verdict().clone(),
             Verified::Capsule(report) => report.verdict(),
         }
     }
@@ -44,11 +44,7 @@ impl Verified {
     /// The process exit code: 0 SUPPORTS, 1 REJECTED, 3 INCONCLUSIVE; 0 for every verdict
     /// in observe mode.
     pub fn exit_code(&self, mode: Mode) -> i32 {
-        match (mode, self.verdict()) {
-            (Mode::Observe, _) | (_, "SUPPORTS") => 0,
-            (_, "INCONCLUSIVE") => 3,
-            _ => 1,
-        }
+        self.verdict().exit_code(mode)
     }
 }
 

@@ -44,7 +44,7 @@ use serde_json::{json, Map, Value};
 use crate::canon::{self, HashKind};
 use crate::experiment::{Claim, Experiment};
 use crate::pack::{Lookup, Pack, Packs};
-use crate::verify::{verify, Report, VerifyOptions};
+use crate::verify::{verify, Counterexample, Report, Verdict, VerifyOptions};
 
 /// The document a revision check answers with.
 pub const REVISION_FORMAT: &str = "counterlab.revision/1";
@@ -108,11 +108,21 @@ pub struct RevisionReport {
 }
 
 impl RevisionReport {
-    /// `SUPPORTS`, `INCONCLUSIVE` or `REJECTED`.
-    pub fn verdict(&self) -> &'static str {
+    /// The last payload's verdict, or REJECTED with the refusal as the counterexample.
+    pub fn verdict(&self) -> Verdict {
         match (&self.refusal, &self.report) {
-            (None, Some(report)) => report.verdict().as_str(),
-            _ => "REJECTED",
+            (None, Some(report)) => report.verdict().clone(),
+            (refusal, _) => Verdict::Rejected {
+                counterexamples: refusal
+                    .iter()
+                    .map(|(reason, witness)| Counterexample {
+                        invariant: "revision.chain".into(),
+                        observed: json!(reason),
+                        expected: json!("a chain the rules allow"),
+                        witness: json!({ "path": witness }),
+                    })
+                    .collect(),
+            },
         }
     }
 
@@ -225,9 +235,10 @@ pub fn verify_revision_with(
             let level = family_options(options, i - 1);
             verified.push(verify(payloads[i - 1], packs, &level));
         }
-        let before = verified[i - 1].verdict().as_str();
-        report.revised_verdicts.push(before);
-        if before != "REJECTED" {
+        let before = verified[i - 1].verdict();
+        report.revised_verdicts.push(before.as_str());
+        if !before.is_rejected() {
+            let before = before.as_str();
             report.refusal = Some((
                 format!(
                     "revision {i} follows a {before} verdict of payload {}: a revision is allowed only after REJECTED (trying again after an undecided or supported answer is shopping for another)",

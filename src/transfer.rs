@@ -93,7 +93,7 @@ pub struct Separation {
     /// Its 95% interval (cluster-aware when test rows share entities).
     pub ci: [f64; 2],
     /// How the interval was computed.
-    pub interval: String,
+    pub interval: crate::stats::IntervalMethod,
     /// The majority-class baseline's value of the same metric.
     pub baseline: f64,
     /// Where the baseline comes from.
@@ -303,7 +303,7 @@ fn separation(
     Ok(Separation {
         value: estimate.value,
         ci: [estimate.ci.0, estimate.ci.1],
-        interval: estimate.method.to_owned(),
+        interval: estimate.method,
         baseline,
         baseline_is: baseline_is.to_owned(),
     })

@@ -341,7 +341,8 @@ fn revisions_are_bound_and_rechecked() {
     let answer = check(&built.capsule);
     assert_eq!(answer["witness"], Value::Null, "{:#}", answer["links"]);
     assert_eq!(
-        answer["verdict"], built.verdict,
+        answer["verdict"],
+        built.verdict.as_str(),
         "build prints what verify answers"
     );
     assert_eq!(answer["verdict"], "REJECTED");
@@ -387,7 +388,8 @@ fn a_capsule_answers_the_prediction() {
         let case = format!("{at_least} {predicted:?}");
         assert_eq!(checked["verdict"], verdict, "{case}");
         assert_eq!(
-            built.verdict, verdict,
+            built.verdict.as_str(),
+            verdict,
             "{case}: build prints verify's verdict"
         );
         assert_eq!(checked["prediction"]["answer"], answer, "{case}");

@@ -30,7 +30,7 @@ fn run_and_verify(pack: &Pack, experiment: &Value) -> (String, String, [f64; 2],
     let claim = report.claim().expect("a claim");
     (
         report.verdict().as_str().to_owned(),
-        claim.interval.clone(),
+        claim.interval.to_string(),
         claim.ci.expect("an interval"),
         claim.observed.expect("an observed statistic"),
     )
@@ -110,7 +110,7 @@ fn the_paired_interval_is_narrower_than_adding_variances() {
         .collect();
     let unpaired = counterlab::stats::intervals::gap(&each[0], &each[1], counterlab::stats::Z95);
     assert_eq!(paired.value, unpaired.value);
-    assert_eq!(paired.method, "obuchowski-clustered-paired");
+    assert_eq!(paired.method.as_str(), "obuchowski-clustered-paired");
     assert!(
         paired.se < 0.8 * unpaired.se,
         "paired se {} vs unpaired {}",

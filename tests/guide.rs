@@ -89,7 +89,9 @@ fn the_add_a_pack_guide_works_as_written() {
     let map = boundary::compute(pack, 2).unwrap();
     assert_eq!(map.cells.len(), 6);
     assert!(
-        map.cells.iter().all(|c| c.outcome == "INCONCLUSIVE"),
+        map.cells
+            .iter()
+            .all(|c| c.outcome.label() == "INCONCLUSIVE"),
         "the guide: every cell INCONCLUSIVE"
     );
     let map_json = serde_json::to_vec_pretty(&map).unwrap();

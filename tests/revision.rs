@@ -73,7 +73,7 @@ fn design(e: &mut Value) {
 fn the_base_of_the_chain_is_rejected() {
     let report = counterlab::verify(&payload(|_| {}), &bundled_packs(), &fast_options());
     assert_eq!(report.verdict().as_str(), "REJECTED");
-    assert_eq!(report.claim().unwrap().outcome, "contradicts");
+    assert_eq!(report.claim().unwrap().outcome.as_str(), "contradicts");
 }
 
 /// Issue 30, finding 2: a revision that lowers the threshold (0.5 → 0.1 there) and renames

@@ -416,7 +416,7 @@ fn the_eighteen_null_rewrites_of_finding_1_get_one_seed_and_one_verdict() {
         seen.push((
             name.to_string(),
             ran["seed"].as_u64().unwrap(),
-            built.verdict,
+            built.verdict.as_str(),
             json!([claim.observed, claim.ci]),
         ));
     }

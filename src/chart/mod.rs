@@ -31,8 +31,11 @@ mod vega;
 pub use svg::{grid_svg, histogram_svg, line_svg};
 pub use vega::{grid_vega, histogram_vega, line_vega};
 
-/// A claim's outcome in a cell / overall.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A claim's outcome in a boundary cell (by the rules of `claim.evidence`), as drawn and as
+/// written in a map: a cell outcome, not a verdict (only the verifier answers SUPPORTS on a
+/// document).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Outcome {
     /// The evidence supports the claim.
     Supports,

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use counterlab::boundary::{self, BoundaryMap};
+use counterlab::chart::Outcome;
 
 use super::{fail, fail_usage, load_pack, style, EXIT_OK};
 
@@ -104,11 +105,12 @@ fn print_human(map: &BoundaryMap) {
         let p = claim
             .and_then(|c| c.p_value)
             .map_or("-".to_owned(), |p| format!("{p:.4}"));
-        let outcome = match cell.outcome.as_str() {
-            "SUPPORTS" => style::paint_stdout("32", "SUPPORTS"),
-            "REJECTED" => style::paint_stdout("31", "REJECTED"),
-            other => style::paint_stdout("33", other),
+        let colour = match cell.outcome {
+            Outcome::Supports => "32",
+            Outcome::Rejected => "31",
+            Outcome::Inconclusive => "33",
         };
+        let outcome = style::paint_stdout(colour, cell.outcome.label());
         outln!("{line}{observed:>9} {ci:>21} {p:>8}  {outcome}");
     }
     outln!("map_hash {}", map.map_hash);

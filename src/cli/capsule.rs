@@ -105,7 +105,7 @@ pub(crate) fn command(action: &CapsuleAction) -> i32 {
         &capsule["selection_hash"].as_str().unwrap_or_default()[..16],
         &capsule["payload_hash"].as_str().unwrap_or_default()[..16],
         capsule["revisions"].as_array().map_or(0, Vec::len),
-        built.verdict,
+        built.verdict.as_str(),
         built.answer.0.as_str(),
         safe(&built.answer.1),
     );
@@ -134,13 +134,13 @@ pub(crate) fn print(report: &CapsuleReport, options: &VerifyOptions, json: bool)
             outln!(
                 "  {:<12} {:<13} {}",
                 link.name,
-                link.status,
+                link.status.as_str(),
                 safe(&link.detail)
             );
         }
         outln!(
             "{}  capsule report {}",
-            style::bold(report.verdict()),
+            style::bold(report.verdict().as_str()),
             &value["capsule_report_hash"].as_str().unwrap_or_default()[..16]
         );
     }

@@ -102,13 +102,11 @@ pub(crate) fn command(args: &RevisionArgs) -> i32 {
         }
         outln!(
             "{}  revision {}",
-            style::bold(answer.verdict()),
+            style::bold(answer.verdict().as_str()),
             &value["revision_hash"].as_str().unwrap_or_default()[..16]
         );
     }
-    match answer.verdict() {
-        "SUPPORTS" => 0,
-        "INCONCLUSIVE" => 3,
-        _ => 1,
-    }
+    answer
+        .verdict()
+        .exit_code(counterlab::verify::Mode::Enforce)
 }

@@ -162,7 +162,7 @@ fn null_histogram(report: &counterlab::Report, payload: &Path) -> Option<Histogr
             subtitle: format!(
                 "{name} · {} non-vacuous {}s · observed {:.4}, p = {p:.4} · verdict {}",
                 null.values.len(),
-                claim.null,
+                claim.null_name(),
                 null.observed,
                 report.verdict().as_str()
             ),
@@ -195,15 +195,19 @@ fn print_human(report: &counterlab::Report) {
             .observed
             .map_or("undefined".to_owned(), |v| format!("{v:.4}"));
         let p = claim.p_value.map_or("n/a".to_owned(), |p| {
-            format!("{p:.4} (K = {}, {})", claim.permutations, claim.null)
+            format!("{p:.4} (K = {}, {})", claim.permutations, claim.null_name())
         });
         outln!(
             "claim   {} = {observed}, threshold {}, 95% CI {ci} ({})",
             safe(&claim.statistic),
             claim.threshold,
-            safe(&claim.interval)
+            safe(&claim.interval.to_string())
         );
-        outln!("        p = {p}, alpha {}: {}", claim.alpha, claim.outcome);
+        outln!(
+            "        p = {p}, alpha {}: {}",
+            claim.alpha,
+            claim.outcome.as_str()
+        );
         // Next to a verdict on an arm: whether that arm's test rows were seen in training.
         for caveat in report.caveats().iter().filter(|c| c.claimed) {
             outln!("caveat  {}", safe(&caveat.describe()));

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::intervals::{self, Estimate};
+use super::intervals::{self, Estimate, IntervalMethod};
 use super::{mutation_seed, ALPHA_RANGE};
 use crate::arm::{Evaluation, PreparedExperiment};
 use crate::experiment::{Claim, MetricName};
@@ -32,22 +32,127 @@ pub struct ClaimReport {
     pub ci: Option<[f64; 2]>,
     /// Standard error.
     pub se: Option<f64>,
-    /// `delong`, `obuchowski-clustered`, `wilson`, `normal`, `cluster-robust-normal`, `mixed`.
-    pub interval: String,
+    /// How the interval was computed (`delong`, `obuchowski-clustered`, …), `none`, or
+    /// `undefined: <why>`.
+    pub interval: IntervalLabel,
     /// Permutation p-value (b+1)/(K+1), null when the claim needs none.
     pub p_value: Option<f64>,
     /// Non-vacuous permutations behind the p-value.
     pub permutations: u64,
-    /// Which permutation null (`row-level label permutation`, `entity-level …`, `none`).
-    pub null: String,
+    /// Which permutation null (`row-level label permutation`, `entity-level …`), or none
+    /// (written `none`).
+    #[serde(with = "null_name")]
+    pub null: Option<Null>,
     /// Significance level the claim was decided at (α/family).
     pub alpha: f64,
     /// Tests the decision is one of (a revision chain's last payload: revisions + 1),
     /// written only when more than 1; α and the interval's 5% are divided by it.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub family: u32,
-    /// `supports`, `contradicts`, `inconclusive`, `undefined` or `vacuous`.
-    pub outcome: String,
+    /// What the evidence says of the claim.
+    pub outcome: ClaimOutcome,
+}
+
+/// What the evidence says of a claim (a report's `claim.outcome`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimOutcome {
+    /// The interval lies on the claimed side, and the p-value (if any) is at most α.
+    Supports,
+    /// The interval lies wholly on the wrong side of the threshold.
+    Contradicts,
+    /// Neither.
+    Inconclusive,
+    /// The statistic is undefined (a metric of one class, a fit that failed, …).
+    Undefined,
+    /// The claim holds whatever the data.
+    Vacuous,
+}
+
+impl ClaimOutcome {
+    /// As written in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClaimOutcome::Supports => "supports",
+            ClaimOutcome::Contradicts => "contradicts",
+            ClaimOutcome::Inconclusive => "inconclusive",
+            ClaimOutcome::Undefined => "undefined",
+            ClaimOutcome::Vacuous => "vacuous",
+        }
+    }
+}
+
+impl ClaimReport {
+    /// The permutation null's name as written in reports (`none` when there is none).
+    pub fn null_name(&self) -> &'static str {
+        self.null.map_or("none", Null::as_str)
+    }
+}
+
+/// A claim report's `interval`: the method, `none` (no interval was made), or
+/// `undefined: <why>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IntervalLabel {
+    /// How the interval was computed.
+    Method(IntervalMethod),
+    /// No interval (a vacuous claim).
+    None,
+    /// Why there is no interval.
+    Undefined(String),
+}
+
+impl std::fmt::Display for IntervalLabel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IntervalLabel::Method(m) => f.write_str(m.as_str()),
+            IntervalLabel::None => f.write_str("none"),
+            IntervalLabel::Undefined(why) => write!(f, "undefined: {why}"),
+        }
+    }
+}
+
+impl Serialize for IntervalLabel {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for IntervalLabel {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        if text == "none" {
+            return Ok(IntervalLabel::None);
+        }
+        if let Some(why) = text.strip_prefix("undefined: ") {
+            return Ok(IntervalLabel::Undefined(why.to_owned()));
+        }
+        serde_json::from_value(serde_json::Value::String(text))
+            .map(IntervalLabel::Method)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// A claim report's `null` as written: the null's name, or `none`.
+mod null_name {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::Null;
+
+    pub(super) fn serialize<S: Serializer>(null: &Option<Null>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(null.map_or("none", Null::as_str))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Null>, D::Error> {
+        let text = String::deserialize(d)?;
+        match text.as_str() {
+            "none" => Ok(None),
+            _ => [Null::Row, Null::Entity, Null::EntityBlocks]
+                .into_iter()
+                .find(|n| n.as_str() == text)
+                .map(Some)
+                .ok_or_else(|| serde::de::Error::custom(format!("unknown null {text:?}"))),
+        }
+    }
 }
 
 impl ClaimReport {
@@ -58,13 +163,13 @@ impl ClaimReport {
             threshold,
             ci: None,
             se: None,
-            interval: format!("undefined: {reason}"),
+            interval: IntervalLabel::Undefined(reason.to_owned()),
             p_value: None,
             permutations: 0,
-            null: "none".into(),
+            null: None,
             alpha,
             family: 1,
-            outcome: "undefined".into(),
+            outcome: ClaimOutcome::Undefined,
         }
     }
 }
@@ -86,9 +191,12 @@ pub const MIN_GAP_HELD_OUT_ENTITIES: usize = 20;
 
 /// Which label permutation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Null {
+pub enum Null {
+    /// Labels permuted across rows.
     Row,
+    /// Per-entity labels permuted across entities.
     Entity,
+    /// Label sequences permuted among entities with equal row counts.
     EntityBlocks,
 }
 
@@ -101,7 +209,8 @@ impl Null {
         }
     }
 
-    pub(crate) fn as_str(self) -> &'static str {
+    /// As written in reports.
+    pub fn as_str(self) -> &'static str {
         match self {
             Null::Row => "row-level label permutation",
             Null::Entity => "entity-level label permutation",
@@ -364,8 +473,8 @@ pub(crate) fn evaluate(
         let mut report = ClaimReport::undefined(&statistic, threshold, alpha, &reason);
         report.family = settings.family;
         report.observed = claim_statistic(claim, recomputed);
-        report.interval = "none".into();
-        report.outcome = "vacuous".into();
+        report.interval = IntervalLabel::None;
+        report.outcome = ClaimOutcome::Vacuous;
         return ClaimEvaluation {
             report: Some(report),
             standing: Standing::Inconclusive(reason),
@@ -437,7 +546,7 @@ pub(crate) fn evaluate(
     // false SUPPORTS at 10 held-out entities): below the minimum it supports nothing. (A
     // CI wholly on the wrong side still contradicts: the guard is against false SUPPORTS.)
     let few_clusters = match claim {
-        Claim::MetricGap { higher, lower, .. } if estimate.method.contains("clust") => {
+        Claim::MetricGap { higher, lower, .. } if estimate.method.is_clustered() => {
             let held_out = |name: &str| {
                 let mut entities: Vec<u32> = predictions(name)
                     .test_rows
@@ -475,7 +584,7 @@ pub(crate) fn evaluate(
     }
     let (outcome, standing) = if wrong_side {
         (
-            "contradicts",
+            ClaimOutcome::Contradicts,
             Standing::Contradicts {
                 ci: [lo, hi],
                 observed,
@@ -484,9 +593,12 @@ pub(crate) fn evaluate(
             },
         )
     } else if reasons.is_empty() {
-        ("supports", Standing::Supports)
+        (ClaimOutcome::Supports, Standing::Supports)
     } else {
-        ("inconclusive", Standing::Inconclusive(reasons.join("; ")))
+        (
+            ClaimOutcome::Inconclusive,
+            Standing::Inconclusive(reasons.join("; ")),
+        )
     };
     ClaimEvaluation {
         report: Some(ClaimReport {
@@ -495,13 +607,13 @@ pub(crate) fn evaluate(
             threshold,
             ci: Some([lo, hi]),
             se: Some(estimate.se),
-            interval: estimate.method.to_owned(),
+            interval: IntervalLabel::Method(estimate.method),
             p_value,
             permutations: effective as u64,
-            null: runs.as_ref().map_or("none", |r| r.null.as_str()).to_owned(),
+            null: runs.as_ref().map(|r| r.null),
             alpha,
             family: settings.family,
-            outcome: outcome.to_owned(),
+            outcome,
         }),
         standing,
         null_statistics,

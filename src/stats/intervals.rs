@@ -41,6 +41,76 @@ pub fn z_for_family(m: u32) -> Option<f64> {
     }
 }
 
+/// How an interval was computed, as written in reports (`interval`) and `metrics --json`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum IntervalMethod {
+    /// DeLong's interval of an AUC on independent rows.
+    #[serde(rename = "delong")]
+    DeLong,
+    /// DeLong's paired test of two AUCs of the same independent rows.
+    #[serde(rename = "delong-paired")]
+    DeLongPaired,
+    /// Wilson's score interval of a proportion on independent rows.
+    #[serde(rename = "wilson")]
+    Wilson,
+    /// A normal interval from row influence values (independent rows).
+    #[serde(rename = "normal")]
+    Normal,
+    /// The paired normal interval of a difference on independent rows.
+    #[serde(rename = "normal-paired")]
+    NormalPaired,
+    /// Obuchowski's clustered AUC interval (test rows share entities).
+    #[serde(rename = "obuchowski-clustered")]
+    ObuchowskiClustered,
+    /// Obuchowski's clustered comparison of two AUCs.
+    #[serde(rename = "obuchowski-clustered-paired")]
+    ObuchowskiClusteredPaired,
+    /// The cluster-robust normal interval of a ratio metric.
+    #[serde(rename = "cluster-robust-normal")]
+    ClusterRobustNormal,
+    /// The cluster-robust normal interval of a paired difference.
+    #[serde(rename = "cluster-robust-normal-paired")]
+    ClusterRobustNormalPaired,
+    /// A gap of two estimates made by different methods.
+    #[serde(rename = "mixed")]
+    Mixed,
+}
+
+impl IntervalMethod {
+    /// As written in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IntervalMethod::DeLong => "delong",
+            IntervalMethod::DeLongPaired => "delong-paired",
+            IntervalMethod::Wilson => "wilson",
+            IntervalMethod::Normal => "normal",
+            IntervalMethod::NormalPaired => "normal-paired",
+            IntervalMethod::ObuchowskiClustered => "obuchowski-clustered",
+            IntervalMethod::ObuchowskiClusteredPaired => "obuchowski-clustered-paired",
+            IntervalMethod::ClusterRobustNormal => "cluster-robust-normal",
+            IntervalMethod::ClusterRobustNormalPaired => "cluster-robust-normal-paired",
+            IntervalMethod::Mixed => "mixed",
+        }
+    }
+
+    /// Whether the interval treats the rows of one entity as a cluster.
+    pub fn is_clustered(self) -> bool {
+        matches!(
+            self,
+            IntervalMethod::ObuchowskiClustered
+                | IntervalMethod::ObuchowskiClusteredPaired
+                | IntervalMethod::ClusterRobustNormal
+                | IntervalMethod::ClusterRobustNormalPaired
+        )
+    }
+}
+
+impl std::fmt::Display for IntervalMethod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A statistic with its standard error and 95% interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Estimate {
@@ -52,7 +122,7 @@ pub struct Estimate {
     /// the statistic's range.
     pub ci: (f64, f64),
     /// How the interval was computed.
-    pub method: &'static str,
+    pub method: IntervalMethod,
 }
 
 /// The test rows of one arm, with the entity of each row.
@@ -124,7 +194,7 @@ pub fn estimate(metric: MetricName, rows: &TestRows<'_>, z: f64) -> Result<Estim
                     value: d.auc,
                     se: d.se,
                     ci: ((d.auc - z * d.se).max(0.0), (d.auc + z * d.se).min(1.0)),
-                    method: "delong",
+                    method: IntervalMethod::DeLong,
                 });
             }
             MetricName::Accuracy | MetricName::MajorityBaselineAccuracy => {
@@ -136,9 +206,9 @@ pub fn estimate(metric: MetricName, rows: &TestRows<'_>, z: f64) -> Result<Estim
     }
     let (value, influence) = influence(metric, rows)?;
     let method = match (metric, independent) {
-        (MetricName::RocAuc, _) => "obuchowski-clustered",
-        (_, true) => "normal",
-        (_, false) => "cluster-robust-normal",
+        (MetricName::RocAuc, _) => IntervalMethod::ObuchowskiClustered,
+        (_, true) => IntervalMethod::Normal,
+        (_, false) => IntervalMethod::ClusterRobustNormal,
     };
     clustered(value, &influence, rows.entities, range(metric), method, z)
 }
@@ -288,7 +358,7 @@ pub fn paired_difference(
             value: d.difference,
             se: d.se,
             ci: (d.difference - z * d.se, d.difference + z * d.se),
-            method: "delong-paired",
+            method: IntervalMethod::DeLongPaired,
         });
     }
     let (value_h, influence_h) = influence(metric, rows_h)?;
@@ -305,9 +375,9 @@ pub fn paired_difference(
         .chain(influence_l.iter().map(|u| -u))
         .collect();
     let method = match (metric, independent) {
-        (MetricName::RocAuc, false) => "obuchowski-clustered-paired",
-        (_, true) => "normal-paired",
-        (_, false) => "cluster-robust-normal-paired",
+        (MetricName::RocAuc, false) => IntervalMethod::ObuchowskiClusteredPaired,
+        (_, true) => IntervalMethod::NormalPaired,
+        (_, false) => IntervalMethod::ClusterRobustNormalPaired,
     };
     let (low, high) = range(metric);
     clustered(
@@ -332,7 +402,7 @@ pub fn gap(higher: &Estimate, lower: &Estimate, z: f64) -> Estimate {
         method: if higher.method == lower.method {
             higher.method
         } else {
-            "mixed"
+            IntervalMethod::Mixed
         },
     }
 }
@@ -355,7 +425,7 @@ fn wilson(p: f64, n: usize, z: f64) -> Estimate {
         value: p,
         se: (p * (1.0 - p) / n).sqrt(),
         ci: ((centre - half).max(0.0), (centre + half).min(1.0)),
-        method: "wilson",
+        method: IntervalMethod::Wilson,
     }
 }
 
@@ -365,7 +435,7 @@ fn clustered(
     influence: &[f64],
     entities: &[u32],
     range: (f64, f64),
-    method: &'static str,
+    method: IntervalMethod,
     z: f64,
 ) -> Result<Estimate, String> {
     // Sum influence per entity, in ascending entity order (a fixed summation order).
@@ -458,7 +528,15 @@ mod tests {
             .collect();
         let entities: Vec<u32> = (0..200).collect();
         let (auc, influence) = auc_influence(&labels, &scores).unwrap();
-        let clustered = clustered(auc, &influence, &entities, (0.0, 1.0), "x", Z95).unwrap();
+        let clustered = clustered(
+            auc,
+            &influence,
+            &entities,
+            (0.0, 1.0),
+            IntervalMethod::Mixed,
+            Z95,
+        )
+        .unwrap();
         let delong = metrics::delong(&labels, &scores).unwrap();
         assert_eq!(auc, delong.auc);
         assert!(
@@ -502,7 +580,7 @@ mod tests {
             let b = estimate(metric, &twice, Z95).unwrap();
             assert_eq!(a.value, b.value, "{metric:?}");
             assert!(b.se > 0.9 * a.se, "{metric:?}: {} vs {}", b.se, a.se);
-            assert!(b.method.contains("clust"), "{metric:?}");
+            assert!(b.method.is_clustered(), "{metric:?}");
         }
     }
 

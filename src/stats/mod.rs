@@ -6,8 +6,8 @@
 pub(crate) mod claim;
 pub mod intervals;
 
-pub use claim::{ClaimReport, MIN_GAP_HELD_OUT_ENTITIES};
-pub use intervals::{Estimate, Z95};
+pub use claim::{ClaimOutcome, ClaimReport, IntervalLabel, Null, MIN_GAP_HELD_OUT_ENTITIES};
+pub use intervals::{Estimate, IntervalMethod, Z95};
 
 use crate::rng;
 

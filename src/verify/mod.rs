@@ -35,7 +35,7 @@ pub use boundary::BOUNDARY_CHECK_IDS;
 pub use checks::{CheckId, MAP_CHECKS, PAYLOAD_CHECKS};
 pub use choices::Choices;
 pub use report::{
-    Caveat, Check, Counterexample, Counters, NullDistribution, Report, Status,
+    Caveat, Check, Counterexample, Counters, Established, NullDistribution, Report, Status,
     MAX_COUNTEREXAMPLE_BYTES, REPORT_FORMAT,
 };
 
@@ -173,6 +173,38 @@ impl Verdict {
             Verdict::Inconclusive { .. } => "INCONCLUSIVE",
             Verdict::Rejected { .. } => "REJECTED",
         }
+    }
+
+    /// The process exit code of every front end that answers with a verdict (`verify`,
+    /// `verify-revision`, a capsule): 0 SUPPORTS, 1 REJECTED, 3 INCONCLUSIVE; 0 for every
+    /// verdict in observe mode.
+    pub fn exit_code(&self, mode: Mode) -> i32 {
+        match (mode, self) {
+            (Mode::Observe, _) | (_, Verdict::Supports(_)) => 0,
+            (_, Verdict::Rejected { .. }) => 1,
+            (_, Verdict::Inconclusive { .. }) => 3,
+        }
+    }
+
+    /// Whether this is SUPPORTS.
+    pub fn is_supports(&self) -> bool {
+        matches!(self, Verdict::Supports(_))
+    }
+
+    /// Whether this is REJECTED.
+    pub fn is_rejected(&self) -> bool {
+        matches!(self, Verdict::Rejected { .. })
+    }
+}
+
+/// A verdict is written as its name (`"SUPPORTS"`, `"INCONCLUSIVE"`, `"REJECTED"`): its
+/// reasons and counterexamples have their own keys in every document.
+impl serde::Serialize for Verdict {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
     }
 }
 

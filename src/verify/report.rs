@@ -108,6 +108,17 @@ pub struct Check {
     pub counterexamples: Vec<Counterexample>,
 }
 
+/// What a verification established about its claim ([`Report::established`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Established {
+    /// The claim holds: the verdict is SUPPORTS.
+    Holds(super::Supports),
+    /// The claim does not hold: the evidence contradicts it and nothing else failed.
+    DoesNotHold(super::Supports),
+    /// Neither: undecided, undefined, a budget, an unsupported case or a failed check.
+    Neither,
+}
+
 /// How many checks ended how.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Counters {
@@ -313,13 +324,34 @@ impl Report {
         &self.report_hash
     }
 
-    /// The process exit code for this report (0 SUPPORTS, 1 REJECTED, 3 INCONCLUSIVE; 0
-    /// for every verdict in observe mode).
+    /// The process exit code for this report ([`Verdict::exit_code`] in its mode).
     pub fn exit_code(&self) -> i32 {
-        match (self.mode, &self.verdict) {
-            (Mode::Observe, _) | (_, Verdict::Supports(_)) => 0,
-            (_, Verdict::Rejected { .. }) => 1,
-            (_, Verdict::Inconclusive { .. }) => 3,
+        self.verdict.exit_code(self.mode)
+    }
+
+    /// What this verification established about its claim, for a front end that asks
+    /// whether the claim holds or does not (a capsule's prediction): the claim SUPPORTED
+    /// (the verdict's own token), the claim contradicted — every check but
+    /// `claim.evidence` passed (or was skipped) and the claim's interval lies wholly on
+    /// the wrong side of its threshold (a token of the same kind: the verifier supports
+    /// that the claim does not hold) — or neither.
+    pub fn established(&self) -> Established {
+        if let Verdict::Supports(token) = &self.verdict {
+            return Established::Holds(token.clone());
+        }
+        let others_hold = self
+            .checks
+            .iter()
+            .filter(|c| c.id != super::CheckId::ClaimEvidence.as_str())
+            .all(|c| matches!(c.status, Status::Pass | Status::Skipped));
+        let contradicted = self
+            .claim
+            .as_ref()
+            .is_some_and(|c| c.outcome == crate::stats::ClaimOutcome::Contradicts);
+        if others_hold && contradicted {
+            Established::DoesNotHold(super::Supports { _private: () })
+        } else {
+            Established::Neither
         }
     }
 

@@ -64,7 +64,12 @@ fn claimed_fits(experiment: &Value) -> u64 {
 /// Whether a claim report's p-value came from a null of its own (entity-aware), run besides
 /// the row null of the chance check.
 fn own_null(claim: Option<&ClaimReport>) -> bool {
-    claim.is_some_and(|c| c.null.starts_with("entity"))
+    claim.is_some_and(|c| {
+        matches!(
+            c.null,
+            Some(crate::stats::Null::Entity | crate::stats::Null::EntityBlocks)
+        )
+    })
 }
 
 /// The formula of docs/VERDICTS.md ("Work"), against the counts of a verification with one
