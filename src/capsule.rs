@@ -20,6 +20,7 @@
 //! come from the caller; a front end refuses any other option given for a capsule
 //! ([`crate::document::refuse_choices_for_capsule`]).
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::canon::{self, HashKind};
@@ -30,7 +31,7 @@ use crate::revision::verify_revision_with;
 use crate::run::{run_with, RunOptions};
 use crate::select::select;
 use crate::verify::{
-    rules_hash, verify, CheckId, Counterexample, Established, Report, Status, Verdict,
+    rules_hash, verify, CheckId, Counterexample, Established, Report, Status, Verdict, VerifierId,
     VerifyOptions, VERIFIER_VERSION,
 };
 
@@ -144,12 +145,15 @@ pub fn build_answered(
                 e.path, e.message
             ))
         })?;
-        revisions.push(json!({
-            "payload": value,
-            "payload_hash": canon::hash_value(HashKind::Payload, &value),
-            "revision_hash": json["revision_hash"],
-            "verdict": json["verdict"],
-        }));
+        revisions.push(RecordedRevision {
+            payload_hash: canon::hash_value(HashKind::Payload, &value),
+            payload: value,
+            revision_hash: json["revision_hash"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            verdict: answer.verdict(),
+        });
         match answer.report {
             Some(last) if !refused => verified.push(last),
             _ => refused = true,
@@ -173,34 +177,123 @@ pub fn build_answered(
     } else {
         decide(prediction, last, choice_valid)
     };
-    let candidates_json: Vec<Value> = candidates
-        .iter()
-        .map(|(source, bytes)| {
-            json!({"source": source, "experiment": String::from_utf8_lossy(bytes)})
-        })
-        .collect();
-    let capsule = json!({
-        "format": CAPSULE_FORMAT,
-        "prediction": prediction.to_json(),
-        "prediction_hash": prediction.prediction_hash(),
-        "candidates": candidates_json,
-        "selection_hash": selection.selection_hash(),
-        "experiment_hash": canon::hash_value(HashKind::Experiment, &canon::to_value(&experiment)?),
-        "payload": payload_value,
-        "payload_hash": canon::hash_value(HashKind::Payload, &payload_value),
-        "verifier": {"version": VERIFIER_VERSION, "rules_hash": rules_hash()},
-        "options": recorded_options(&verify_options),
-        "report_hash": report.report_hash(),
-        "verdict": report.verdict().as_str(),
-        "boundary_map_hash": boundary,
-        "transfer_result_hash": transfer.map(|t| t.result_hash),
-        "revisions": revisions,
-    });
+    let document = CapsuleDocument {
+        format: CAPSULE_FORMAT,
+        prediction,
+        prediction_hash: prediction.prediction_hash(),
+        candidates: candidates
+            .iter()
+            .map(|(source, bytes)| Candidate {
+                source,
+                experiment: String::from_utf8_lossy(bytes).into_owned(),
+            })
+            .collect(),
+        selection_hash: selection.selection_hash(),
+        experiment_hash: canon::hash_value(HashKind::Experiment, &canon::to_value(&experiment)?),
+        payload_hash: canon::hash_value(HashKind::Payload, &payload_value),
+        payload: payload_value,
+        verifier: VerifierId::this(),
+        options: RecordedOptions::of(&verify_options),
+        report_hash: report.report_hash(),
+        verdict: report.verdict(),
+        boundary_map_hash: boundary,
+        transfer_result_hash: transfer.map(|t| t.result_hash),
+        revisions,
+    };
     Ok(Built {
-        capsule,
+        capsule: serde_json::to_value(&document).expect("a capsule encodes"),
         verdict,
         answer,
     })
+}
+
+/// `counterlab.capsule/1` as written (docs/capsule.schema.json).
+#[derive(Serialize)]
+struct CapsuleDocument<'a> {
+    format: &'static str,
+    prediction: &'a Prediction,
+    prediction_hash: String,
+    candidates: Vec<Candidate<'a>>,
+    selection_hash: String,
+    experiment_hash: String,
+    payload: Value,
+    payload_hash: String,
+    verifier: VerifierId,
+    options: RecordedOptions,
+    report_hash: &'a str,
+    verdict: &'a Verdict,
+    boundary_map_hash: Option<String>,
+    transfer_result_hash: Option<String>,
+    revisions: Vec<RecordedRevision>,
+}
+
+/// A candidate as the selector judged it: where it came from and its text.
+#[derive(Serialize)]
+struct Candidate<'a> {
+    source: &'a str,
+    experiment: String,
+}
+
+/// A revision as a capsule binds it.
+#[derive(Serialize)]
+struct RecordedRevision {
+    payload: Value,
+    payload_hash: String,
+    revision_hash: String,
+    verdict: Verdict,
+}
+
+/// The options a capsule records (`$.options`): everything a verification's report
+/// depends on. The mode and the threads are not here: neither changes a report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecordedOptions {
+    /// Label permutations K.
+    pub permutations: usize,
+    /// Row-order shuffles.
+    pub row_order_shuffles: usize,
+    /// Seed of every mutation.
+    pub seed: u64,
+    /// Significance level.
+    pub alpha: f64,
+    /// Largest payload accepted, in bytes.
+    pub max_payload_bytes: usize,
+    /// Largest work in fit units.
+    pub max_work: u64,
+    /// Largest memory for prepared designs, in bytes.
+    pub max_design_bytes: u64,
+    /// Largest fixture accepted.
+    pub fixture: RecordedFixtureLimits,
+}
+
+/// A capsule's recorded fixture limits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RecordedFixtureLimits {
+    /// Bytes.
+    pub max_bytes: u64,
+    /// Header columns.
+    pub max_columns: usize,
+    /// Data rows.
+    pub max_rows: usize,
+}
+
+impl RecordedOptions {
+    /// The recorded part of `options`.
+    pub fn of(options: &VerifyOptions) -> RecordedOptions {
+        RecordedOptions {
+            permutations: options.permutations,
+            row_order_shuffles: options.row_order_shuffles,
+            seed: options.seed,
+            alpha: options.alpha,
+            max_payload_bytes: options.max_payload_bytes,
+            max_work: options.max_work,
+            max_design_bytes: options.max_design_bytes,
+            fixture: RecordedFixtureLimits {
+                max_bytes: options.fixture.max_bytes,
+                max_columns: options.fixture.max_columns,
+                max_rows: options.fixture.max_rows,
+            },
+        }
+    }
 }
 
 /// Whether the transfer evaluation finds the prediction's choice valid.
@@ -285,25 +378,6 @@ fn prediction_counterexample(prediction: &Prediction, why: &str) -> Counterexamp
         expected: json!(prediction.predicted),
         witness: json!({"path": "$.prediction.predicted"}),
     }
-}
-
-/// The options a capsule records (`$.options`): everything a verification's report
-/// depends on. The mode and the threads are not here: neither changes a report.
-pub fn recorded_options(options: &VerifyOptions) -> Value {
-    json!({
-        "permutations": options.permutations,
-        "row_order_shuffles": options.row_order_shuffles,
-        "seed": options.seed,
-        "alpha": options.alpha,
-        "max_payload_bytes": options.max_payload_bytes,
-        "max_work": options.max_work,
-        "max_design_bytes": options.max_design_bytes,
-        "fixture": {
-            "max_bytes": options.fixture.max_bytes,
-            "max_columns": options.fixture.max_columns,
-            "max_rows": options.fixture.max_rows,
-        },
-    })
 }
 
 /// The options recorded in `value` (`$.options`), with the caller's mode and threads; an
@@ -462,48 +536,85 @@ impl CapsuleReport {
 
     /// What the capsule answers about its prediction: the prediction (claim and predicted
     /// outcome), the claim the last payload tested, and confirmed / refuted / undecided
-    /// with why (null until the prediction's link holds).
-    fn prediction_json(&self) -> Value {
-        let Some(prediction) = &self.prediction else {
-            return Value::Null;
-        };
-        let tested = self
-            .report
-            .as_ref()
-            .and_then(|r| r.claim())
-            .map(|c| json!(c.statistic));
+    /// with why (none until the prediction's link holds).
+    fn prediction_answer(&self) -> Option<PredictionAnswer<'_>> {
+        let prediction = self.prediction.as_ref()?;
         let (answer, why) = match &self.decision {
-            Some((_, (answer, why))) => (answer.as_str(), why.clone()),
+            Some((_, (answer, why))) => (*answer, why.clone()),
             None => (
-                Answer::Undecided.as_str(),
+                Answer::Undecided,
                 "a link does not hold: the chain answers nothing".into(),
             ),
         };
-        json!({
-            "claim": prediction.claim,
-            "predicted": prediction.predicted,
-            "tested_claim": self.tested_claim,
-            "tested_statistic": tested,
-            "answer": answer,
-            "why": why,
+        Some(PredictionAnswer {
+            claim: &prediction.claim,
+            predicted: &prediction.predicted,
+            tested_claim: self.tested_claim.as_ref(),
+            tested_statistic: self
+                .report
+                .as_ref()
+                .and_then(|r| r.claim())
+                .map(|c| c.statistic.as_str()),
+            answer: answer.as_str(),
+            why,
         })
     }
 
     /// `counterlab.capsule-report/1` with its hash (context `counterlab 2026-12 capsule
     /// report v1`).
     pub fn to_json(&self) -> Value {
-        let mut value = json!({
-            "format": CAPSULE_REPORT_FORMAT,
-            "verdict": self.verdict(),
-            "prediction": self.prediction_json(),
-            "options": self.options.as_ref().map(recorded_options),
-            "links": self.links.iter().map(|l| json!({"link": l.name, "status": l.status.as_str(), "detail": l.detail})).collect::<Vec<_>>(),
-            "witness": self.witness().map(|l| l.name),
-            "report": self.report.as_ref().map(crate::verify::Report::to_json),
-        });
+        let document = CapsuleReportDocument {
+            format: CAPSULE_REPORT_FORMAT,
+            verdict: self.verdict(),
+            prediction: self.prediction_answer(),
+            options: self.options.as_ref().map(RecordedOptions::of),
+            links: self
+                .links
+                .iter()
+                .map(|l| LinkDocument {
+                    link: l.name,
+                    status: l.status,
+                    detail: &l.detail,
+                })
+                .collect(),
+            witness: self.witness().map(|l| l.name),
+            report: self.report.as_ref().map(crate::verify::Report::to_json),
+        };
+        let mut value = serde_json::to_value(&document).expect("a capsule report encodes");
         value["capsule_report_hash"] = json!(canon::hash_value(HashKind::CapsuleReport, &value));
         value
     }
+}
+
+/// `counterlab.capsule-report/1` as written, without its hash.
+#[derive(Serialize)]
+struct CapsuleReportDocument<'a> {
+    format: &'static str,
+    verdict: Verdict,
+    prediction: Option<PredictionAnswer<'a>>,
+    options: Option<RecordedOptions>,
+    links: Vec<LinkDocument<'a>>,
+    witness: Option<&'static str>,
+    report: Option<Value>,
+}
+
+/// A capsule report's `prediction`.
+#[derive(Serialize)]
+struct PredictionAnswer<'a> {
+    claim: &'a crate::experiment::Claim,
+    predicted: &'a Predicted,
+    tested_claim: Option<&'a Value>,
+    tested_statistic: Option<&'a str>,
+    answer: &'static str,
+    why: String,
+}
+
+/// A capsule report's link.
+#[derive(Serialize)]
+struct LinkDocument<'a> {
+    link: &'static str,
+    status: LinkStatus,
+    detail: &'a str,
 }
 
 /// Re-derives every link of the capsule `bytes` against `packs` (module docs), with the
@@ -567,7 +678,7 @@ fn check_links(
     // Another verifier's capsule cannot be re-derived here (its selector, seed rule or
     // options may differ): INCONCLUSIVE before any link that would read them, never
     // REJECTED.
-    let verifier = json!({"version": VERIFIER_VERSION, "rules_hash": rules_hash()});
+    let verifier = serde_json::to_value(VerifierId::this()).expect("encodes");
     if field(&capsule, "verifier") != verifier {
         return link(
             out,

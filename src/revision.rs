@@ -39,6 +39,7 @@
 //! splits, sorted) and `ablations` (each drop set sorted, the list sorted). Splits are in
 //! their normal form ([`crate::experiment::SplitSpec::normal_form`]).
 
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::canon::{self, HashKind};
@@ -133,39 +134,90 @@ impl RevisionReport {
 
     /// The report as JSON (`counterlab.revision/1`), with its canonical hash.
     pub fn to_json(&self) -> Value {
-        let steps: Vec<Value> = self
-            .steps
-            .iter()
-            .enumerate()
-            .map(|(i, changes)| {
-                json!({
-                    "from": i,
-                    "to": i + 1,
-                    "changes_total": changes.len(),
-                    "changes": changes.iter().take(CHANGES_SHOWN).map(|c| json!({
-                        "path": c.path, "scope": c.scope.as_str(), "before": c.before, "after": c.after,
-                    })).collect::<Vec<_>>(),
+        let document = RevisionDocument {
+            format: REVISION_FORMAT,
+            verdict: self.verdict(),
+            revisions: self.revisions,
+            steps: self
+                .steps
+                .iter()
+                .enumerate()
+                .map(|(i, changes)| StepDocument {
+                    from: i,
+                    to: i + 1,
+                    changes_total: changes.len(),
+                    changes: changes
+                        .iter()
+                        .take(CHANGES_SHOWN)
+                        .map(|c| ChangeDocument {
+                            path: &c.path,
+                            scope: c.scope.as_str(),
+                            before: &c.before,
+                            after: &c.after,
+                        })
+                        .collect(),
                 })
-            })
-            .collect();
-        let mut value = json!({
-            "format": REVISION_FORMAT,
-            "verdict": self.verdict(),
-            "revisions": self.revisions,
-            "steps": steps,
-            "revised_verdicts": self.revised_verdicts,
-            "family": {
-                "tests": self.family(),
-                "rule": "bonferroni",
-                "alpha": self.alpha / f64::from(self.family()),
+                .collect(),
+            revised_verdicts: &self.revised_verdicts,
+            family: Family {
+                tests: self.family(),
+                rule: "bonferroni",
+                alpha: self.alpha / f64::from(self.family()),
             },
-            "refusal": self.refusal.as_ref().map(|(reason, witness)| json!({"reason": reason, "witness": witness})),
-            "report": self.report.as_ref().map(Report::to_json),
-        });
+            refusal: self
+                .refusal
+                .as_ref()
+                .map(|(reason, witness)| Refusal { reason, witness }),
+            report: self.report.as_ref().map(Report::to_json),
+        };
+        let mut value = serde_json::to_value(&document).expect("a revision report encodes");
         let hash = canon::hash_value(HashKind::Revision, &value);
         value["revision_hash"] = json!(hash);
         value
     }
+}
+
+/// `counterlab.revision/1` as written, without its hash (docs/revision.schema.json).
+#[derive(Serialize)]
+struct RevisionDocument<'a> {
+    format: &'static str,
+    verdict: Verdict,
+    revisions: usize,
+    steps: Vec<StepDocument<'a>>,
+    revised_verdicts: &'a [&'static str],
+    family: Family,
+    refusal: Option<Refusal<'a>>,
+    report: Option<Value>,
+}
+
+#[derive(Serialize)]
+struct StepDocument<'a> {
+    from: usize,
+    to: usize,
+    changes_total: usize,
+    changes: Vec<ChangeDocument<'a>>,
+}
+
+#[derive(Serialize)]
+struct ChangeDocument<'a> {
+    path: &'a str,
+    scope: &'static str,
+    before: &'a Value,
+    after: &'a Value,
+}
+
+/// The familywise rule the last payload was decided by.
+#[derive(Serialize)]
+struct Family {
+    tests: u32,
+    rule: &'static str,
+    alpha: f64,
+}
+
+#[derive(Serialize)]
+struct Refusal<'a> {
+    reason: &'a str,
+    witness: &'a str,
 }
 
 /// Checks the revision chain `payloads[0] → payloads[1] (→ …)` and verifies the last one

@@ -36,7 +36,7 @@ pub use checks::{CheckId, MAP_CHECKS, PAYLOAD_CHECKS};
 pub use choices::Choices;
 pub use report::{
     Caveat, Check, Counterexample, Counters, Established, NullDistribution, Report, Status,
-    MAX_COUNTEREXAMPLE_BYTES, REPORT_FORMAT,
+    VerifierId, MAX_COUNTEREXAMPLE_BYTES, REPORT_FORMAT,
 };
 
 /// The verifier's version (changes whenever a rule changes; the rules hash pins them).
@@ -62,7 +62,8 @@ const ACTIVE_PERMUTATIONS: usize = 5;
 const CHANCE_MARGIN: f64 = 0.05;
 
 /// Enforce (exit code follows the verdict) or observe (same report, exit 0).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// The default.
     Enforce,

@@ -357,23 +357,60 @@ impl Report {
 
     /// The `counterlab.report/1` JSON object.
     pub fn to_json(&self) -> Value {
-        let reasons = match &self.verdict {
-            Verdict::Inconclusive { reasons } => reasons.clone(),
-            _ => Vec::new(),
+        let reasons: &[String] = match &self.verdict {
+            Verdict::Inconclusive { reasons } => reasons,
+            _ => &[],
         };
-        json!({
-            "format": REPORT_FORMAT,
-            "verdict": self.verdict.as_str(),
-            "reasons": reasons,
-            "mode": self.mode.as_str(),
-            "verifier": { "version": VERIFIER_VERSION, "rules_hash": rules_hash() },
-            "payload_hash": self.payload_hash,
-            "pack": self.pack,
-            "checks": self.checks,
-            "counters": self.counters,
-            "claim": self.claim,
-            "caveats": self.caveats,
-            "report_hash": self.report_hash,
-        })
+        let document = ReportDocument {
+            format: REPORT_FORMAT,
+            verdict: &self.verdict,
+            reasons,
+            mode: self.mode,
+            verifier: VerifierId::this(),
+            payload_hash: &self.payload_hash,
+            pack: self.pack.as_ref(),
+            checks: &self.checks,
+            counters: self.counters,
+            claim: self.claim.as_ref(),
+            caveats: &self.caveats,
+            report_hash: &self.report_hash,
+        };
+        serde_json::to_value(document).expect("a report encodes")
     }
+}
+
+/// A verifier's identity in every document it answers with: its version and rules hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VerifierId {
+    /// [`super::VERIFIER_VERSION`].
+    pub version: &'static str,
+    /// [`rules_hash`].
+    pub rules_hash: String,
+}
+
+impl VerifierId {
+    /// This verifier's.
+    pub fn this() -> VerifierId {
+        VerifierId {
+            version: VERIFIER_VERSION,
+            rules_hash: rules_hash(),
+        }
+    }
+}
+
+/// `counterlab.report/1` as written (docs/report.schema.json).
+#[derive(Serialize)]
+struct ReportDocument<'a> {
+    format: &'static str,
+    verdict: &'a Verdict,
+    reasons: &'a [String],
+    mode: Mode,
+    verifier: VerifierId,
+    payload_hash: &'a str,
+    pack: Option<&'a PackRef>,
+    checks: &'a [Check],
+    counters: Counters,
+    claim: Option<&'a ClaimReport>,
+    caveats: &'a [Caveat],
+    report_hash: &'a str,
 }
