@@ -2,7 +2,7 @@
 //! to fit, then fitted under whatever labels a consumer brings.
 //!
 //! The flow runs one way. [`PreparedExperiment::new`] does everything that does not look
-//! at labels — every arm's split (no split kind reads labels, see `src/split.rs`), its rows,
+//! at labels — every arm's split (no split kind reads labels, see `src/split/mod.rs`), its rows,
 //! its overlap and, per feature set (the arm's own, then each ablation's), the standardised
 //! training design and test rows. [`PreparedExperiment::evaluate`] fits every feature set
 //! under one label vector and gives the full results *and* each arm's test predictions, so

@@ -728,3 +728,77 @@ fn init_writes_no_grouped_starter_whose_fold_trains_on_one_class() {
     );
     assert!(!out.join("experiments/random-vs-grouped.json").exists());
 }
+
+/// No raw control character but the line breaks a message is laid out with.
+fn assert_only_line_breaks(stderr: &str) {
+    assert!(
+        !stderr.contains("\\u{a}")
+            && !stderr
+                .chars()
+                .any(|c| c.is_control() && c != '\n' || c == '\u{202e}'),
+        "{stderr:?}"
+    );
+}
+
+/// A message laid out as lines (a list, a hint under an error) keeps its line breaks on
+/// the terminal, while a newline, an ESC or a bidi override that came from the data (a
+/// column name, a cell) stays escaped: `init` and `pack rehash`.
+#[test]
+fn multi_line_errors_keep_their_line_breaks_and_escape_the_data() {
+    let dir = TempDir::new("byod-lines");
+    // The only candidate feature, named with an ESC sequence and a newline, is constant.
+    let mut csv = String::from("pid,y,\"bad\u{1b}[31m\nname\"\n");
+    for i in 0..24 {
+        csv += &format!("p{},{},1\n", i % 8, if i % 3 == 0 { "yes" } else { "no" });
+    }
+    let (_, _, init) = init_csv(&dir, "nameless", &csv, &[]);
+    assert_eq!(init.status.code(), Some(1), "{}", text(&init));
+    let stderr = String::from_utf8_lossy(&init.stderr).into_owned();
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [
+            "error: no column can be a feature (every column but the roles is unusable):",
+            "  \"bad\\u{1b}[31m\\nname\": constant: every row is \"1\"",
+        ],
+        "{stderr:?}"
+    );
+    assert_only_line_breaks(&stderr);
+
+    // Two cells of the numeric feature x edited into text, one with an ESC sequence and a
+    // bidi override: the error names the first, then lists both, then says how to fix.
+    let (_, out, init) = init_csv(&dir, "trial", &trial_csv(), &[]);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    let csv_path = out.join("trial.csv");
+    let original = std::fs::read_to_string(&csv_path).unwrap();
+    let mut lines: Vec<String> = original.lines().map(str::to_owned).collect();
+    let x = lines[0].split(',').position(|c| c == "x").unwrap();
+    for (row, cell) in [(1, "oops\u{1b}[2K\u{202e}"), (2, "n/a")] {
+        let mut cells: Vec<&str> = lines[row].split(',').collect();
+        cells[x] = cell;
+        lines[row] = cells.join(",");
+    }
+    std::fs::write(&csv_path, lines.join("\n") + "\n").unwrap();
+    // (`pack check` stops at the changed hash; `rehash` reads the cells.)
+    let command = "rehash";
+    let o = run(&["pack", command, s(&out)]);
+    assert_eq!(o.status.code(), Some(1), "{command}: {}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_only_line_breaks(&stderr);
+    let printed: Vec<&str> = stderr.lines().collect();
+    assert!(printed.len() >= 4, "{command}: {stderr}");
+    assert!(
+        printed[0].contains("row 1, column \"x\"")
+            && printed[0].contains("\"oops\\u{1b}[2K\\u{202e}\""),
+        "{command}: {stderr}"
+    );
+    assert!(
+        printed
+            .iter()
+            .any(|l| l.starts_with("  row 2, column \"x\"")),
+        "{command}: {stderr}"
+    );
+    assert!(
+        printed.iter().any(|l| l.starts_with("how to fix: ")),
+        "{command}: {stderr}"
+    );
+}

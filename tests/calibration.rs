@@ -1,4 +1,4 @@
-//! Calibration of the verifier (DESIGN §3 step 9, "Calibration"): on null packs, where
+//! Calibration of the verifier (docs/VERDICTS.md, "Calibration"): on null packs, where
 //! every claim of skill is false, the verifier must say SUPPORTS at most about α of the
 //! time. Alongside, a naive verifier (row-level DeLong / normal / Wilson interval +
 //! row-level label permutation p-value, i.e. rows treated as independent) is measured on

@@ -48,7 +48,7 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 #[test]
 fn metrics_json_has_the_documented_keys_and_hand_checked_values() {
     let dir = TempDir::new("cli-metrics");
-    // Toy from REFERENCE.md: y = [0,0,1,1], s = [0.1,0.4,0.35,0.8] → AUC 0.75 (3 of 4 pairs).
+    // A toy worked by hand: y = [0,0,1,1], s = [0.1,0.4,0.35,0.8] → AUC 0.75 (3 of 4 pairs).
     let file = write(dir.path(), "p.csv", "y,s\n0,0.1\n0,0.4\n1,0.35\n1,0.8\n");
     let o = counterlab(&["metrics", &file, "--label", "y", "--score", "s", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -13,6 +13,7 @@ mod cli;
 mod common;
 mod cv;
 mod determinism;
+mod docs;
 mod guide;
 mod hardening;
 mod lookalike;

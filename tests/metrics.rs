@@ -151,7 +151,7 @@ fn assert_delong_bits_eq(a: &DeLong, b: &DeLong) {
 
 #[test]
 fn toy_example_is_three_quarters() {
-    // REFERENCE.md: y = [0,0,1,1], s = [0.1,0.4,0.35,0.8] → 0.75 (3 of 4 pairs ordered).
+    // By hand: y = [0,0,1,1], s = [0.1,0.4,0.35,0.8] → 0.75 (3 of 4 pairs ordered).
     let y = [false, false, true, true];
     let s = [0.1, 0.4, 0.35, 0.8];
     let st = roc_auc_stats(&y, &s).unwrap();

@@ -1,4 +1,4 @@
-"""Side by side, one run on a quiet machine (docs/PERFORMANCE.md, "Python package"):
+"""Side by side, one run on a quiet machine (benches/records/2026-12-02-1710-python-package.md):
 
 1. counterlab.metrics vs sklearn.metrics.roc_auc_score on numpy arrays of 10^3..10^6 rows
    (tie-heavy scores: 1,000 levels). counterlab.metrics computes more than the AUC

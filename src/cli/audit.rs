@@ -41,8 +41,8 @@ pub(crate) struct AuditArgs {
 }
 
 /// Every error of an audit is exit 2: exit 1 means "leak found".
-fn fail2(message: &str) -> i32 {
-    eprintln!("{} {}", style::error_tag(), style::safe(message));
+fn fail2(error: &counterlab::Error) -> i32 {
+    eprintln!("{} {}", style::error_tag(), style::error(error));
     EXIT_USAGE
 }
 
@@ -68,7 +68,7 @@ pub(crate) fn command(args: &AuditArgs) -> i32 {
     };
     let audit = match audit(&args.data, &bytes, &options, &limits, &verify_options) {
         Ok(a) => a,
-        Err(e) => return fail2(&e.to_string()),
+        Err(e) => return fail2(&e),
     };
     let auc = |arm: &str| audit.auc(arm);
     let claim = audit.report.claim();
@@ -76,7 +76,7 @@ pub(crate) fn command(args: &AuditArgs) -> i32 {
 
     if let Some(out) = &args.out {
         if let Err(e) = audit.write_pack(out, &bytes) {
-            return fail2(&e.to_string());
+            return fail2(&e);
         }
     }
     if args.json {

@@ -297,9 +297,10 @@ pub(crate) fn main() -> i32 {
     }
 }
 
-/// Prints an error (terminal-safe: it may quote a file's cells) and returns its exit code.
+/// Prints an error (terminal-safe: it may quote a file's cells; its own line breaks kept)
+/// and returns its exit code.
 pub(crate) fn fail(error: &Error) -> i32 {
-    eprintln!("{} {}", style::error_tag(), style::safe(&error.to_string()));
+    eprintln!("{} {}", style::error_tag(), style::error(error));
     if error.is_data_error() {
         EXIT_DATA
     } else {
@@ -313,7 +314,7 @@ pub(crate) fn fail_at(path: &Path, error: &Error) -> i32 {
         "{} {}: {}",
         style::error_tag(),
         style::safe(&path.display().to_string()),
-        style::safe(&error.to_string())
+        style::error(error)
     );
     if error.is_data_error() {
         EXIT_DATA

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use counterlab::experiment::Claim;
 use counterlab::prediction::{predict, Outcome, Predicted};
 
-use super::{fail, fail_usage, load_pack, read_input, PacksOption, EXIT_DATA, EXIT_OK};
+use super::{fail, fail_usage, load_pack, read_input, style, PacksOption, EXIT_DATA, EXIT_OK};
 
 /// Record a prediction (counterlab.prediction/1) about a claim on a pack, before any
 /// result exists: the pack's id and meaning hash, the claim, the predicted outcome and
@@ -46,7 +46,12 @@ pub(crate) fn command(args: &PredictArgs) -> i32 {
     {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("error: {}: not a claim: {e}", args.claim.display());
+            eprintln!(
+                "{} {}: not a claim: {}",
+                style::error_tag(),
+                style::safe(&args.claim.display().to_string()),
+                style::safe(&e)
+            );
             return EXIT_DATA;
         }
     };

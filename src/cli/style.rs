@@ -2,6 +2,8 @@
 
 use std::io::IsTerminal;
 
+use counterlab::{Error, ErrorKind};
+
 fn colour_enabled(stream_is_terminal: bool) -> bool {
     stream_is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
@@ -54,9 +56,49 @@ pub(crate) fn safe(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// A message the library composed for a person to read, made safe for a terminal with its
+/// line breaks kept: the library lays a hint or a list out as lines, and quotes every value
+/// it takes from data (`{:?}`, so a newline in a cell or a column name arrives as the two
+/// characters `\n`). Each line goes through [`safe`], so any other control character stays
+/// escaped whatever its origin.
+pub(crate) fn lines(text: &str) -> String {
+    text.split('\n').map(safe).collect::<Vec<_>>().join("\n")
+}
+
+/// A library error as its `Display` writes it, made safe for a terminal: the paths and
+/// names it holds escaped whole (a file name may hold a newline), its message by [`lines`].
+pub(crate) fn error(error: &Error) -> String {
+    let path = |p: &std::path::Path| safe(&p.display().to_string()).into_owned();
+    match error.kind() {
+        ErrorKind::Pack { path: at, message } => format!("{}: {}", path(at), lines(message)),
+        ErrorKind::Data {
+            path: at,
+            row,
+            column,
+            message,
+        } => {
+            let mut text = path(at);
+            if let Some(row) = row {
+                text.push_str(&format!(": row {row}"));
+            }
+            if let Some(column) = column {
+                text.push_str(&format!(", column {}", safe(&format!("{column:?}"))));
+            }
+            format!("{text}: {}", lines(message))
+        }
+        ErrorKind::Experiment { path: at, message } => {
+            format!("experiment {}: {}", safe(at), lines(message))
+        }
+        ErrorKind::Invalid(message) => lines(message),
+        // One line each: I/O, unknown pack, over a budget (and any later kind).
+        _ => safe(&error.to_string()).into_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::safe;
+    use super::{error, lines, safe};
+    use counterlab::Error;
 
     #[test]
     fn control_and_bidi_characters_are_escaped() {
@@ -66,5 +108,42 @@ mod tests {
         assert_eq!(safe("csi\u{9b}"), "csi\\u{9b}");
         assert_eq!(safe("rtl\u{202e}"), "rtl\\u{202e}");
         assert_eq!(safe("line\nbreak"), "line\\u{a}break");
+    }
+
+    #[test]
+    fn messages_keep_their_line_breaks_and_nothing_else() {
+        assert_eq!(lines("first\nhow to fix: x"), "first\nhow to fix: x");
+        assert_eq!(
+            lines("a\u{1b}[2K\r\nb\u{202e}"),
+            "a\\u{1b}[2K\\u{d}\nb\\u{202e}"
+        );
+    }
+
+    /// Without control characters the terminal shows an error exactly as `Display` writes it.
+    #[test]
+    fn errors_read_as_their_display() {
+        for e in [
+            Error::data(
+                "d.csv",
+                Some(3),
+                Some("x"),
+                "not a number: \"a\"\nhow to fix: y",
+            ),
+            Error::data("d.csv", None, None, "no rows"),
+            Error::invalid("no column can be a feature:\n  \"a\": constant"),
+            Error::io("d.csv", std::io::Error::other("gone")),
+            Error::over_budget("d.csv", "rows", 4, ""),
+        ] {
+            assert_eq!(error(&e), e.to_string());
+        }
+    }
+
+    #[test]
+    fn data_in_an_error_stays_escaped() {
+        let e = Error::data("a\nb.csv", Some(1), Some("c\u{1b}\n"), "bad\nhint");
+        assert_eq!(
+            error(&e),
+            "a\\u{a}b.csv: row 1, column \"c\\u{1b}\\n\": bad\nhint"
+        );
     }
 }

@@ -1,8 +1,8 @@
 //! Cross-validation folds: `k_fold`, `entity_k_fold` and `rolling_origin`, each with the
 //! kernel's seeded assignment or scikit-learn 1.9's, reproduced exactly.
 //!
-//! scikit-learn's algorithms (read from `sklearn/model_selection/_split.py`, 1.9.1; see
-//! `../shared`'s reference notes and the goldens of `tests/parity/gen_cv_goldens.py`):
+//! scikit-learn's algorithms (read from `sklearn/model_selection/_split.py`, 1.9.1; see the
+//! goldens of `tests/parity/gen_cv_goldens.py`):
 //! - `KFold(n_splits=k)`: consecutive folds over the rows in order, sizes `n // k`, the
 //!   first `n % k` folds one larger. The kernel applies it to the canonical row order.
 //! - `GroupKFold(n_splits=k)` (no shuffling): groups in sorted order (`np.unique`), their
