@@ -577,6 +577,23 @@ mod equivalent_rewrites {
             let b = Experiment::from_value(&rewritten).unwrap();
             prop_assert_eq!(design_hash(&a, features), design_hash(&b, features), "{}: {}", name, rewritten);
             let packs = bundled_packs();
+            // One seed: the selector judges both (each for a prediction of its own claim,
+            // the arms named as it names them) and would run both with the same seed.
+            if let (Some(claim_a), Some(claim_b)) = (&a.claim, &b.claim) {
+                let pack = packs.get(&a.pack).unwrap();
+                let seed_of = |claim: &counterlab::experiment::Claim, e: &Value| {
+                    let belief = counterlab::prediction::predict(
+                        pack,
+                        claim.clone(),
+                        counterlab::prediction::Predicted::Outcome(counterlab::prediction::Outcome::Holds),
+                        None,
+                    );
+                    counterlab::select::select(pack, &belief, &[("c".into(), serde_json::to_vec(e).unwrap())])
+                        .candidates[0]
+                        .seed
+                };
+                prop_assert_eq!(seed_of(claim_a, original), seed_of(claim_b, &rewritten));
+            }
             let run = |e: &Experiment| {
                 let mut e = e.clone();
                 e.seed = 11;
