@@ -379,6 +379,19 @@ fn arm_metrics(pack: &Pack, table: &counterlab::pack::Table, e: &Experiment) -> 
 }
 
 /// Verifies every case on the null pack of `seed`; the naive verifier alongside.
+/// The verifier's options for one seed of a measurement: mutation seed `seed`, K
+/// permutations, one row-order shuffle, α.
+fn seed_options(seed: u64, permutations: usize) -> VerifyOptions {
+    VerifyOptions {
+        permutations,
+        row_order_shuffles: 1,
+        threads: THREADS,
+        seed,
+        alpha: ALPHA,
+        ..VerifyOptions::default()
+    }
+}
+
 fn measure_seed(
     root: &Path,
     spec: &NullPackSpec,
@@ -395,14 +408,7 @@ fn measure_seed(
     }
     let mut packs = Packs::default();
     packs.insert(pack.clone()).unwrap();
-    let options = VerifyOptions {
-        permutations,
-        row_order_shuffles: 1,
-        threads: THREADS,
-        seed,
-        alpha: ALPHA,
-        ..VerifyOptions::default()
-    };
+    let options = seed_options(seed, permutations);
 
     // The naive row-level null: K row permutations of the labels (the same for every
     // claim of this seed and design), each arm's metrics on the permuted table; per design
@@ -861,14 +867,7 @@ fn revision_chain_measurement() {
         std::fs::remove_dir_all(&dir).unwrap();
         let mut packs = Packs::default();
         packs.insert(pack).unwrap();
-        let options = VerifyOptions {
-            permutations,
-            row_order_shuffles: 1,
-            threads: THREADS,
-            seed,
-            alpha: ALPHA,
-            ..VerifyOptions::default()
-        };
+        let options = seed_options(seed, permutations);
         for ((_, claim), tally) in claims.iter().zip(&mut tallies) {
             let payloads: Vec<Vec<u8>> = designs
                 .iter()
