@@ -15,9 +15,10 @@
 
 use std::sync::OnceLock;
 
-use counterlab::capsule::{build_answered, BuildOptions};
+use counterlab::capsule::{build_answered, BuildOptions, LinkStatus};
 use counterlab::prediction::Prediction;
 use counterlab::revision::verify_revision;
+use counterlab::Verdict;
 use counterlab_test_support::rewrite::{equivalent_revision, equivalent_rewrite};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
@@ -151,17 +152,25 @@ fuzz_target!(|bytes: &[u8]| {
         return;
     }
     let report = counterlab::capsule::verify_capsule(bytes, packs(), &options());
-    let failed = report.links.iter().any(|l| l.status == "fail");
-    let unverifiable = report.links.iter().any(|l| l.status == "unverifiable");
+    let failed = report.links.iter().any(|l| l.status == LinkStatus::Fail);
+    let unverifiable = report
+        .links
+        .iter()
+        .any(|l| l.status == LinkStatus::Unverifiable);
     match report.verdict() {
-        "REJECTED" => assert!(failed || report.report.is_some()),
-        "INCONCLUSIVE" => assert!(!failed),
-        "SUPPORTS" => assert!(!failed && !unverifiable && report.report.is_some()),
-        other => panic!("verdict {other}"),
+        Verdict::Rejected { .. } => assert!(failed || report.report.is_some()),
+        Verdict::Inconclusive { .. } => assert!(!failed),
+        Verdict::Supports(_) => {
+            assert!(!failed && !unverifiable && report.report.is_some())
+        }
     }
     let names: Vec<&str> = report.links.iter().map(|l| l.name).collect();
     assert_eq!(names, counterlab::capsule::LINKS[..names.len()]);
     if let Some(witness) = report.witness() {
-        assert_eq!(witness.name, *names.last().unwrap(), "the walk stops at the witness");
+        assert_eq!(
+            witness.name,
+            *names.last().unwrap(),
+            "the walk stops at the witness"
+        );
     }
 });
