@@ -943,7 +943,7 @@ fn check_links(
                 format!(
                     "revision {} is refused: {}",
                     i + 1,
-                    answer.refusal.as_ref().map_or("", |r| r.0.as_str())
+                    answer.refusal.as_ref().map_or("", |r| r.reason.as_str())
                 ),
             );
         }

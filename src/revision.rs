@@ -99,9 +99,8 @@ pub struct RevisionReport {
     /// The verdict each revised payload had (payload `i` as the last of a chain of `i`
     /// revisions), as far as the chain was checked; empty when the pack is not here.
     pub revised_verdicts: Vec<&'static str>,
-    /// Why the chain is refused, with the JSON path or step that shows it (None: not
-    /// refused, and the verdict is the report's).
-    pub refusal: Option<(String, String)>,
+    /// Why the chain is refused (None: not refused, and the verdict is the report's).
+    pub refusal: Option<Refusal>,
     /// The verifier's report on the last payload, when the chain is not refused.
     pub report: Option<Report>,
     /// The α the family's α was divided from (the options' α).
@@ -116,11 +115,11 @@ impl RevisionReport {
             (refusal, _) => Verdict::Rejected {
                 counterexamples: refusal
                     .iter()
-                    .map(|(reason, witness)| Counterexample {
+                    .map(|r| Counterexample {
                         invariant: "revision.chain".into(),
-                        observed: json!(reason),
+                        observed: json!(r.reason),
                         expected: json!("a chain the rules allow"),
-                        witness: json!({ "path": witness }),
+                        witness: json!({ "path": r.witness }),
                     })
                     .collect(),
             },
@@ -164,10 +163,7 @@ impl RevisionReport {
                 rule: "bonferroni",
                 alpha: self.alpha / f64::from(self.family()),
             },
-            refusal: self
-                .refusal
-                .as_ref()
-                .map(|(reason, witness)| Refusal { reason, witness }),
+            refusal: self.refusal.as_ref(),
             report: self.report.as_ref().map(Report::to_json),
         };
         let mut value = serde_json::to_value(&document).expect("a revision report encodes");
@@ -186,7 +182,7 @@ struct RevisionDocument<'a> {
     steps: Vec<StepDocument<'a>>,
     revised_verdicts: &'a [&'static str],
     family: Family,
-    refusal: Option<Refusal<'a>>,
+    refusal: Option<&'a Refusal>,
     report: Option<Value>,
 }
 
@@ -214,10 +210,23 @@ struct Family {
     alpha: f64,
 }
 
-#[derive(Serialize)]
-struct Refusal<'a> {
-    reason: &'a str,
-    witness: &'a str,
+/// Why a chain is refused, and the JSON path (of the revision normal form) or the payload
+/// that shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refusal {
+    /// Why, in words.
+    pub reason: String,
+    /// A JSON path or `payload <i>`.
+    pub witness: String,
+}
+
+impl Refusal {
+    fn new(reason: String, witness: impl Into<String>) -> Refusal {
+        Refusal {
+            reason,
+            witness: witness.into(),
+        }
+    }
 }
 
 /// Checks the revision chain `payloads[0] → payloads[1] (→ …)` and verifies the last one
@@ -255,8 +264,11 @@ pub fn verify_revision_with(
     for (i, bytes) in payloads.iter().enumerate() {
         match readable(bytes, options.max_payload_bytes) {
             Ok(parts) => read.push(parts),
-            Err((path, message)) => {
-                report.refusal = Some((format!("payload {i} cannot be read: {message}"), path));
+            Err(e) => {
+                report.refusal = Some(Refusal::new(
+                    format!("payload {i} cannot be read: {}", e.reason),
+                    e.witness,
+                ));
                 return report;
             }
         }
@@ -291,7 +303,7 @@ pub fn verify_revision_with(
         report.revised_verdicts.push(before.as_str());
         if !before.is_rejected() {
             let before = before.as_str();
-            report.refusal = Some((
+            report.refusal = Some(Refusal::new(
                 format!(
                     "revision {i} follows a {before} verdict of payload {}: a revision is allowed only after REJECTED (trying again after an undecided or supported answer is shopping for another)",
                     i - 1
@@ -318,16 +330,16 @@ pub fn family_options(options: &VerifyOptions, revisions: usize) -> VerifyOption
     }
 }
 
-fn chain_length_refusal(payloads: usize) -> Option<(String, String)> {
+fn chain_length_refusal(payloads: usize) -> Option<Refusal> {
     if payloads < 2 {
-        return Some((
+        return Some(Refusal::new(
             "a revision needs two payloads: before and after".into(),
-            "$".into(),
+            "$",
         ));
     }
     let revisions = payloads - 1;
     (revisions > MAX_REVISIONS).then(|| {
-        (
+        Refusal::new(
             format!("{revisions} revisions: at most {MAX_REVISIONS} are allowed after a REJECTED verdict"),
             format!("payload {}", MAX_REVISIONS + 1),
         )
@@ -335,9 +347,9 @@ fn chain_length_refusal(payloads: usize) -> Option<(String, String)> {
 }
 
 /// Rules 2 and 3 on step `i`'s changes.
-fn step_refusal(i: usize, changes: &[Change]) -> Option<(String, String)> {
+fn step_refusal(i: usize, changes: &[Change]) -> Option<Refusal> {
     if let Some(change) = changes.iter().find(|c| c.scope == Scope::OutOfScope) {
-        return Some((
+        return Some(Refusal::new(
             format!(
                 "revision {i}: {} changed, which a revision may not change (the pack, the fixture, the seed, the metrics and the format are fixed; only the design may change)",
                 change.path
@@ -346,7 +358,7 @@ fn step_refusal(i: usize, changes: &[Change]) -> Option<(String, String)> {
         ));
     }
     if let Some(change) = changes.iter().find(|c| c.scope == Scope::Claim) {
-        return Some((
+        return Some(Refusal::new(
             format!(
                 "revision {i}: {} changed: the claim is the one the prediction fixed (its kind, metric, arms, direction and threshold), and a revision may change only the design",
                 change.path
@@ -355,9 +367,9 @@ fn step_refusal(i: usize, changes: &[Change]) -> Option<(String, String)> {
         ));
     }
     if changes.is_empty() {
-        return Some((
+        return Some(Refusal::new(
             format!("revision {i}: nothing changed in the design (renaming arms or ablations, reordering lists and spelling out defaults are not design changes)"),
-            "$".into(),
+            "$",
         ));
     }
     None
@@ -369,17 +381,17 @@ fn eligibility_refusal(
     pack: &Pack,
     claim: Option<&Claim>,
     experiment: &Experiment,
-) -> Option<(String, String)> {
+) -> Option<Refusal> {
     let Some(claim) = claim else {
-        return Some((
+        return Some(Refusal::new(
             format!("revision {i}: the chain's first payload has no claim, so there is no rejected claim to revise the design of"),
-            "$.experiment.claim".into(),
+            "$.experiment.claim",
         ));
     };
     crate::select::eligibility(pack, claim, experiment)
         .err()
         .map(|(rule, why)| {
-            (
+            Refusal::new(
                 format!("revision {i}: the revised design fails the selector's rule {rule}: {why}"),
                 format!("payload {i}"),
             )
@@ -449,26 +461,29 @@ fn role_of(claim: &Claim, name: &str) -> Option<&'static str> {
 }
 
 /// The parts of a payload a revision is judged on: its `pack` object and its experiment.
-fn readable(bytes: &[u8], max_bytes: usize) -> Result<Readable, (String, String)> {
+/// An error's `witness` is the JSON path of the problem.
+fn readable(bytes: &[u8], max_bytes: usize) -> Result<Readable, Refusal> {
     if bytes.len() > max_bytes {
-        return Err((
-            "$".into(),
+        return Err(Refusal::new(
             format!(
                 "{} bytes, over the payload budget of {max_bytes}",
                 bytes.len()
             ),
+            "$",
         ));
     }
-    let value = crate::json::parse_strict(bytes).map_err(|e| (e.path, e.message))?;
+    let value = crate::json::parse_strict(bytes).map_err(|e| Refusal::new(e.message, e.path))?;
     let experiment = value
         .get("experiment")
-        .ok_or_else(|| ("$.experiment".to_owned(), "missing".to_owned()))?;
-    let experiment =
-        Experiment::from_value(experiment).map_err(|e| crate::verify::experiment_error_at(&e))?;
+        .ok_or_else(|| Refusal::new("missing".into(), "$.experiment"))?;
+    let experiment = Experiment::from_value(experiment).map_err(|e| {
+        let (path, message) = crate::verify::experiment_error_at(&e);
+        Refusal::new(message, path)
+    })?;
     let pack = value
         .get("pack")
         .filter(|p| p.is_object())
-        .ok_or_else(|| ("$.pack".to_owned(), "missing or not an object".to_owned()))?
+        .ok_or_else(|| Refusal::new("missing or not an object".into(), "$.pack"))?
         .clone();
     Ok(Readable { pack, experiment })
 }

@@ -90,8 +90,12 @@ pub(crate) fn command(args: &RevisionArgs) -> i32 {
                 );
             }
         }
-        if let Some((reason, witness)) = &answer.refusal {
-            outln!("refused: {}  (witness {})", safe(reason), safe(witness));
+        if let Some(refusal) = &answer.refusal {
+            outln!(
+                "refused: {}  (witness {})",
+                safe(&refusal.reason),
+                safe(&refusal.witness)
+            );
         }
         if let Some(report) = &answer.report {
             outln!(
