@@ -597,7 +597,7 @@ impl PreparedArm {
 
         let roc_auc_delong = experiment.metrics.contains(&MetricName::RocAuc).then(|| {
             let delong = match &predictions.fit_failure {
-                Some(reason) => Err(reason.clone()),
+                Some(reason) => Err(metrics::Undefined(reason.clone())),
                 None => metrics::delong(&predictions.test_labels, &predictions.test_scores),
             };
             match delong {
@@ -605,7 +605,9 @@ impl PreparedArm {
                     se: d.se,
                     ci: [d.ci.0, d.ci.1],
                 },
-                Err(reason) => DeLongSummary::Undefined { undefined: reason },
+                Err(reason) => DeLongSummary::Undefined {
+                    undefined: reason.0,
+                },
             }
         });
 

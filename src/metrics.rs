@@ -83,12 +83,39 @@ impl MetricValue {
     }
 }
 
-impl From<Result<f64, String>> for MetricValue {
-    fn from(r: Result<f64, String>) -> Self {
+impl From<Result<f64, Undefined>> for MetricValue {
+    fn from(r: Result<f64, Undefined>) -> Self {
         match r {
             Ok(v) => MetricValue::Value(v),
-            Err(reason) => MetricValue::Undefined { undefined: reason },
+            Err(reason) => MetricValue::Undefined {
+                undefined: reason.0,
+            },
         }
+    }
+}
+
+/// Why a metric or an interval has no value on these rows (one class only, a non-finite
+/// score, fewer than two entities, …), in lower-case prose: a value of the result, not a
+/// failure of the program (that is [`crate::Error`]). Written as its text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Undefined(pub String);
+
+impl std::fmt::Display for Undefined {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<String> for Undefined {
+    fn from(reason: String) -> Self {
+        Undefined(reason)
+    }
+}
+
+impl From<&str> for Undefined {
+    fn from(reason: &str) -> Self {
+        Undefined(reason.to_owned())
     }
 }
 
@@ -145,21 +172,18 @@ struct SortedClasses {
 /// Checks the inputs of an AUC; the number of positive and of negative rows.
 /// Errors (as lower-case reasons): empty input, length mismatch, a non-finite score, or a
 /// class with no rows.
-fn class_counts(labels: &[bool], scores: &[f64]) -> Result<(usize, usize), String> {
+fn class_counts(labels: &[bool], scores: &[f64]) -> Result<(usize, usize), Undefined> {
     check_lengths(labels.len(), scores.len(), "scores")?;
     if let Some(i) = scores.iter().position(|s| !s.is_finite()) {
-        return Err(format!(
-            "score at row {i} (0-based) is not finite ({})",
-            scores[i]
-        ));
+        return Err(format!("score at row {i} (0-based) is not finite ({})", scores[i]).into());
     }
     let n_pos = labels.iter().filter(|&&l| l).count();
     let n_neg = labels.len() - n_pos;
     if n_pos == 0 {
-        return Err("test set has no positive rows".to_string());
+        return Err("test set has no positive rows".into());
     }
     if n_neg == 0 {
-        return Err("test set has no negative rows".to_string());
+        return Err("test set has no negative rows".into());
     }
     Ok((n_pos, n_neg))
 }
@@ -182,7 +206,7 @@ fn sorted_keys(labels: &[bool], scores: &[f64], class: bool, count: usize) -> Ve
 
 /// Checks the inputs and returns each class's sorted score keys.
 /// Errors as [`class_counts`].
-fn sorted_classes(labels: &[bool], scores: &[f64]) -> Result<SortedClasses, String> {
+fn sorted_classes(labels: &[bool], scores: &[f64]) -> Result<SortedClasses, Undefined> {
     let (n_pos, n_neg) = class_counts(labels, scores)?;
     Ok(sort_both(labels, scores, n_pos, n_neg))
 }
@@ -251,7 +275,7 @@ fn for_each_tie_block(c: &SortedClasses, mut f: impl FnMut(TieBlock)) {
 /// A lower-case reason when the AUC is undefined or the input is malformed: empty input,
 /// lengths differ, a non-finite score, or one class absent (e.g.
 /// `"test set has no negative rows"`).
-pub fn roc_auc_stats(labels: &[bool], scores: &[f64]) -> Result<AucStats, String> {
+pub fn roc_auc_stats(labels: &[bool], scores: &[f64]) -> Result<AucStats, Undefined> {
     let (n_pos, n_neg) = class_counts(labels, scores)?;
     let minority = n_pos.min(n_neg);
     let two_u = if minority * MINORITY_SEARCH_SHARE > labels.len() {
@@ -352,18 +376,18 @@ pub fn roc_auc(labels: &[bool], scores: &[f64]) -> MetricValue {
 /// A lower-case reason when the variance is undefined: anything [`roc_auc_stats`] rejects,
 /// fewer than 2 positives or fewer than 2 negatives, or more than `u32::MAX` rows (the
 /// integer sums could then overflow u128).
-pub fn delong(labels: &[bool], scores: &[f64]) -> Result<DeLong, String> {
+pub fn delong(labels: &[bool], scores: &[f64]) -> Result<DeLong, Undefined> {
     let c = sorted_classes(labels, scores)?;
     let (m, n) = (c.pos.len() as u64, c.neg.len() as u64);
     if m < 2 {
-        return Err(format!(
-            "delong variance needs at least 2 positive rows (test set has {m})"
-        ));
+        return Err(
+            format!("delong variance needs at least 2 positive rows (test set has {m})").into(),
+        );
     }
     if n < 2 {
-        return Err(format!(
-            "delong variance needs at least 2 negative rows (test set has {n})"
-        ));
+        return Err(
+            format!("delong variance needs at least 2 negative rows (test set has {n})").into(),
+        );
     }
     // With m + n < 2³², m·Σa² ≤ 4m²n² ≤ (m+n)⁴/4 < 2¹²⁶: no u128 overflow below.
     if m + n > u64::from(u32::MAX) {
@@ -371,7 +395,8 @@ pub fn delong(labels: &[bool], scores: &[f64]) -> Result<DeLong, String> {
             "delong variance supports at most {} rows (test set has {})",
             u32::MAX,
             m + n
-        ));
+        )
+        .into());
     }
     let stats = AucStats::from_two_u(m, n, two_u_from_sorted(&c));
 
@@ -444,7 +469,7 @@ pub fn paired_delong(
     labels: &[bool],
     first: &[f64],
     second: &[f64],
-) -> Result<PairedDeLong, String> {
+) -> Result<PairedDeLong, Undefined> {
     let a = delong(labels, first)?;
     let b = delong(labels, second)?;
     let (pa, pb) = (placements(labels, first), placements(labels, second));
@@ -524,20 +549,18 @@ fn placements(labels: &[bool], scores: &[f64]) -> Vec<u64> {
 }
 
 /// Checks two parallel columns; a reason when their lengths differ or they are empty.
-fn check_paired(labels: &[bool], predicted: &[bool]) -> Result<(), String> {
+fn check_paired(labels: &[bool], predicted: &[bool]) -> Result<(), Undefined> {
     check_lengths(labels.len(), predicted.len(), "predictions")
 }
 
 /// A reason when `labels` labels and `other` values (`what`) differ in number or there are
 /// none.
-fn check_lengths(labels: usize, other: usize, what: &str) -> Result<(), String> {
+fn check_lengths(labels: usize, other: usize, what: &str) -> Result<(), Undefined> {
     if labels != other {
-        return Err(format!(
-            "labels and {what} differ in length ({labels} vs {other})"
-        ));
+        return Err(format!("labels and {what} differ in length ({labels} vs {other})").into());
     }
     if labels == 0 {
-        return Err("test set is empty".to_string());
+        return Err("test set is empty".into());
     }
     Ok(())
 }
@@ -546,7 +569,7 @@ fn check_lengths(labels: usize, other: usize, what: &str) -> Result<(), String> 
 /// Undefined on an empty test set or when the lengths differ.
 pub fn accuracy(labels: &[bool], predicted: &[bool]) -> MetricValue {
     if let Err(reason) = check_paired(labels, predicted) {
-        return MetricValue::undefined(reason);
+        return MetricValue::undefined(reason.0);
     }
     let correct = labels.iter().zip(predicted).filter(|(l, p)| l == p).count();
     MetricValue::Value(correct as f64 / labels.len() as f64)
@@ -560,7 +583,7 @@ pub fn accuracy(labels: &[bool], predicted: &[bool]) -> MetricValue {
 /// when the test set is empty, or when the lengths differ.
 pub fn balanced_accuracy(labels: &[bool], predicted: &[bool]) -> MetricValue {
     if let Err(reason) = check_paired(labels, predicted) {
-        return MetricValue::undefined(reason);
+        return MetricValue::undefined(reason.0);
     }
     let (mut pos, mut neg, mut tp, mut tn) = (0u64, 0u64, 0u64, 0u64);
     for (&l, &p) in labels.iter().zip(predicted) {

@@ -387,7 +387,7 @@ fn malformed_input_is_an_error_not_a_panic() {
     assert!(roc_auc_stats(&[true, false], &[0.1]).is_err());
     for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
         let e = roc_auc_stats(&[true, false], &[0.1, bad]).unwrap_err();
-        assert!(e.contains("row 1"), "{e}");
+        assert!(e.0.contains("row 1"), "{e}");
         assert!(delong(&[true, false, true, false], &[bad, 0.0, 0.1, 0.2]).is_err());
     }
     // DeLong needs two rows of each class.

@@ -395,7 +395,7 @@ pub(crate) fn evaluate(
     };
     // Outside 1..=MAX_FAMILY there is no interval level: decided below, before any use.
     let z = intervals::z_for_family(settings.family).unwrap_or(f64::NAN);
-    let estimate_arm = |name: &str| -> Result<Estimate, String> {
+    let estimate_arm = |name: &str| -> Result<Estimate, crate::metrics::Undefined> {
         intervals::estimate_arm(metric, predictions(name), table, z)
     };
     let is_cross_validated = |name: &str| {
@@ -487,7 +487,7 @@ pub(crate) fn evaluate(
             return ClaimEvaluation {
                 report: Some(ClaimReport {
                     family: settings.family,
-                    ..ClaimReport::undefined(&statistic, threshold, alpha, &reason)
+                    ..ClaimReport::undefined(&statistic, threshold, alpha, &reason.0)
                 }),
                 standing: Standing::Inconclusive(format!("undefined metric: {reason}")),
                 null_statistics: Vec::new(),

@@ -15,7 +15,7 @@
 //! linearisation `(aᵣ − R·bᵣ)/Σb`.
 
 use crate::experiment::MetricName;
-use crate::metrics;
+use crate::metrics::{self, Undefined};
 use crate::run::ArmPredictions;
 use crate::table::Table;
 
@@ -165,9 +165,9 @@ pub fn estimate_arm(
     predictions: &ArmPredictions,
     table: &Table,
     z: f64,
-) -> Result<Estimate, String> {
+) -> Result<Estimate, Undefined> {
     if let (Some(reason), true) = (&predictions.fit_failure, metric.depends_on_model()) {
-        return Err(reason.clone());
+        return Err(reason.clone().into());
     }
     let entities: Vec<u32> = predictions
         .test_rows
@@ -179,7 +179,7 @@ pub fn estimate_arm(
 
 /// The estimate of `metric` on the rows with its `value ± z·se` interval (Wilson's at z
 /// for a proportion), or why there is none.
-pub fn estimate(metric: MetricName, rows: &TestRows<'_>, z: f64) -> Result<Estimate, String> {
+pub fn estimate(metric: MetricName, rows: &TestRows<'_>, z: f64) -> Result<Estimate, Undefined> {
     let independent = rows.independent();
     let n = rows.labels.len();
     if n < 2 {
@@ -225,7 +225,7 @@ fn range(metric: MetricName) -> (f64, f64) {
 /// linearisation of the estimate, so that the variance is the (cluster-)sum of squares
 /// (module docs). Accuracy-type metrics are ratios of sums, `(aᵣ − R·bᵣ)/Σb`; the AUC's
 /// are DeLong's structural components.
-fn influence(metric: MetricName, rows: &TestRows<'_>) -> Result<(f64, Vec<f64>), String> {
+fn influence(metric: MetricName, rows: &TestRows<'_>) -> Result<(f64, Vec<f64>), Undefined> {
     let n = rows.labels.len();
     let predicted: Vec<bool> = rows.scores.iter().map(|&s| s >= 0.5).collect();
     let correct: Vec<f64> = rows
@@ -316,10 +316,10 @@ pub fn paired_gap(
     lower: &ArmPredictions,
     table: &Table,
     z: f64,
-) -> Result<Estimate, String> {
+) -> Result<Estimate, Undefined> {
     for p in [higher, lower] {
         if let (Some(reason), true) = (&p.fit_failure, metric.depends_on_model()) {
-            return Err(reason.clone());
+            return Err(reason.clone().into());
         }
         if p.test_rows.len() < 2 {
             return Err("fewer than two test rows".into());
@@ -349,7 +349,7 @@ pub fn paired_difference(
     rows_l: &TestRows<'_>,
     same_rows: bool,
     z: f64,
-) -> Result<Estimate, String> {
+) -> Result<Estimate, Undefined> {
     let independent = rows_h.independent() && rows_l.independent();
     if metric == MetricName::RocAuc && same_rows && independent {
         let d = metrics::paired_delong(rows_h.labels, rows_h.scores, rows_l.scores)?;
@@ -407,10 +407,10 @@ pub fn gap(higher: &Estimate, lower: &Estimate, z: f64) -> Estimate {
     }
 }
 
-fn metric_value(value: metrics::MetricValue) -> Result<f64, String> {
+fn metric_value(value: metrics::MetricValue) -> Result<f64, Undefined> {
     match value {
         metrics::MetricValue::Value(v) => Ok(v),
-        metrics::MetricValue::Undefined { undefined } => Err(undefined),
+        metrics::MetricValue::Undefined { undefined } => Err(Undefined(undefined)),
     }
 }
 
@@ -437,7 +437,7 @@ fn clustered(
     range: (f64, f64),
     method: IntervalMethod,
     z: f64,
-) -> Result<Estimate, String> {
+) -> Result<Estimate, Undefined> {
     // Sum influence per entity, in ascending entity order (a fixed summation order).
     let mut pairs: Vec<(u32, f64)> = entities
         .iter()
@@ -475,7 +475,7 @@ fn clustered(
 
 /// AUC and each row's DeLong influence value (V10−θ)/M for positives, (V01−θ)/N for
 /// negatives, from one sort.
-fn auc_influence(labels: &[bool], scores: &[f64]) -> Result<(f64, Vec<f64>), String> {
+fn auc_influence(labels: &[bool], scores: &[f64]) -> Result<(f64, Vec<f64>), Undefined> {
     let stats = metrics::roc_auc_stats(labels, scores)?;
     let (m, n) = (stats.n_pos as f64, stats.n_neg as f64);
     let mut order: Vec<usize> = (0..labels.len()).collect();
