@@ -26,10 +26,11 @@ use serde_json::{json, Value};
 use crate::canon::{self, HashKind};
 use crate::error::{Error, Result};
 use crate::pack::{LoadLimits, Lookup, Packs};
-use crate::prediction::{Answer, ClaimFinding, Predicted, Prediction};
+use crate::prediction::{Answer, Predicted, Prediction};
 use crate::revision::verify_revision_with;
 use crate::run::{run_with, RunOptions};
 use crate::select::select;
+use crate::transfer::TransferEvaluation;
 use crate::verify::{
     rules_hash, verify, CheckId, Counterexample, Established, Report, Status, Verdict, VerifierId,
     VerifyOptions, VERIFIER_VERSION,
@@ -160,7 +161,6 @@ pub fn build_answered(
         }
     }
     let last = verified.last().expect("the first payload's report");
-    let choice_valid = transfer.as_ref().map(transfer_choice_valid(prediction));
     let (verdict, answer) = if refused {
         let why = "a revision is refused: the chain breaks".to_owned();
         (
@@ -175,7 +175,7 @@ pub fn build_answered(
             (Answer::Undecided, why),
         )
     } else {
-        decide(prediction, last, choice_valid)
+        decide(prediction, last, transfer.as_ref())
     };
     let document = CapsuleDocument {
         format: CAPSULE_FORMAT,
@@ -244,8 +244,10 @@ struct RecordedRevision {
 }
 
 /// The options a capsule records (`$.options`): everything a verification's report
-/// depends on. The mode and the threads are not here: neither changes a report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// depends on. The mode and the threads are not here: neither changes a report. Read
+/// back with unknown keys refused.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RecordedOptions {
     /// Label permutations K.
     pub permutations: usize,
@@ -266,7 +268,8 @@ pub struct RecordedOptions {
 }
 
 /// A capsule's recorded fixture limits.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RecordedFixtureLimits {
     /// Bytes.
     pub max_bytes: u64,
@@ -296,28 +299,6 @@ impl RecordedOptions {
     }
 }
 
-/// Whether the transfer evaluation finds the prediction's choice valid.
-fn transfer_choice_valid(
-    prediction: &Prediction,
-) -> impl Fn(&crate::transfer::TransferEvaluation) -> bool + '_ {
-    move |evaluation| match &prediction.predicted {
-        Predicted::TransferChoice { transfer_choice } => {
-            evaluation.valid_choices.contains(transfer_choice)
-        }
-        Predicted::Outcome(_) => false,
-    }
-}
-
-/// What the verification `report` of the claim found, as a prediction reads it
-/// ([`Report::established`]).
-pub fn claim_finding(report: &Report) -> ClaimFinding {
-    match report.established() {
-        Established::Holds(_) => ClaimFinding::Holds,
-        Established::DoesNotHold(_) => ClaimFinding::Contradicted,
-        Established::Neither => ClaimFinding::Undecided,
-    }
-}
-
 /// The capsule's verdict once every link holds, from the last payload's verification:
 /// REJECTED when a check other than the claim's failed (the evidence itself is broken);
 /// else SUPPORTS when the prediction is confirmed (with the verifier's token of what it
@@ -327,7 +308,7 @@ pub fn claim_finding(report: &Report) -> ClaimFinding {
 pub fn decide(
     prediction: &Prediction,
     report: &Report,
-    choice_valid: Option<bool>,
+    transfer: Option<&TransferEvaluation>,
 ) -> (Verdict, (Answer, String)) {
     let broken = report
         .checks()
@@ -346,8 +327,7 @@ pub fn decide(
         );
     }
     let established = report.established();
-    let finding = claim_finding(report);
-    let (answer, why) = prediction.answer(finding, choice_valid);
+    let (answer, why) = prediction.answer(&established, transfer);
     let verdict = match (answer, established) {
         (Answer::Confirmed, Established::Holds(token) | Established::DoesNotHold(token)) => {
             Verdict::Supports(token)
@@ -386,60 +366,29 @@ pub fn options_from(
     value: &Value,
     caller: &VerifyOptions,
 ) -> std::result::Result<VerifyOptions, String> {
-    let object = value
-        .as_object()
-        .ok_or("$.options is missing or not an object")?;
-    let keys = [
-        "permutations",
-        "row_order_shuffles",
-        "seed",
-        "alpha",
-        "max_payload_bytes",
-        "max_work",
-        "max_design_bytes",
-        "fixture",
-    ];
-    if let Some(key) = object.keys().find(|k| !keys.contains(&k.as_str())) {
-        return Err(format!(
-            "$.options.{key} is not an option a capsule records"
-        ));
-    }
-    let integer = |v: &Value, path: &str| {
-        v.as_u64()
-            .ok_or_else(|| format!("{path} is missing or not a non-negative integer"))
-    };
-    let field = |key: &str| object.get(key).unwrap_or(&Value::Null);
-    let alpha = field("alpha")
-        .as_f64()
-        .ok_or("$.options.alpha is missing or not a number")?;
+    let recorded: RecordedOptions = serde_path_to_error::deserialize(value).map_err(|e| {
+        let at = e.path().to_string();
+        match at.as_str() {
+            "." => format!("$.options: {}", e.inner()),
+            _ => format!("$.options.{at}: {}", e.inner()),
+        }
+    })?;
+    // The options a front end also takes keep the ranges they have there.
     let choices = crate::verify::Choices {
-        permutations: Some(integer(field("permutations"), "$.options.permutations")? as usize),
+        permutations: Some(recorded.permutations),
         observe: false,
-        seed: Some(integer(field("seed"), "$.options.seed")?),
-        alpha: Some(alpha),
-        max_payload_bytes: Some(
-            integer(field("max_payload_bytes"), "$.options.max_payload_bytes")? as usize,
-        ),
-        max_work: Some(integer(field("max_work"), "$.options.max_work")?),
+        seed: Some(recorded.seed),
+        alpha: Some(recorded.alpha),
+        max_payload_bytes: Some(recorded.max_payload_bytes),
+        max_work: Some(recorded.max_work),
     };
     let mut options = choices.checked(|name| format!("$.options.{name}"))?;
-    options.row_order_shuffles =
-        integer(field("row_order_shuffles"), "$.options.row_order_shuffles")? as usize;
-    options.max_design_bytes = integer(field("max_design_bytes"), "$.options.max_design_bytes")?;
-    let fixture = field("fixture");
-    let fixture_keys = ["max_bytes", "max_columns", "max_rows"];
-    if let Some(key) = fixture
-        .as_object()
-        .ok_or("$.options.fixture is missing or not an object")?
-        .keys()
-        .find(|k| !fixture_keys.contains(&k.as_str()))
-    {
-        return Err(format!("$.options.fixture.{key} is not a fixture limit"));
-    }
+    options.row_order_shuffles = recorded.row_order_shuffles;
+    options.max_design_bytes = recorded.max_design_bytes;
     options.fixture = LoadLimits {
-        max_bytes: integer(&fixture["max_bytes"], "$.options.fixture.max_bytes")?,
-        max_columns: integer(&fixture["max_columns"], "$.options.fixture.max_columns")? as usize,
-        max_rows: integer(&fixture["max_rows"], "$.options.fixture.max_rows")? as usize,
+        max_bytes: recorded.fixture.max_bytes,
+        max_columns: recorded.fixture.max_columns,
+        max_rows: recorded.fixture.max_rows,
     };
     options.mode = caller.mode;
     options.threads = caller.threads;
@@ -857,13 +806,14 @@ fn check_links(
         }
     }
     let transfer = field(&capsule, "transfer_result_hash");
-    let mut choice_valid = None;
+    let mut evaluation = None;
     let expected_transfer = match &prediction.predicted {
         Predicted::TransferChoice { transfer_choice } => {
             match crate::transfer::evaluate(pack, Some(transfer_choice), threads) {
                 Ok(t) => {
-                    choice_valid = Some(t.valid_choices.contains(transfer_choice));
-                    json!(t.result_hash)
+                    let hash = json!(t.result_hash);
+                    evaluation = Some(t);
+                    hash
                 }
                 Err(e) => {
                     return fail(
@@ -960,6 +910,6 @@ fn check_links(
         format!("{} revisions", revisions.len()),
     )?;
     let last = verified.last().expect("the first payload's report");
-    out.decision = Some(decide(&prediction, last, choice_valid));
+    out.decision = Some(decide(&prediction, last, evaluation.as_ref()));
     Ok(())
 }

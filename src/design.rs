@@ -59,7 +59,7 @@ pub fn normal_form(experiment: &Experiment, pack_features: &[String]) -> Value {
 
 /// The ablations as their normal form: each drop set sorted, the list in canonical order
 /// (names and list order left out).
-pub fn ablation_forms(experiment: &Experiment) -> Vec<Value> {
+fn ablation_forms(experiment: &Experiment) -> Vec<Value> {
     let mut ablations: Vec<Value> = experiment
         .ablation_list()
         .iter()

@@ -16,6 +16,8 @@ use crate::error::{Error, Result};
 use crate::experiment::Claim;
 use crate::pack::Pack;
 use crate::schema::Schema;
+use crate::transfer::TransferEvaluation;
+use crate::verify::Established;
 
 /// The format string of a prediction.
 pub const PREDICTION_FORMAT: &str = "counterlab.prediction/1";
@@ -78,18 +80,6 @@ impl Answer {
             Answer::Undecided => "undecided",
         }
     }
-}
-
-/// What the claim's verification found, as a prediction reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClaimFinding {
-    /// The verifier answered SUPPORTS.
-    Holds,
-    /// Every check but the claim's passed and the claim's interval lies wholly on the
-    /// wrong side of its threshold.
-    Contradicted,
-    /// Anything else: undecided, undefined, a budget, a failed check.
-    Undecided,
 }
 
 /// A learner's prediction (`counterlab.prediction/1`).
@@ -199,12 +189,18 @@ impl Prediction {
         )
     }
 
-    /// What the evidence says of this prediction: `finding` for the claim, and for a
-    /// transfer choice whether the transfer evaluation found that choice valid (`None`
-    /// when it was not evaluated). With the reason, in words.
-    pub fn answer(&self, finding: ClaimFinding, choice_valid: Option<bool>) -> (Answer, String) {
-        match (&self.predicted, finding) {
-            (Predicted::TransferChoice { transfer_choice }, _) => match choice_valid {
+    /// What the evidence says of this prediction: what the claim's verification
+    /// `established`, and for a transfer choice whether the `transfer` evaluation finds
+    /// that choice valid (undecided when it was not evaluated). With the reason, in words.
+    pub fn answer(
+        &self,
+        established: &Established,
+        transfer: Option<&TransferEvaluation>,
+    ) -> (Answer, String) {
+        match (&self.predicted, established) {
+            (Predicted::TransferChoice { transfer_choice }, _) => match transfer
+                .map(|t| t.valid_choices.contains(transfer_choice))
+            {
                 Some(true) => (
                     Answer::Confirmed,
                     format!("the transfer evaluation finds choice {transfer_choice:?} valid"),
@@ -218,7 +214,7 @@ impl Prediction {
                     "the transfer evaluation was not made".into(),
                 ),
             },
-            (Predicted::Outcome(outcome), ClaimFinding::Holds) => (
+            (Predicted::Outcome(outcome), Established::Holds(_)) => (
                 if *outcome == Outcome::Holds {
                     Answer::Confirmed
                 } else {
@@ -226,7 +222,7 @@ impl Prediction {
                 },
                 "the claim is SUPPORTED: it holds".into(),
             ),
-            (Predicted::Outcome(outcome), ClaimFinding::Contradicted) => (
+            (Predicted::Outcome(outcome), Established::DoesNotHold(_)) => (
                 if *outcome == Outcome::DoesNotHold {
                     Answer::Confirmed
                 } else {
@@ -234,7 +230,7 @@ impl Prediction {
                 },
                 "the claim's interval lies wholly on the wrong side of its threshold: it does not hold".into(),
             ),
-            (Predicted::Outcome(_), ClaimFinding::Undecided) => (
+            (Predicted::Outcome(_), Established::Neither) => (
                 Answer::Undecided,
                 "the verification decides the claim neither way".into(),
             ),

@@ -277,7 +277,7 @@ pub fn verify_revision_with(
         Lookup::Loaded(pack) => Some(pack),
         _ => None,
     };
-    let pack_features = pack.map(|p| p.manifest().data.features.as_slice());
+    let pack_features = pack.map_or(&[][..], |p| p.manifest().data.features.as_slice());
     let forms: Vec<Value> = read.iter().map(|r| r.normal_form(pack_features)).collect();
     let claim = read[0].experiment.claim.clone();
     for i in 1..read.len() {
@@ -405,20 +405,12 @@ struct Readable {
 }
 
 impl Readable {
-    /// The revision normal form (module docs); `pack_features` resolve an experiment
-    /// without `features` when the pack is here.
-    fn normal_form(&self, pack_features: Option<&[String]>) -> Value {
+    /// The revision normal form (module docs): the design normal form
+    /// ([`crate::design::normal_form`]; `pack_features` resolve an experiment without
+    /// `features`, none when the pack is not here) with the arms the claim names keyed by
+    /// role, and the seed and the claim as written.
+    fn normal_form(&self, pack_features: &[String]) -> Value {
         let e = &self.experiment;
-        let mut features: Option<Vec<&String>> = e
-            .features
-            .as_deref()
-            .or(pack_features)
-            .map(|f| f.iter().collect());
-        if let Some(f) = features.as_mut() {
-            f.sort();
-        }
-        let mut metrics: Vec<&str> = e.metrics.iter().map(|m| m.as_str()).collect();
-        metrics.sort_unstable();
         let mut arms = Map::new();
         let mut others = Vec::new();
         for arm in &e.arms {
@@ -431,20 +423,13 @@ impl Readable {
         }
         crate::design::sort_canonically(&mut others);
         arms.insert("others".into(), Value::Array(others));
-        json!({
-            "pack": self.pack,
-            "experiment": {
-                "format": e.format,
-                "pack": e.pack,
-                "seed": e.seed,
-                "model": canon::to_value(&e.model).expect("a model encodes"),
-                "features": features,
-                "metrics": metrics,
-                "claim": e.claim.as_ref().map(|c| canon::to_value(c).expect("a claim encodes")),
-                "arms": arms,
-                "ablations": crate::design::ablation_forms(e),
-            },
-        })
+        let mut form = crate::design::normal_form(e, pack_features);
+        form["arms"] = Value::Object(arms);
+        form["seed"] = json!(e.seed);
+        form["claim"] = e.claim.as_ref().map_or(Value::Null, |c| {
+            canon::to_value(c).expect("a claim encodes")
+        });
+        json!({ "pack": self.pack, "experiment": form })
     }
 }
 
