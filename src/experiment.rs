@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::json_path::JsonPath;
 pub use crate::metrics::MetricName;
 use crate::pack::Pack;
 pub use crate::split::{Assignment, SplitSpec, MAX_FOLDS};
@@ -194,7 +195,7 @@ impl Experiment {
             return Err(Error::experiment(v.path, v.message));
         }
         serde_path_to_error::deserialize(value)
-            .map_err(|e| Error::experiment(json_path(e.path()), e.inner().to_string()))
+            .map_err(|e| Error::experiment(JsonPath::from(e.path()), e.inner().to_string()))
     }
 
     /// The features the experiment names: its list as written, or the pack's.
@@ -229,7 +230,7 @@ impl Experiment {
         self.check_structure()?;
         if self.pack != pack.id() {
             return Err(Error::experiment(
-                "$.pack",
+                JsonPath::field("pack"),
                 format!("names {:?}, but runs on pack {:?}", self.pack, pack.id()),
             ));
         }
@@ -238,7 +239,7 @@ impl Experiment {
         for (i, feature) in features.iter().enumerate() {
             if !pack_features.contains(feature) {
                 return Err(Error::experiment(
-                    format!("$.features[{i}]"),
+                    JsonPath::field("features").index(i),
                     format!(
                         "{feature:?} is not a feature of pack {:?} ({})",
                         pack.id(),
@@ -251,17 +252,18 @@ impl Experiment {
             self.check_split(i, &arm.split, pack, features)?;
         }
         for (i, ablation) in self.ablation_list().iter().enumerate() {
+            let at = JsonPath::field("ablations").index(i).key("drop");
             for (j, feature) in ablation.drop.iter().enumerate() {
                 if !features.contains(feature) {
                     return Err(Error::experiment(
-                        format!("$.ablations[{i}].drop[{j}]"),
+                        at.index(j),
                         format!("{feature:?} is not a feature of this experiment"),
                     ));
                 }
             }
             if ablation.drop.len() == features.len() {
                 return Err(Error::experiment(
-                    format!("$.ablations[{i}].drop"),
+                    at,
                     "an ablation must keep at least one feature",
                 ));
             }
@@ -271,28 +273,40 @@ impl Experiment {
 
     /// The checks that need no pack: format, model, names, fractions, metrics, claim.
     pub fn check_structure(&self) -> Result<()> {
+        self.check_header()?;
+        let arm_names = self.check_arms()?;
+        self.check_ablations()?;
+        self.check_metrics()?;
+        match &self.claim {
+            Some(claim) => self.check_claim(claim, &arm_names),
+            None => Ok(()),
+        }
+    }
+
+    /// The format, the model's C, the sizes of the lists and the feature list.
+    fn check_header(&self) -> Result<()> {
         if self.format != EXPERIMENT_FORMAT {
             return Err(Error::experiment(
-                "$.format",
+                JsonPath::field("format"),
                 format!("expected {EXPERIMENT_FORMAT:?}, found {:?}", self.format),
             ));
         }
         let ModelSpec::Logistic { c } = self.model;
         if !(C_RANGE.0..=C_RANGE.1).contains(&c) {
             return Err(Error::experiment(
-                "$.model.c",
+                JsonPath::field("model").key("c"),
                 format!("must lie in [{:e}, {:e}], found {c}", C_RANGE.0, C_RANGE.1),
             ));
         }
         if self.arms.len() > MAX_ARMS {
             return Err(Error::experiment(
-                "$.arms",
+                JsonPath::field("arms"),
                 format!("{} arms, more than {MAX_ARMS}", self.arms.len()),
             ));
         }
         if self.ablation_list().len() > MAX_ABLATIONS {
             return Err(Error::experiment(
-                "$.ablations",
+                JsonPath::field("ablations"),
                 format!(
                     "{} ablations, more than {MAX_ABLATIONS}",
                     self.ablation_list().len()
@@ -302,7 +316,7 @@ impl Experiment {
         if let Some(features) = &self.features {
             if features.is_empty() {
                 return Err(Error::experiment(
-                    "$.features",
+                    JsonPath::field("features"),
                     "must name at least one feature",
                 ));
             }
@@ -310,88 +324,60 @@ impl Experiment {
             for (i, feature) in features.iter().enumerate() {
                 if !seen.insert(feature) {
                     return Err(Error::experiment(
-                        format!("$.features[{i}]"),
+                        JsonPath::field("features").index(i),
                         format!("{feature:?} is listed twice"),
                     ));
                 }
             }
         }
+        Ok(())
+    }
 
+    /// Arm names (unique, not empty) and each split's numbers; the arm names, for the claim.
+    fn check_arms(&self) -> Result<BTreeSet<&str>> {
         if self.arms.is_empty() {
-            return Err(Error::experiment("$.arms", "must hold at least one arm"));
+            return Err(Error::experiment(
+                JsonPath::field("arms"),
+                "must hold at least one arm",
+            ));
         }
         let mut arm_names = BTreeSet::new();
         for (i, arm) in self.arms.iter().enumerate() {
-            new_name(
-                &mut arm_names,
-                &arm.name,
-                format!("$.arms[{i}].name"),
-                "arm",
-            )?;
-            if let SplitSpec::EntityOverlap { overlap, .. } = arm.split {
-                if !(overlap.is_finite() && (0.0..=1.0).contains(&overlap)) {
-                    return Err(Error::experiment(
-                        format!("$.arms[{i}].split.overlap"),
-                        format!("must lie between 0 and 1, found {overlap}"),
-                    ));
-                }
-            }
-            if let SplitSpec::RollingOrigin {
-                test_fraction: Some(test_fraction),
-                ..
-            } = arm.split
-            {
-                if !(test_fraction.is_finite() && test_fraction > 0.0 && test_fraction < 1.0) {
-                    return Err(Error::experiment(
-                        format!("$.arms[{i}].split.test_fraction"),
-                        format!("must lie strictly between 0 and 1, found {test_fraction}"),
-                    ));
-                }
-            }
-            if let Some((folds, _)) = arm.split.cross_validation() {
-                if !(2..=MAX_FOLDS).contains(&folds) {
-                    return Err(Error::experiment(
-                        format!("$.arms[{i}].split.folds"),
-                        format!("must be an integer in [2, {MAX_FOLDS}], found {folds}"),
-                    ));
-                }
-            }
-            if let SplitSpec::RandomRows { test_fraction }
-            | SplitSpec::EntityGrouped { test_fraction }
-            | SplitSpec::EntityOverlap { test_fraction, .. }
-            | SplitSpec::Temporal { test_fraction } = arm.split
-            {
-                if !(test_fraction.is_finite() && test_fraction > 0.0 && test_fraction < 1.0) {
-                    return Err(Error::experiment(
-                        format!("$.arms[{i}].split.test_fraction"),
-                        format!("must lie strictly between 0 and 1, found {test_fraction}"),
-                    ));
-                }
-            }
+            let at = JsonPath::field("arms").index(i);
+            new_name(&mut arm_names, &arm.name, at.key("name"), "arm")?;
+            check_split_numbers(&arm.split, &at.key("split"))?;
         }
+        Ok(arm_names)
+    }
 
-        // Ablations are keyed by content (src/design.rs): the same drop set twice is a
-        // repetition, which would pad the selector's score (5 points an ablation) or move
-        // the design hash without changing the evaluation. (Two arms with one split stay
-        // allowed: a boundary map's base experiment holds one, the arm its sweep replaces;
-        // no score counts arms.)
+    /// Ablation names and drop sets. Ablations are keyed by content (src/design.rs): the
+    /// same drop set twice is a repetition, which would pad the selector's score (5 points
+    /// an ablation) or move the design hash without changing the evaluation. (Two arms with
+    /// one split stay allowed: a boundary map's base experiment holds one, the arm its sweep
+    /// replaces; no score counts arms.)
+    fn check_ablations(&self) -> Result<()> {
         let mut ablation_names = BTreeSet::new();
         let mut drop_sets: Vec<(BTreeSet<&String>, usize)> = Vec::new();
         for (i, ablation) in self.ablation_list().iter().enumerate() {
-            let path = format!("$.ablations[{i}].name");
-            new_name(&mut ablation_names, &ablation.name, path, "ablation")?;
+            let at = JsonPath::field("ablations").index(i);
+            new_name(
+                &mut ablation_names,
+                &ablation.name,
+                at.key("name"),
+                "ablation",
+            )?;
             let mut dropped = BTreeSet::new();
             for (j, feature) in ablation.drop.iter().enumerate() {
                 if !dropped.insert(feature) {
                     return Err(Error::experiment(
-                        format!("$.ablations[{i}].drop[{j}]"),
+                        at.key("drop").index(j),
                         format!("{feature:?} is listed twice"),
                     ));
                 }
             }
             if let Some((_, first)) = drop_sets.iter().find(|(set, _)| *set == dropped) {
                 return Err(Error::experiment(
-                    format!("$.ablations[{i}].drop"),
+                    at.key("drop"),
                     format!(
                         "drops the same features as $.ablations[{first}] ({:?}): an ablation listed twice; remove one",
                         self.ablation_list()[*first].name
@@ -400,10 +386,14 @@ impl Experiment {
             }
             drop_sets.push((dropped, i));
         }
+        Ok(())
+    }
 
+    /// At least one metric, none twice.
+    fn check_metrics(&self) -> Result<()> {
         if self.metrics.is_empty() {
             return Err(Error::experiment(
-                "$.metrics",
+                JsonPath::field("metrics"),
                 "must name at least one metric",
             ));
         }
@@ -411,64 +401,63 @@ impl Experiment {
         for (i, metric) in self.metrics.iter().enumerate() {
             if !metric_names.insert(*metric) {
                 return Err(Error::experiment(
-                    format!("$.metrics[{i}]"),
+                    JsonPath::field("metrics").index(i),
                     format!("{:?} is listed twice", metric.as_str()),
                 ));
             }
         }
+        Ok(())
+    }
 
-        if let Some(claim) = &self.claim {
-            if !self.metrics.contains(&claim.metric()) {
-                return Err(Error::experiment(
-                    "$.claim.metric",
-                    format!("{:?} is not among $.metrics", claim.metric().as_str()),
-                ));
+    /// The claim reads a listed metric, names existing arms (two different ones for a gap)
+    /// and finite numbers.
+    fn check_claim(&self, claim: &Claim, arm_names: &BTreeSet<&str>) -> Result<()> {
+        let at = JsonPath::field("claim");
+        if !self.metrics.contains(&claim.metric()) {
+            return Err(Error::experiment(
+                at.key("metric"),
+                format!("{:?} is not among $.metrics", claim.metric().as_str()),
+            ));
+        }
+        let arm_exists = |field: &str, name: &str| -> Result<()> {
+            if arm_names.contains(name) {
+                Ok(())
+            } else {
+                Err(Error::experiment(
+                    at.key(field),
+                    format!("no arm is named {name:?}"),
+                ))
             }
-            let arm_exists = |field: &str, name: &str| -> Result<()> {
-                if arm_names.contains(name) {
-                    Ok(())
-                } else {
-                    Err(Error::experiment(
-                        format!("$.claim.{field}"),
-                        format!("no arm is named {name:?}"),
-                    ))
+        };
+        let finite = |field: &str, value: f64| -> Result<()> {
+            if value.is_finite() {
+                Ok(())
+            } else {
+                Err(Error::experiment(at.key(field), "must be a finite number"))
+            }
+        };
+        match claim {
+            Claim::MetricGap {
+                higher,
+                lower,
+                at_least,
+                ..
+            } => {
+                arm_exists("higher", higher)?;
+                arm_exists("lower", lower)?;
+                if higher == lower {
+                    return Err(Error::experiment(
+                        at.key("lower"),
+                        "must name another arm than $.claim.higher",
+                    ));
                 }
-            };
-            let finite = |field: &str, value: f64| -> Result<()> {
-                if value.is_finite() {
-                    Ok(())
-                } else {
-                    Err(Error::experiment(
-                        format!("$.claim.{field}"),
-                        "must be a finite number",
-                    ))
-                }
-            };
-            match claim {
-                Claim::MetricGap {
-                    higher,
-                    lower,
-                    at_least,
-                    ..
-                } => {
-                    arm_exists("higher", higher)?;
-                    arm_exists("lower", lower)?;
-                    if higher == lower {
-                        return Err(Error::experiment(
-                            "$.claim.lower",
-                            "must name another arm than $.claim.higher",
-                        ));
-                    }
-                    finite("at_least", *at_least)?;
-                }
-                Claim::MetricAtLeast { arm, value, .. }
-                | Claim::MetricAtMost { arm, value, .. } => {
-                    arm_exists("arm", arm)?;
-                    finite("value", *value)?;
-                }
+                finite("at_least", *at_least)
+            }
+            Claim::MetricAtLeast { arm, value, .. } | Claim::MetricAtMost { arm, value, .. } => {
+                arm_exists("arm", arm)?;
+                finite("value", *value)
             }
         }
-        Ok(())
     }
 
     fn check_split(
@@ -478,13 +467,13 @@ impl Experiment {
         pack: &Pack,
         features: &[String],
     ) -> Result<()> {
-        let path = format!("$.arms[{i}].split");
+        let path = JsonPath::field("arms").index(i).key("split");
         match split {
             SplitSpec::Temporal { .. } | SplitSpec::RollingOrigin { .. }
                 if pack.manifest().data.time.is_none() =>
             {
                 Err(Error::experiment(
-                    format!("{path}.kind"),
+                    path.key("kind"),
                     format!("pack {:?} has no time column", pack.id()),
                 ))
             }
@@ -492,7 +481,7 @@ impl Experiment {
                 if features.contains(column) || pack.table().extra_column(column).is_none() =>
             {
                 Err(Error::experiment(
-                    format!("{path}.column"),
+                    path.key("column"),
                     format!(
                         "{column:?} is not a column of the fixture outside the manifest's roles"
                     ),
@@ -500,38 +489,64 @@ impl Experiment {
             }
             // Every cell of the column must be 0/1 or false/true; the split says which is not.
             SplitSpec::Predefined { .. } => {
-                crate::split::split(pack.table(), split, self.seed, &path).map(|_| ())
+                crate::split::split(pack.table(), split, self.seed, &path.to_string()).map(|_| ())
             }
             // The table must fill every fold: the folds say which count it cannot.
             SplitSpec::KFold { .. }
             | SplitSpec::EntityKFold { .. }
             | SplitSpec::RollingOrigin { .. } => {
-                crate::split::folds(pack.table(), split, self.seed, &path).map(|_| ())
+                crate::split::folds(pack.table(), split, self.seed, &path.to_string()).map(|_| ())
             }
             _ => Ok(()),
         }
     }
 }
 
-/// Renders a serde_path_to_error path as a JSON path (`$.arms[1].split`).
-pub(crate) fn json_path(path: &serde_path_to_error::Path) -> String {
-    use serde_path_to_error::Segment;
-    let mut out = String::from("$");
-    for segment in path.iter() {
-        match segment {
-            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
-            Segment::Map { key } => {
-                out.push('.');
-                out.push_str(key);
-            }
-            Segment::Enum { variant } => {
-                out.push('.');
-                out.push_str(variant);
-            }
-            Segment::Unknown => out.push_str(".?"),
+/// A split's numbers: overlap in [0, 1], test fractions in (0, 1), folds in [2, MAX_FOLDS].
+/// `at` is the split's path (`$.arms[i].split`).
+fn check_split_numbers(split: &SplitSpec, at: &JsonPath) -> Result<()> {
+    let fraction_error = |test_fraction: f64| {
+        Error::experiment(
+            at.key("test_fraction"),
+            format!("must lie strictly between 0 and 1, found {test_fraction}"),
+        )
+    };
+    let proper_fraction = |f: f64| f.is_finite() && f > 0.0 && f < 1.0;
+    if let SplitSpec::EntityOverlap { overlap, .. } = *split {
+        if !(overlap.is_finite() && (0.0..=1.0).contains(&overlap)) {
+            return Err(Error::experiment(
+                at.key("overlap"),
+                format!("must lie between 0 and 1, found {overlap}"),
+            ));
         }
     }
-    out
+    if let SplitSpec::RollingOrigin {
+        test_fraction: Some(test_fraction),
+        ..
+    } = *split
+    {
+        if !proper_fraction(test_fraction) {
+            return Err(fraction_error(test_fraction));
+        }
+    }
+    if let Some((folds, _)) = split.cross_validation() {
+        if !(2..=MAX_FOLDS).contains(&folds) {
+            return Err(Error::experiment(
+                at.key("folds"),
+                format!("must be an integer in [2, {MAX_FOLDS}], found {folds}"),
+            ));
+        }
+    }
+    if let SplitSpec::RandomRows { test_fraction }
+    | SplitSpec::EntityGrouped { test_fraction }
+    | SplitSpec::EntityOverlap { test_fraction, .. }
+    | SplitSpec::Temporal { test_fraction } = *split
+    {
+        if !proper_fraction(test_fraction) {
+            return Err(fraction_error(test_fraction));
+        }
+    }
+    Ok(())
 }
 
 /// Flat shapes of the tagged objects. serde's internally tagged enums buffer their content,
@@ -543,15 +558,50 @@ mod raw {
 
     use super::{Claim, MetricName, ModelSpec};
 
-    fn refuse_extra(kind: &str, fields: &[(&str, bool)]) -> Result<(), String> {
+    /// Why a tagged object's fields do not fit its kind (serde reports it at the object's
+    /// path, in serde's own wording).
+    #[derive(Debug)]
+    pub(super) enum ShapeError {
+        /// A field another kind has.
+        UnknownField { field: &'static str, kind: String },
+        /// A field the kind needs.
+        MissingField(&'static str),
+        /// A kind outside the vocabulary (`what`: model or claim; `expected`: the kinds).
+        UnknownKind {
+            what: &'static str,
+            found: String,
+            expected: &'static str,
+        },
+    }
+
+    impl std::fmt::Display for ShapeError {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self {
+                ShapeError::UnknownField { field, kind } => {
+                    write!(f, "unknown field `{field}` for kind {kind:?}")
+                }
+                ShapeError::MissingField(name) => write!(f, "missing field `{name}`"),
+                ShapeError::UnknownKind {
+                    what,
+                    found,
+                    expected,
+                } => write!(f, "unknown {what} kind {found:?} (expected {expected})"),
+            }
+        }
+    }
+
+    fn refuse_extra(kind: &str, fields: &[(&'static str, bool)]) -> Result<(), ShapeError> {
         match fields.iter().find(|(_, present)| *present) {
-            Some((name, _)) => Err(format!("unknown field `{name}` for kind {kind:?}")),
+            Some((field, _)) => Err(ShapeError::UnknownField {
+                field,
+                kind: kind.to_owned(),
+            }),
             None => Ok(()),
         }
     }
 
-    fn required<T>(value: Option<T>, name: &str) -> Result<T, String> {
-        value.ok_or_else(|| format!("missing field `{name}`"))
+    fn required<T>(value: Option<T>, name: &'static str) -> Result<T, ShapeError> {
+        value.ok_or(ShapeError::MissingField(name))
     }
 
     #[derive(Deserialize)]
@@ -562,15 +612,17 @@ mod raw {
     }
 
     impl TryFrom<RawModel> for ModelSpec {
-        type Error = String;
-        fn try_from(raw: RawModel) -> Result<Self, String> {
+        type Error = ShapeError;
+        fn try_from(raw: RawModel) -> Result<Self, ShapeError> {
             match raw.kind.as_str() {
                 "logistic" => Ok(ModelSpec::Logistic {
                     c: required(raw.c, "c")?,
                 }),
-                other => Err(format!(
-                    "unknown model kind {other:?} (expected \"logistic\")"
-                )),
+                other => Err(ShapeError::UnknownKind {
+                    what: "model",
+                    found: other.to_owned(),
+                    expected: "\"logistic\"",
+                }),
             }
         }
     }
@@ -588,13 +640,16 @@ mod raw {
     }
 
     impl TryFrom<RawClaim> for Claim {
-        type Error = String;
-        fn try_from(raw: RawClaim) -> Result<Self, String> {
+        type Error = ShapeError;
+        fn try_from(raw: RawClaim) -> Result<Self, ShapeError> {
             let kind = raw.kind.as_str();
             let metric = required(raw.metric, "metric")?;
             match kind {
                 "metric_gap" => {
-                    refuse_extra(kind, &[("arm", raw.arm.is_some()), ("value", raw.value.is_some())])?;
+                    refuse_extra(
+                        kind,
+                        &[("arm", raw.arm.is_some()), ("value", raw.value.is_some())],
+                    )?;
                     Ok(Claim::MetricGap {
                         metric,
                         higher: required(raw.higher, "higher")?,
@@ -605,7 +660,11 @@ mod raw {
                 "metric_at_least" | "metric_at_most" => {
                     refuse_extra(
                         kind,
-                        &[("higher", raw.higher.is_some()), ("lower", raw.lower.is_some()), ("at_least", raw.at_least.is_some())],
+                        &[
+                            ("higher", raw.higher.is_some()),
+                            ("lower", raw.lower.is_some()),
+                            ("at_least", raw.at_least.is_some()),
+                        ],
                     )?;
                     let arm = required(raw.arm, "arm")?;
                     let value = required(raw.value, "value")?;
@@ -615,9 +674,11 @@ mod raw {
                         Claim::MetricAtMost { metric, arm, value }
                     })
                 }
-                other => Err(format!(
-                    "unknown claim kind {other:?} (expected metric_gap, metric_at_least or metric_at_most)"
-                )),
+                other => Err(ShapeError::UnknownKind {
+                    what: "claim",
+                    found: other.to_owned(),
+                    expected: "metric_gap, metric_at_least or metric_at_most",
+                }),
             }
         }
     }
@@ -628,7 +689,7 @@ mod raw {
 fn new_name<'a>(
     names: &mut BTreeSet<&'a str>,
     name: &'a str,
-    path: String,
+    path: JsonPath,
     kind: &str,
 ) -> Result<()> {
     if name.is_empty() {

@@ -13,19 +13,21 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
+use crate::json_path::{JsonPath, Seg};
+
 /// A parse failure: where (JSON path, or `$` with line/column) and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
     /// JSON path of the deepest value reached, e.g. `$.results.random_rows.metrics`.
-    pub path: String,
+    pub path: JsonPath,
     /// What went wrong (serde_json's message, with its line and column).
     pub message: String,
 }
 
 /// Parses JSON text into a `Value`, refusing duplicate keys and trailing content.
 pub fn parse_strict(bytes: &[u8]) -> Result<Value, ParseError> {
-    let path = RefCell::new(Vec::<String>::new());
-    let failed_at = RefCell::new(None::<String>);
+    let path = RefCell::new(JsonPath::root());
+    let failed_at = RefCell::new(None::<JsonPath>);
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let seed = Strict {
         path: &path,
@@ -35,30 +37,22 @@ pub fn parse_strict(bytes: &[u8]) -> Result<Value, ParseError> {
         .deserialize(&mut deserializer)
         .and_then(|v| deserializer.end().map(|()| v));
     result.map_err(|e| ParseError {
-        path: failed_at.into_inner().unwrap_or_else(|| "$".to_owned()),
+        path: failed_at.into_inner().unwrap_or_default(),
         message: e.to_string(),
     })
 }
 
-fn render(path: &[String]) -> String {
-    let mut out = String::from("$");
-    for segment in path {
-        out.push_str(segment);
-    }
-    out
-}
-
 #[derive(Clone, Copy)]
 struct Strict<'a> {
-    path: &'a RefCell<Vec<String>>,
-    failed_at: &'a RefCell<Option<String>>,
+    path: &'a RefCell<JsonPath>,
+    failed_at: &'a RefCell<Option<JsonPath>>,
 }
 
 impl Strict<'_> {
     fn note_failure(&self) {
         let mut failed_at = self.failed_at.borrow_mut();
         if failed_at.is_none() {
-            *failed_at = Some(render(&self.path.borrow()));
+            *failed_at = Some(self.path.borrow().clone());
         }
     }
 }
@@ -109,7 +103,7 @@ impl<'de> Visitor<'de> for Strict<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
         loop {
-            self.path.borrow_mut().push(format!("[{}]", items.len()));
+            self.path.borrow_mut().push(Seg::Index(items.len()));
             let next = seq.next_element_seed(self);
             if next.is_err() {
                 self.note_failure();
@@ -132,7 +126,7 @@ impl<'de> Visitor<'de> for Strict<'_> {
                     return Err(e);
                 }
             };
-            self.path.borrow_mut().push(format!(".{key}"));
+            self.path.borrow_mut().push(Seg::Key(key.clone()));
             if out.contains_key(&key) {
                 self.note_failure();
                 self.path.borrow_mut().pop();

@@ -63,6 +63,7 @@ pub mod experiment;
 pub mod init;
 pub mod input;
 pub mod json;
+pub mod json_path;
 pub mod metrics;
 pub mod metrics_report;
 pub mod model;
@@ -84,6 +85,7 @@ mod work_counter;
 
 pub use error::{Error, ErrorKind, Result};
 pub use experiment::Experiment;
+pub use json_path::JsonPath;
 pub use pack::{Pack, Packs};
 pub use run::{run, run_with, Payload, RunOptions};
 pub use verify::{verify, Report, Verdict, VerifyOptions};

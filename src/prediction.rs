@@ -14,6 +14,7 @@ use serde_json::Value;
 use crate::canon::{self, HashKind};
 use crate::error::{Error, Result};
 use crate::experiment::Claim;
+use crate::json_path::JsonPath;
 use crate::pack::Pack;
 use crate::schema::Schema;
 use crate::transfer::TransferEvaluation;
@@ -128,7 +129,7 @@ impl Prediction {
     pub fn from_json(bytes: &[u8]) -> Result<Prediction> {
         if bytes.len() as u64 > MAX_PREDICTION_BYTES {
             return Err(Error::experiment(
-                "$",
+                JsonPath::root(),
                 format!(
                     "{} bytes, over the prediction budget of {MAX_PREDICTION_BYTES}",
                     bytes.len()
@@ -145,23 +146,19 @@ impl Prediction {
         if let Some(v) = Schema::prediction().violations(value).into_iter().next() {
             return Err(Error::experiment(v.path, v.message));
         }
-        let prediction: Prediction = serde_path_to_error::deserialize(value).map_err(|e| {
-            Error::experiment(
-                crate::experiment::json_path(e.path()),
-                e.inner().to_string(),
-            )
-        })?;
+        let prediction: Prediction = serde_path_to_error::deserialize(value)
+            .map_err(|e| Error::experiment(JsonPath::from(e.path()), e.inner().to_string()))?;
         if let Claim::MetricGap { higher, lower, .. } = &prediction.claim {
             if higher == lower {
                 return Err(Error::experiment(
-                    "$.claim.lower",
+                    JsonPath::field("claim").key("lower"),
                     format!("a gap claim compares two arms; both are {higher:?}"),
                 ));
             }
         }
         if prediction.format != PREDICTION_FORMAT {
             return Err(Error::experiment(
-                "$.format",
+                JsonPath::field("format"),
                 format!("expected {PREDICTION_FORMAT:?}"),
             ));
         }

@@ -457,13 +457,14 @@ fn readable(bytes: &[u8], max_bytes: usize) -> Result<Readable, Refusal> {
             "$",
         ));
     }
-    let value = crate::json::parse_strict(bytes).map_err(|e| Refusal::new(e.message, e.path))?;
+    let value = crate::json::parse_strict(bytes)
+        .map_err(|e| Refusal::new(e.message, e.path.to_string()))?;
     let experiment = value
         .get("experiment")
         .ok_or_else(|| Refusal::new("missing".into(), "$.experiment"))?;
     let experiment = Experiment::from_value(experiment).map_err(|e| {
-        let (path, message) = crate::verify::experiment_error_at(&e);
-        Refusal::new(message, path)
+        let violation = crate::verify::experiment_error_at(&e);
+        Refusal::new(violation.message, violation.path.to_string())
     })?;
     let pack = value
         .get("pack")

@@ -19,6 +19,8 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
+use crate::json_path::JsonPath;
+
 /// Keywords that only annotate (never constrain).
 const ANNOTATIONS: &[&str] = &[
     "$schema",
@@ -60,15 +62,23 @@ pub const MAX_VIOLATIONS: usize = 16;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
     /// JSON path of the offending value, e.g. `$.experiment.model.c`.
-    pub path: String,
+    pub path: JsonPath,
     /// What is wrong there.
     pub message: String,
 }
 
 impl Violation {
-    fn at(path: &str, message: String) -> Violation {
+    /// A violation at `path`.
+    pub fn new(path: JsonPath, message: impl Into<String>) -> Violation {
         Violation {
-            path: path.to_owned(),
+            path,
+            message: message.into(),
+        }
+    }
+
+    fn at(path: &JsonPath, message: String) -> Violation {
+        Violation {
+            path: path.clone(),
             message,
         }
     }
@@ -257,7 +267,7 @@ impl Schema {
     /// document order (object keys in sorted order), each with its JSON path.
     pub fn violations(&self, instance: &Value) -> Vec<Violation> {
         let mut out = Vec::new();
-        self.check(&self.root, instance, "$", &mut out);
+        self.check(&self.root, instance, &JsonPath::root(), &mut out);
         out
     }
 
@@ -266,16 +276,16 @@ impl Schema {
     pub fn violations_of(&self, def: &str, instance: &Value) -> Vec<Violation> {
         let mut out = Vec::new();
         match self.resolve(&format!("#/$defs/{def}")) {
-            Some(schema) => self.check(schema, instance, "$", &mut out),
+            Some(schema) => self.check(schema, instance, &JsonPath::root(), &mut out),
             None => out.push(Violation {
-                path: "$".into(),
+                path: JsonPath::root(),
                 message: format!("{} has no definition {def:?}", self.name),
             }),
         }
         out
     }
 
-    fn check(&self, schema: &Value, v: &Value, path: &str, out: &mut Vec<Violation>) {
+    fn check(&self, schema: &Value, v: &Value, path: &JsonPath, out: &mut Vec<Violation>) {
         if out.len() >= MAX_VIOLATIONS {
             // Enough to report: a hostile document of 10⁵ unknown keys costs no more.
             return;
@@ -339,7 +349,13 @@ impl Schema {
     /// (an untagged union such as a metric's number-or-`{undefined}`), that branch's own
     /// violations are reported, with their deeper paths; otherwise one violation at the
     /// union names every branch.
-    fn check_one_of(&self, options: &[Value], v: &Value, path: &str, out: &mut Vec<Violation>) {
+    fn check_one_of(
+        &self,
+        options: &[Value],
+        v: &Value,
+        path: &JsonPath,
+        out: &mut Vec<Violation>,
+    ) {
         let mut per_branch = Vec::with_capacity(options.len());
         for option in options {
             let mut errors = Vec::new();
@@ -362,13 +378,13 @@ impl Schema {
                 (by_kind.is_empty(), v.get("kind"), self.union_kinds(options))
             {
                 out.push(Violation {
-                    path: format!("{path}.kind"),
+                    path: path.key("kind"),
                     message: format!("{} is not one of {}", short(kind), Value::Array(kinds)),
                 });
                 return;
             }
             let inside: Vec<usize> = (0..options.len())
-                .filter(|&i| per_branch[i].iter().all(|e| e.path.len() > path.len()))
+                .filter(|&i| per_branch[i].iter().all(|e| e.path.depth() > path.depth()))
                 .collect();
             let selected = if by_kind.len() == 1 { by_kind } else { inside };
             if let [only] = selected[..] {
@@ -386,7 +402,7 @@ impl Schema {
             })
             .collect();
         out.push(Violation {
-            path: path.to_owned(),
+            path: path.clone(),
             message: format!(
                 "matches {matching} of the {} allowed forms, exactly one required ({})",
                 options.len(),
@@ -441,14 +457,14 @@ impl Schema {
         &self,
         map: &Map<String, Value>,
         object: &Map<String, Value>,
-        path: &str,
+        path: &JsonPath,
         out: &mut Vec<Violation>,
     ) {
         if let Some(required) = map.get("required").and_then(Value::as_array) {
             for key in required.iter().filter_map(Value::as_str) {
                 if !object.contains_key(key) {
                     out.push(Violation {
-                        path: path.to_owned(),
+                        path: path.clone(),
                         message: format!("missing required key {key:?}"),
                     });
                 }
@@ -457,14 +473,14 @@ impl Schema {
         if let Some(min) = map.get("minProperties").and_then(Value::as_u64) {
             if (object.len() as u64) < min {
                 out.push(Violation {
-                    path: path.to_owned(),
+                    path: path.clone(),
                     message: format!("fewer than {min} keys"),
                 });
             }
         }
         let properties = map.get("properties").and_then(Value::as_object);
         for (key, value) in object {
-            let child = format!("{path}.{key}");
+            let child = path.key(key);
             match properties.and_then(|p| p.get(key)) {
                 Some(sub) => self.check(sub, value, &child, out),
                 None => match map.get("additionalProperties") {
@@ -483,7 +499,7 @@ impl Schema {
         &self,
         map: &Map<String, Value>,
         items: &[Value],
-        path: &str,
+        path: &JsonPath,
         out: &mut Vec<Violation>,
     ) {
         let len = items.len() as u64;
@@ -511,14 +527,14 @@ impl Schema {
                 .min();
             if let Some(i) = duplicate {
                 out.push(Violation {
-                    path: format!("{path}[{i}]"),
+                    path: path.index(i),
                     message: format!("duplicate item {}", short(&items[i])),
                 });
             }
         }
         if let Some(sub) = map.get("items") {
             for (i, item) in items.iter().enumerate() {
-                self.check(sub, item, &format!("{path}[{i}]"), out);
+                self.check(sub, item, &path.index(i), out);
             }
         }
     }
@@ -527,7 +543,7 @@ impl Schema {
         &self,
         map: &Map<String, Value>,
         s: &str,
-        path: &str,
+        path: &JsonPath,
         out: &mut Vec<Violation>,
     ) {
         let mut fail = |message: String| out.push(Violation::at(path, message));
@@ -562,7 +578,7 @@ impl Schema {
 fn check_number(
     map: &Map<String, Value>,
     n: &serde_json::Number,
-    path: &str,
+    path: &JsonPath,
     out: &mut Vec<Violation>,
 ) {
     // Numbers are compared as f64 and shown as written (`2e305`, not 306 digits).

@@ -109,7 +109,7 @@ fn raise(py: Python<'_>, error: &counterlab::Error) -> PyErr {
             None,
             None,
             None,
-            Some(path.clone()),
+            Some(path.to_string()),
         ),
         ErrorKind::UnknownPack { .. } => {
             (UnknownPackError::new_err(message), None, None, None, None)

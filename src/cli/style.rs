@@ -87,7 +87,7 @@ pub(crate) fn error(error: &Error) -> String {
             format!("{text}: {}", lines(message))
         }
         ErrorKind::Experiment { path: at, message } => {
-            format!("experiment {}: {}", safe(at), lines(message))
+            format!("experiment {}: {}", safe(&at.to_string()), lines(message))
         }
         ErrorKind::Invalid(message) => lines(message),
         // One line each: I/O, unknown pack, over a budget (and any later kind).

@@ -10,7 +10,9 @@ use super::checks::{CheckId, MAP_CHECKS};
 use super::{diff_values, to_counterexamples, Counterexample, Verification};
 use crate::boundary::{self, BoundaryMap, BOUNDARY_FORMAT};
 use crate::canon::{self, HashKind};
+use crate::json_path::JsonPath;
 use crate::pack::Packs;
+use crate::schema::Violation;
 
 /// The checks of a boundary-map verification, in report order.
 pub const BOUNDARY_CHECK_IDS: [&str; 14] = super::checks::names(MAP_CHECKS);
@@ -66,20 +68,18 @@ impl Verification<'_> {
         let map: BoundaryMap = match serde_path_to_error::deserialize(value) {
             Ok(m) => m,
             Err(e) => {
-                let path = crate::experiment::json_path(e.path());
-                let message = e.inner().to_string();
-                self.schema_failure(value, path, message);
+                let violation = Violation::new(JsonPath::from(e.path()), e.inner().to_string());
+                self.schema_failure(value, violation);
                 return;
             }
         };
         if map.format != BOUNDARY_FORMAT {
             let message = format!("expected {BOUNDARY_FORMAT:?}, found {:?}", map.format);
-            self.schema_failure(value, "$.format".into(), message);
+            self.schema_failure(value, Violation::new(JsonPath::field("format"), message));
             return;
         }
         if let Err(e) = map.experiment.check_structure() {
-            let (path, message) = super::experiment_error_at(&e);
-            self.schema_failure(value, path, message);
+            self.schema_failure(value, super::experiment_error_at(&e));
             return;
         }
         self.pass(CheckId::PayloadSchema);

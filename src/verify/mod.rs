@@ -22,9 +22,11 @@ use crate::budget::{design_bytes, work_per_fit};
 use crate::canon::{self, HashKind};
 use crate::experiment::{Experiment, MetricName};
 use crate::json;
+use crate::json_path::JsonPath;
 use crate::metrics::MetricValue;
 use crate::pack::{LoadLimits, Lookup, Pack, Packs};
 use crate::run::{self, ArmResult, Payload, RunOptions, PAYLOAD_FORMAT};
+use crate::schema::Violation;
 use crate::split::LookAlikes;
 use crate::stats::claim::{self, ClaimSettings, Null, NullArms, PermutationRuns, Standing};
 use crate::stats::mutation_seed;
@@ -389,8 +391,9 @@ impl<'o> Verification<'o> {
     // Checks that payloads and boundary maps share (same ids, same reasons).
 
     /// `payload.schema` fails at `path`, with the recorded value there as observed.
-    fn schema_failure(&mut self, value: &Value, path: String, message: String) {
-        let observed = lookup(value, &path).cloned().unwrap_or(Value::Null);
+    fn schema_failure(&mut self, value: &Value, violation: Violation) {
+        let Violation { path, message } = violation;
+        let observed = path.get(value).cloned().unwrap_or(Value::Null);
         let ce = Counterexample::new(
             CheckId::PayloadSchema,
             observed,
@@ -452,7 +455,7 @@ impl<'o> Verification<'o> {
     fn matches_schema(&mut self, value: &Value, schema: &crate::schema::Schema) -> bool {
         match schema.violations(value).into_iter().next() {
             Some(v) => {
-                self.schema_failure(value, v.path, v.message);
+                self.schema_failure(value, v);
                 false
             }
             None => true,
@@ -704,7 +707,7 @@ impl<'o> Verification<'o> {
             Some(PAYLOAD_FORMAT) => Some(Document::Payload(value)),
             _ if !value.is_object() => {
                 let message = "expected an object (counterlab.payload/1 or counterlab.boundary/1)";
-                self.schema_failure(&value, "$".into(), message.into());
+                self.schema_failure(&value, Violation::new(JsonPath::root(), message));
                 None
             }
             _ => {
@@ -715,7 +718,7 @@ impl<'o> Verification<'o> {
                     "expected {PAYLOAD_FORMAT:?} or {:?}, found {found}",
                     crate::boundary::BOUNDARY_FORMAT
                 );
-                self.schema_failure(&value, "$.format".into(), message);
+                self.schema_failure(&value, Violation::new(JsonPath::field("format"), message));
                 None
             }
         }
@@ -804,8 +807,8 @@ impl<'o> Verification<'o> {
                 self.pass(CheckId::PayloadSchema);
                 Some(p)
             }
-            Err((path, message)) => {
-                self.schema_failure(value, path, message);
+            Err(violation) => {
+                self.schema_failure(value, violation);
                 None
             }
         }
@@ -848,7 +851,7 @@ impl<'o> Verification<'o> {
     /// the experiment is not valid on the pack (nothing can be recomputed).
     fn integrity(&mut self, pack: &Pack, payload: &Payload, value: &Value) -> bool {
         if let Err(e) = payload.experiment.check(pack) {
-            let (path, message) = experiment_error_at(&e);
+            let Violation { path, message } = experiment_error_at(&e);
             let ce = Counterexample::new(
                 CheckId::ExperimentValid,
                 json!(message),
@@ -1422,27 +1425,25 @@ pub fn work_units(experiment: &Experiment, table: &Table, o: &VerifyOptions) -> 
     )
 }
 
-/// An experiment error as (JSON path under `$.experiment`, message).
-pub(crate) fn experiment_error_at(e: &crate::Error) -> (String, String) {
+/// An experiment error as a violation of the payload: its JSON path read under
+/// `$.experiment`.
+pub(crate) fn experiment_error_at(e: &crate::Error) -> Violation {
+    let experiment = JsonPath::field("experiment");
     match e.kind() {
         crate::ErrorKind::Experiment { path, message } => {
-            (path.replacen('$', "$.experiment", 1), message.clone())
+            Violation::new(path.under(&experiment), message.clone())
         }
-        _ => ("$.experiment".to_owned(), e.to_string()),
+        _ => Violation::new(experiment, e.to_string()),
     }
 }
 
 /// Deserialises the payload with JSON paths in errors, then checks what types cannot.
-fn parse_payload(value: &Value) -> Result<Payload, (String, String)> {
-    let payload: Payload = serde_path_to_error::deserialize(value).map_err(|e| {
-        (
-            crate::experiment::json_path(e.path()),
-            e.inner().to_string(),
-        )
-    })?;
+fn parse_payload(value: &Value) -> Result<Payload, Violation> {
+    let payload: Payload = serde_path_to_error::deserialize(value)
+        .map_err(|e| Violation::new(JsonPath::from(e.path()), e.inner().to_string()))?;
     if payload.format != PAYLOAD_FORMAT {
-        return Err((
-            "$.format".into(),
+        return Err(Violation::new(
+            JsonPath::field("format"),
             format!("expected {PAYLOAD_FORMAT:?}, found {:?}", payload.format),
         ));
     }
@@ -1450,27 +1451,12 @@ fn parse_payload(value: &Value) -> Result<Payload, (String, String)> {
         return Err(experiment_error_at(&e));
     }
     if payload.claim != payload.experiment.claim {
-        return Err(("$.claim".into(), "differs from $.experiment.claim".into()));
+        return Err(Violation::new(
+            JsonPath::field("claim"),
+            "differs from $.experiment.claim",
+        ));
     }
     Ok(payload)
-}
-
-fn lookup<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
-    let mut current = value;
-    let rest = path.strip_prefix('$')?;
-    for part in rest.split('.').filter(|p| !p.is_empty()) {
-        let (key, indices) = match part.find('[') {
-            Some(i) => (&part[..i], &part[i..]),
-            None => (part, ""),
-        };
-        if !key.is_empty() {
-            current = current.get(key)?;
-        }
-        for index in indices.split('[').filter(|s| !s.is_empty()) {
-            current = current.get(index.trim_end_matches(']').parse::<usize>().ok()?)?;
-        }
-    }
-    Some(current)
 }
 
 /// One counterexample per difference of [`diff_values`], witnessed by its JSON path.

@@ -3,56 +3,24 @@
 
 use serde_json::Value;
 
-/// One step of a JSON path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Seg {
-    /// An object member.
-    Key(String),
-    /// An array element.
-    Index(usize),
-}
+pub use counterlab::json_path::Seg;
+use counterlab::JsonPath;
 
 /// `$.a.b[2]` of a path.
 pub fn render(path: &[Seg]) -> String {
-    let mut out = String::from("$");
-    for seg in path {
-        match seg {
-            Seg::Key(k) => {
-                out.push('.');
-                out.push_str(k);
-            }
-            Seg::Index(i) => out.push_str(&format!("[{i}]")),
-        }
-    }
-    out
+    path.iter()
+        .fold(JsonPath::root(), |at, seg| match seg {
+            Seg::Key(k) => at.key(k),
+            Seg::Index(i) => at.index(*i),
+        })
+        .to_string()
 }
 
-/// Parses `$.a.b[2]` (keys without dots or brackets).
+/// Parses `$.a.b[2]` (keys without dots or brackets): the library's parser.
 pub fn parse(path: &str) -> Result<Vec<Seg>, String> {
-    let rest = path
-        .strip_prefix('$')
-        .ok_or_else(|| format!("path {path:?} must start with $"))?;
-    if rest.starts_with('[') {
-        return Err(format!("path {path:?}: the root is an object"));
-    }
-    let mut out = Vec::new();
-    for part in rest.split('.').skip(1) {
-        let (key, indices) = match part.find('[') {
-            Some(i) => (&part[..i], &part[i..]),
-            None => (part, ""),
-        };
-        if !key.is_empty() {
-            out.push(Seg::Key(key.to_owned()));
-        }
-        for index in indices.split('[').filter(|s| !s.is_empty()) {
-            let n = index
-                .strip_suffix(']')
-                .and_then(|s| s.parse().ok())
-                .ok_or_else(|| format!("bad index in path {path:?}"))?;
-            out.push(Seg::Index(n));
-        }
-    }
-    Ok(out)
+    JsonPath::parse(path)
+        .map(JsonPath::into_segments)
+        .map_err(|e| e.to_string())
 }
 
 /// The value at `path` (`Value::Null` where there is none, as `serde_json` indexing).
