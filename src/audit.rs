@@ -20,7 +20,8 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::entity_key::quoted;
 use crate::error::{Error, Result};
@@ -28,7 +29,8 @@ use crate::init::{scaffold, InitOptions, Scaffold};
 use crate::pack::{LoadLimits, Pack, Packs};
 use crate::run::{run_with, Payload, RunOptions};
 use crate::split::{LookAlikes, Overlap};
-use crate::verify::{verify, Report, VerifyOptions};
+use crate::stats::IntervalLabel;
+use crate::verify::{verify, Report, Verdict, VerifyOptions};
 use crate::Experiment;
 
 /// The arm of the user's split.
@@ -82,6 +84,65 @@ pub struct Audit {
     pub leak_reasons: Vec<String>,
 }
 
+/// The `counterlab.audit/1` object (FORMATS.md), field for field.
+#[derive(Serialize)]
+struct AuditRecord<'a> {
+    format: &'static str,
+    file: &'a str,
+    test_column: &'a str,
+    rows: Rows,
+    test_entities: u64,
+    shared_entities: SharedEntities<'a>,
+    test_rows_seen: u64,
+    look_alike_entities: LookAlikeEntities<'a>,
+    temporal_overlap_rows: Option<u64>,
+    duplicate_feature_rows: u64,
+    auc: AucComparison,
+    problems: Vec<String>,
+    leak: bool,
+    leak_reasons: &'a [String],
+    payload_hash: &'a str,
+    report_hash: &'a str,
+}
+
+#[derive(Serialize)]
+struct Rows {
+    train: u64,
+    test: u64,
+}
+
+#[derive(Serialize)]
+struct SharedEntities<'a> {
+    count: u64,
+    first: &'a [String],
+}
+
+#[derive(Serialize)]
+struct LookAlikeEntities<'a> {
+    count: u64,
+    test_rows: u64,
+    pairs: u64,
+    first: Vec<LookAlikePair<'a>>,
+}
+
+#[derive(Serialize)]
+struct LookAlikePair<'a> {
+    test: &'a str,
+    train: &'a str,
+}
+
+/// The two arms' AUC and the verifier's decision on their gap.
+#[derive(Serialize)]
+struct AucComparison {
+    your_split: Option<f64>,
+    entity_grouped: Option<f64>,
+    gap: Option<f64>,
+    ci: Option<[f64; 2]>,
+    interval: Option<IntervalLabel>,
+    p_value: Option<f64>,
+    verdict: Verdict,
+}
+
 impl Audit {
     /// ROC AUC of an arm ([`USER_ARM`] or [`GROUPED_ARM`]; `None` when undefined).
     pub fn auc(&self, arm: &str) -> Option<f64> {
@@ -92,38 +153,49 @@ impl Audit {
     /// `counterlab.audit`); `file` names the data (a path, or `DataFrame`).
     pub fn to_json(&self, file: &str, test_column: &str) -> Value {
         let claim = self.report.claim();
-        let verdict = self.report.verdict().as_str();
-        json!({
-            "format": "counterlab.audit/1",
-            "file": file,
-            "test_column": test_column,
-            "rows": { "train": self.train_rows, "test": self.test_rows },
-            "test_entities": self.test_entities,
-            "shared_entities": { "count": self.overlap.entities, "first": self.overlap.first_entities },
-            "test_rows_seen": self.test_rows_seen,
-            "look_alike_entities": {
-                "count": self.look_alikes.entities,
-                "test_rows": self.look_alikes.test_rows,
-                "pairs": self.look_alikes.pairs,
-                "first": self.look_alikes.first_pairs.iter().map(|(test, train)| json!({ "test": test, "train": train })).collect::<Vec<_>>(),
+        let record = AuditRecord {
+            format: "counterlab.audit/1",
+            file,
+            test_column,
+            rows: Rows {
+                train: self.train_rows,
+                test: self.test_rows,
             },
-            "temporal_overlap_rows": self.overlap.temporal_rows,
-            "duplicate_feature_rows": self.overlap.duplicate_feature_rows,
-            "auc": {
-                "your_split": self.auc(USER_ARM),
-                "entity_grouped": self.auc(GROUPED_ARM),
-                "gap": claim.and_then(|c| c.observed),
-                "ci": claim.and_then(|c| c.ci),
-                "interval": claim.map(|c| c.interval.clone()),
-                "p_value": claim.and_then(|c| c.p_value),
-                "verdict": verdict,
+            test_entities: self.test_entities,
+            shared_entities: SharedEntities {
+                count: self.overlap.entities,
+                first: &self.overlap.first_entities,
             },
-            "problems": self.scaffold.findings.problems(),
-            "leak": self.leak,
-            "leak_reasons": self.leak_reasons,
-            "payload_hash": self.report.payload_hash(),
-            "report_hash": self.report.report_hash(),
-        })
+            test_rows_seen: self.test_rows_seen,
+            look_alike_entities: LookAlikeEntities {
+                count: self.look_alikes.entities,
+                test_rows: self.look_alikes.test_rows,
+                pairs: self.look_alikes.pairs,
+                first: self
+                    .look_alikes
+                    .first_pairs
+                    .iter()
+                    .map(|(test, train)| LookAlikePair { test, train })
+                    .collect(),
+            },
+            temporal_overlap_rows: self.overlap.temporal_rows,
+            duplicate_feature_rows: self.overlap.duplicate_feature_rows,
+            auc: AucComparison {
+                your_split: self.auc(USER_ARM),
+                entity_grouped: self.auc(GROUPED_ARM),
+                gap: claim.and_then(|c| c.observed),
+                ci: claim.and_then(|c| c.ci),
+                interval: claim.map(|c| c.interval.clone()),
+                p_value: claim.and_then(|c| c.p_value),
+                verdict: self.report.verdict().clone(),
+            },
+            problems: self.scaffold.findings.problems(),
+            leak: self.leak,
+            leak_reasons: &self.leak_reasons,
+            payload_hash: self.report.payload_hash(),
+            report_hash: self.report.report_hash(),
+        };
+        serde_json::to_value(record).expect("an audit encodes")
     }
 
     /// Writes the pack (as `init` would), the audit's experiment and its payload

@@ -6,13 +6,14 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::csv_input::{excerpt, StrictCsv};
 use crate::error::{Error, Result};
-use crate::metrics::{self, MetricName, MetricValue};
+use crate::metrics::{self, MetricName, Undefined};
 use crate::pack::parse_finite;
-use crate::stats::intervals::{self, TestRows};
+use crate::stats::intervals::{self, IntervalMethod, TestRows};
 
 /// The columns of a predictions CSV (`counterlab metrics --label … --score …`).
 #[derive(Debug, Clone, Copy)]
@@ -159,11 +160,45 @@ pub fn read_csv(path: &Path, bytes: &[u8], columns: &Columns<'_>) -> Result<Pred
     Ok(out)
 }
 
-fn number(value: &MetricValue) -> Value {
-    match value {
-        MetricValue::Value(v) => json!(v),
-        MetricValue::Undefined { .. } => Value::Null,
-    }
+/// The `metrics --json` object (FORMATS.md), field for field. A key that FORMATS.md
+/// lists as always present is an `Option` written as null; one present only sometimes
+/// (`n_entities`, `undefined`, `paired`) is skipped when absent.
+#[derive(Debug, Serialize)]
+struct MetricsReport {
+    n: usize,
+    n_pos: usize,
+    n_neg: usize,
+    accuracy: Option<f64>,
+    balanced_accuracy: Option<f64>,
+    majority_baseline_accuracy: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    n_entities: Option<usize>,
+    roc_auc: Option<f64>,
+    roc_auc_ci: Option<[f64; 2]>,
+    roc_auc_se: Option<f64>,
+    roc_auc_interval: Option<IntervalMethod>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    undefined: Option<Undefined>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    paired: Option<Paired>,
+}
+
+/// The paired comparison of the second score with the first, or why it is undefined.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum Paired {
+    Defined {
+        roc_auc2: f64,
+        difference: f64,
+        se: f64,
+        ci: [f64; 2],
+        z: f64,
+        p_value: f64,
+        interval: IntervalMethod,
+    },
+    Undefined {
+        undefined: Undefined,
+    },
 }
 
 /// The `metrics --json` object (FORMATS.md): AUC fields are null with an `undefined`
@@ -174,18 +209,21 @@ pub fn metrics_json(p: &Predictions, threshold: f64) -> Value {
     let (labels, scores) = (&p.labels[..], &p.scores[..]);
     let predicted: Vec<bool> = scores.iter().map(|&s| s >= threshold).collect();
     let n_pos = labels.iter().filter(|&&l| l).count();
-    let accuracy = metrics::accuracy(labels, &predicted);
-    let balanced = metrics::balanced_accuracy(labels, &predicted);
-    let baseline = metrics::majority_baseline_accuracy(labels, labels);
-    let mut out = json!({
-        "n": labels.len(),
-        "n_pos": n_pos,
-        "n_neg": labels.len() - n_pos,
-        "accuracy": number(&accuracy),
-        "balanced_accuracy": number(&balanced),
-        "majority_baseline_accuracy": number(&baseline),
-    });
-    let map = out.as_object_mut().expect("an object");
+    let mut report = MetricsReport {
+        n: labels.len(),
+        n_pos,
+        n_neg: labels.len() - n_pos,
+        accuracy: metrics::accuracy(labels, &predicted).value(),
+        balanced_accuracy: metrics::balanced_accuracy(labels, &predicted).value(),
+        majority_baseline_accuracy: metrics::majority_baseline_accuracy(labels, labels).value(),
+        n_entities: None,
+        roc_auc: None,
+        roc_auc_ci: None,
+        roc_auc_se: None,
+        roc_auc_interval: None,
+        undefined: None,
+        paired: None,
+    };
     // Without --entity every row is its own cluster: DeLong's row-level interval.
     let singletons: Vec<u32>;
     let entities = match &p.entities {
@@ -193,7 +231,7 @@ pub fn metrics_json(p: &Predictions, threshold: f64) -> Value {
             let mut distinct = e.clone();
             distinct.sort_unstable();
             distinct.dedup();
-            map.insert("n_entities".into(), json!(distinct.len()));
+            report.n_entities = Some(distinct.len());
             &e[..]
         }
         None => {
@@ -202,76 +240,55 @@ pub fn metrics_json(p: &Predictions, threshold: f64) -> Value {
         }
     };
     let no_baseline = vec![false; labels.len()];
-    fn rows<'r>(
-        labels: &'r [bool],
-        scores: &'r [f64],
-        entities: &'r [u32],
-        baseline: &'r [bool],
-    ) -> TestRows<'r> {
-        TestRows {
-            labels,
-            scores,
-            entities,
-            baseline,
-        }
-    }
+    let rows = |scores| TestRows {
+        labels,
+        scores,
+        entities,
+        baseline: &no_baseline,
+    };
     match metrics::roc_auc_stats(labels, scores) {
         Ok(stats) => {
-            map.insert("roc_auc".into(), json!(stats.auc));
-            match intervals::estimate(
-                MetricName::RocAuc,
-                &rows(labels, scores, entities, &no_baseline),
-                intervals::Z95,
-            ) {
+            report.roc_auc = Some(stats.auc);
+            match intervals::estimate(MetricName::RocAuc, &rows(scores), intervals::Z95) {
                 Ok(e) => {
-                    map.insert("roc_auc_ci".into(), json!([e.ci.0, e.ci.1]));
-                    map.insert("roc_auc_se".into(), json!(e.se));
-                    map.insert("roc_auc_interval".into(), json!(e.method));
+                    report.roc_auc_ci = Some([e.ci.0, e.ci.1]);
+                    report.roc_auc_se = Some(e.se);
+                    report.roc_auc_interval = Some(e.method);
                 }
-                Err(reason) => {
-                    map.insert("roc_auc_ci".into(), Value::Null);
-                    map.insert("roc_auc_se".into(), Value::Null);
-                    map.insert("roc_auc_interval".into(), Value::Null);
-                    map.insert("undefined".into(), json!(reason));
-                }
+                Err(reason) => report.undefined = Some(reason),
             }
         }
-        Err(reason) => {
-            map.insert("roc_auc".into(), Value::Null);
-            map.insert("roc_auc_ci".into(), Value::Null);
-            map.insert("roc_auc_se".into(), Value::Null);
-            map.insert("roc_auc_interval".into(), Value::Null);
-            map.insert("undefined".into(), json!(reason));
-        }
+        Err(reason) => report.undefined = Some(reason),
     }
     if let Some(scores2) = &p.scores2 {
-        let paired = match (
-            metrics::roc_auc_stats(labels, scores2),
-            intervals::paired_difference(
-                MetricName::RocAuc,
-                &rows(labels, scores, entities, &no_baseline),
-                &rows(labels, scores2, entities, &no_baseline),
-                true,
-                intervals::Z95,
-            ),
-        ) {
-            (Ok(second), Ok(e)) => {
-                let z = if e.se > 0.0 { e.value / e.se } else { 0.0 };
-                json!({
-                    "roc_auc2": second.auc,
-                    "difference": e.value,
-                    "se": e.se,
-                    "ci": [e.ci.0, e.ci.1],
-                    "z": z,
-                    "p_value": libm::erfc(z.abs() / std::f64::consts::SQRT_2),
-                    "interval": e.method,
-                })
-            }
-            (Err(reason), _) | (_, Err(reason)) => json!({ "undefined": reason }),
-        };
-        map.insert("paired".into(), paired);
+        report.paired = Some(
+            match (
+                metrics::roc_auc_stats(labels, scores2),
+                intervals::paired_difference(
+                    MetricName::RocAuc,
+                    &rows(scores),
+                    &rows(scores2),
+                    true,
+                    intervals::Z95,
+                ),
+            ) {
+                (Ok(second), Ok(e)) => {
+                    let z = if e.se > 0.0 { e.value / e.se } else { 0.0 };
+                    Paired::Defined {
+                        roc_auc2: second.auc,
+                        difference: e.value,
+                        se: e.se,
+                        ci: [e.ci.0, e.ci.1],
+                        z,
+                        p_value: libm::erfc(z.abs() / std::f64::consts::SQRT_2),
+                        interval: e.method,
+                    }
+                }
+                (Err(undefined), _) | (_, Err(undefined)) => Paired::Undefined { undefined },
+            },
+        );
     }
-    out
+    serde_json::to_value(report).expect("a metrics report encodes")
 }
 
 impl Predictions {
