@@ -45,6 +45,7 @@ use serde_json::{json, Map, Value};
 use crate::canon::{self, HashKind};
 use crate::experiment::{Claim, Experiment};
 use crate::pack::{Lookup, Pack, Packs};
+use crate::select::Ineligible;
 use crate::verify::{verify, Counterexample, Report, Verdict, VerifyOptions};
 
 /// The document a revision check answers with.
@@ -390,7 +391,7 @@ fn eligibility_refusal(
     };
     crate::select::eligibility(pack, claim, experiment)
         .err()
-        .map(|(rule, why)| {
+        .map(|Ineligible { rule, why }| {
             Refusal::new(
                 format!("revision {i}: the revised design fails the selector's rule {rule}: {why}"),
                 format!("payload {i}"),

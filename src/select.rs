@@ -39,6 +39,7 @@
 
 use std::path::PathBuf;
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::canon::{self, HashKind};
@@ -53,16 +54,77 @@ pub const SELECTION_FORMAT: &str = "counterlab.selection/1";
 /// Fewest test entities per claimed arm (the verifier's guard for clustered gap intervals).
 pub const MIN_HELD_OUT_ENTITIES: u64 = crate::stats::MIN_GAP_HELD_OUT_ENTITIES as u64;
 
-/// The rules, in the order they are checked (their ids as written in the record).
-pub const RULES: [&str; 7] = [
-    "parses",
-    "same_pack",
-    "valid",
-    "same_claim",
-    "control",
-    "identity_ablation",
-    "held_out_entities",
+/// The selector's rules, in the order they are checked (written in the record by their
+/// snake_case ids, e.g. `identity_ablation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    /// 1. The candidate is an experiment (strict JSON, the schema).
+    Parses,
+    /// 2. It runs on the prediction's pack.
+    SamePack,
+    /// 3. It is valid on that pack.
+    Valid,
+    /// 4. Its claim is the prediction's claim.
+    SameClaim,
+    /// 5. An arm of the claim separates entities or orders time (or a single-arm claim has
+    ///    the majority baseline beside it).
+    Control,
+    /// 6. It has an ablation that drops nothing.
+    IdentityAblation,
+    /// 7. Every arm of the claim tests enough entities.
+    HeldOutEntities,
+}
+
+impl Rule {
+    /// The id as written in the record.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::Parses => "parses",
+            Rule::SamePack => "same_pack",
+            Rule::Valid => "valid",
+            Rule::SameClaim => "same_claim",
+            Rule::Control => "control",
+            Rule::IdentityAblation => "identity_ablation",
+            Rule::HeldOutEntities => "held_out_entities",
+        }
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The rules, in the order they are checked.
+pub const RULES: [Rule; 7] = [
+    Rule::Parses,
+    Rule::SamePack,
+    Rule::Valid,
+    Rule::SameClaim,
+    Rule::Control,
+    Rule::IdentityAblation,
+    Rule::HeldOutEntities,
 ];
+
+/// Why a candidate is not eligible: the first rule it fails, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ineligible {
+    /// The rule.
+    pub rule: Rule,
+    /// What in the candidate fails it.
+    pub why: String,
+}
+
+impl Ineligible {
+    fn new(rule: Rule, why: impl Into<String>) -> Ineligible {
+        Ineligible {
+            rule,
+            why: why.into(),
+        }
+    }
+}
 
 /// One candidate as judged.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,7 +140,7 @@ pub struct Judged {
     /// The derived seed it would run with (null when it does not parse).
     pub seed: Option<u64>,
     /// The first failing rule and why, or `None` when eligible.
-    pub failed: Option<(&'static str, String)>,
+    pub failed: Option<Ineligible>,
     /// The score breakdown (eligible candidates only).
     pub score: Option<Score>,
 }
@@ -114,25 +176,69 @@ pub struct Selection {
     pub to_run: Option<Experiment>,
 }
 
+/// The `counterlab.selection/1` record without its hash (FORMATS.md), field for field.
+#[derive(Serialize)]
+struct SelectionRecord<'a> {
+    format: &'static str,
+    prediction_hash: &'a str,
+    rules: [Rule; 7],
+    candidates: Vec<CandidateRecord<'a>>,
+    selected: Option<Option<&'a str>>,
+}
+
+#[derive(Serialize)]
+struct CandidateRecord<'a> {
+    source: &'a str,
+    experiment_hash: Option<&'a str>,
+    design_hash: Option<&'a str>,
+    seed: Option<u64>,
+    eligible: bool,
+    failed_rule: Option<Rule>,
+    why: Option<&'a str>,
+    score: Option<ScoreRecord>,
+}
+
+#[derive(Serialize)]
+struct ScoreRecord {
+    total: u64,
+    held_out: u64,
+    cross_validated: u64,
+    ablations: u64,
+}
+
+impl<'a> CandidateRecord<'a> {
+    fn of(c: &'a Judged) -> CandidateRecord<'a> {
+        CandidateRecord {
+            source: &c.source,
+            experiment_hash: c.experiment_hash.as_deref(),
+            design_hash: c.design_hash.as_deref(),
+            seed: c.seed,
+            eligible: c.failed.is_none(),
+            failed_rule: c.failed.as_ref().map(|f| f.rule),
+            why: c.failed.as_ref().map(|f| f.why.as_str()),
+            score: c.score.map(|s| ScoreRecord {
+                total: s.total(),
+                held_out: s.held_out,
+                cross_validated: s.cross_validated,
+                ablations: s.ablations,
+            }),
+        }
+    }
+}
+
 impl Selection {
     /// The record (`counterlab.selection/1`) without its own hash.
     fn record(&self) -> Value {
-        json!({
-            "format": SELECTION_FORMAT,
-            "prediction_hash": self.prediction_hash,
-            "rules": RULES,
-            "candidates": self.candidates.iter().map(|c| json!({
-                "source": c.source,
-                "experiment_hash": c.experiment_hash,
-                "design_hash": c.design_hash,
-                "seed": c.seed,
-                "eligible": c.failed.is_none(),
-                "failed_rule": c.failed.as_ref().map(|(rule, _)| *rule),
-                "why": c.failed.as_ref().map(|(_, why)| why),
-                "score": c.score.map(|s| json!({"total": s.total(), "held_out": s.held_out, "cross_validated": s.cross_validated, "ablations": s.ablations})),
-            })).collect::<Vec<_>>(),
-            "selected": self.selected.map(|i| self.candidates[i].experiment_hash.clone()),
-        })
+        let record = SelectionRecord {
+            format: SELECTION_FORMAT,
+            prediction_hash: &self.prediction_hash,
+            rules: RULES,
+            candidates: self.candidates.iter().map(CandidateRecord::of).collect(),
+            selected: self
+                .selected
+                .map(|i| self.candidates[i].experiment_hash.as_deref()),
+        };
+        serde_json::to_value(record).expect("a selection record encodes")
     }
 
     /// The selection record's canonical hash (context `counterlab 2026-12 selection v1`).
@@ -246,7 +352,7 @@ fn judge(
     let experiment = match Experiment::from_json(bytes) {
         Ok(e) => with_derived_seed(&e, &prediction.pack),
         Err(e) => {
-            judged.failed = Some(("parses", e.to_string()));
+            judged.failed = Some(Ineligible::new(Rule::Parses, e.to_string()));
             return (judged, None);
         }
     };
@@ -270,10 +376,10 @@ fn rules(
     pack: &Pack,
     prediction: &Prediction,
     experiment: &Experiment,
-) -> std::result::Result<Score, (&'static str, String)> {
+) -> std::result::Result<Score, Ineligible> {
     if !prediction.is_about(pack) || experiment.pack != prediction.pack.id {
-        return Err((
-            "same_pack",
+        return Err(Ineligible::new(
+            Rule::SamePack,
             format!(
                 "the prediction is about pack {:?}, the candidate runs on {:?}",
                 prediction.pack.id, experiment.pack
@@ -290,14 +396,14 @@ pub fn eligibility(
     pack: &Pack,
     claim: &crate::experiment::Claim,
     experiment: &Experiment,
-) -> std::result::Result<Score, (&'static str, String)> {
+) -> std::result::Result<Score, Ineligible> {
     experiment
         .check(pack)
-        .map_err(|e| ("valid", e.to_string()))?;
+        .map_err(|e| Ineligible::new(Rule::Valid, e.to_string()))?;
     let Some(claim) = experiment.claim.as_ref().filter(|c| *c == claim) else {
-        return Err((
-            "same_claim",
-            "its claim is not the prediction's claim".into(),
+        return Err(Ineligible::new(
+            Rule::SameClaim,
+            "its claim is not the prediction's claim",
         ));
     };
     let claimed: Vec<&crate::experiment::Arm> = experiment
@@ -313,23 +419,26 @@ pub fn eligibility(
             .metrics
             .contains(&crate::metrics::MetricName::MajorityBaselineAccuracy);
     if !controlled && !baseline {
-        return Err((
-            "control",
-            "no arm of the claim separates entities or orders time, and a single-arm claim has no majority_baseline_accuracy beside it".into(),
+        return Err(Ineligible::new(
+            Rule::Control,
+            "no arm of the claim separates entities or orders time, and a single-arm claim has no majority_baseline_accuracy beside it",
         ));
     }
     if !experiment.ablation_list().iter().any(|a| a.drop.is_empty()) {
-        return Err(("identity_ablation", "no ablation drops nothing".into()));
+        return Err(Ineligible::new(
+            Rule::IdentityAblation,
+            "no ablation drops nothing",
+        ));
     }
     let mut held_out = u64::MAX;
     for arm in &claimed {
-        let entities =
-            held_out_entities(pack, experiment, arm).map_err(|e| ("valid", e.to_string()))?;
+        let entities = held_out_entities(pack, experiment, arm)
+            .map_err(|e| Ineligible::new(Rule::Valid, e.to_string()))?;
         held_out = held_out.min(entities);
     }
     if held_out < MIN_HELD_OUT_ENTITIES {
-        return Err((
-            "held_out_entities",
+        return Err(Ineligible::new(
+            Rule::HeldOutEntities,
             format!(
                 "an arm of the claim tests {held_out} entities, fewer than {MIN_HELD_OUT_ENTITIES}"
             ),

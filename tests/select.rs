@@ -65,7 +65,7 @@ fn every_rule_is_checked_in_order_and_the_best_design_is_selected() {
     let failed: Vec<Option<&str>> = selection
         .candidates
         .iter()
-        .map(|c| c.failed.as_ref().map(|(rule, _)| *rule))
+        .map(|c| c.failed.as_ref().map(|f| f.rule.as_str()))
         .collect();
     assert_eq!(
         failed,
@@ -446,8 +446,9 @@ fn the_eighteen_null_rewrites_of_finding_1_get_one_seed_and_one_verdict() {
             serde_json::to_vec(&duplicated).unwrap(),
         )],
     );
-    let (rule, why) = selection.candidates[0].failed.clone().unwrap();
-    assert_eq!(rule, "valid");
+    let counterlab::select::Ineligible { rule, why } =
+        selection.candidates[0].failed.clone().unwrap();
+    assert_eq!(rule.as_str(), "valid");
     assert!(
         why.contains("$.ablations[2].name") || why.contains("$.ablations[2].drop"),
         "{why}"
@@ -497,11 +498,8 @@ fn repetition_and_renaming_do_not_pad_the_score() {
         .iter()
         .map(|c| {
             (
-                c.failed.as_ref().map(|(r, _)| *r),
-                c.failed
-                    .as_ref()
-                    .map(|(_, w)| w.clone())
-                    .unwrap_or_default(),
+                c.failed.as_ref().map(|f| f.rule.as_str()),
+                c.failed.as_ref().map(|f| f.why.clone()).unwrap_or_default(),
             )
         })
         .collect();

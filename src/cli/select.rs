@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use counterlab::select::select;
+use counterlab::select::{select, Ineligible};
 
 use super::style::safe;
 use super::{fail, fail_usage, load_pack, read_prediction, style, PacksOption, EXIT_DATA, EXIT_OK};
@@ -66,7 +66,7 @@ pub(crate) fn command(args: &SelectArgs) -> i32 {
     } else {
         for candidate in &selection.candidates {
             let state = match (&candidate.failed, &candidate.score) {
-                (Some((rule, why)), _) => format!("not eligible: {rule}: {why}"),
+                (Some(Ineligible { rule, why }), _) => format!("not eligible: {rule}: {why}"),
                 (None, Some(score)) => format!(
                     "eligible, score {} (held out {}, cross-validated {}, ablations {})",
                     score.total(),
