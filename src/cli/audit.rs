@@ -3,12 +3,13 @@
 
 use std::path::PathBuf;
 
-use counterlab::audit::{audit, AuditOptions, GROUPED_ARM, PAYLOAD_FILE, USER_ARM};
+use counterlab::audit::{audit, Audit, AuditOptions, GROUPED_ARM, PAYLOAD_FILE, USER_ARM};
 use counterlab::entity_key::quoted;
 use counterlab::pack::LoadLimits;
 
 use super::{
-    pack::print_problems, read_input, style, threads_option, Roles, EXIT_DATA, EXIT_OK, EXIT_USAGE,
+    pack::print_problems, print_json, read_input, style, Exit, Outcome, Roles, ThreadArgs,
+    EXIT_DATA, EXIT_OK, EXIT_USAGE,
 };
 
 /// Check your own train/test split for leakage, no pack needed: shared entities, test
@@ -35,18 +36,16 @@ pub(crate) struct AuditArgs {
     /// `counterlab verify` checks the audit's numbers.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Worker threads, at least 1.
-    #[arg(long)]
-    threads: Option<usize>,
+    #[command(flatten)]
+    threads: ThreadArgs,
 }
 
-/// Every error of an audit is exit 2: exit 1 means "leak found".
-fn fail2(error: &counterlab::Error) -> i32 {
-    eprintln!("{} {}", style::error_tag(), style::error(error));
-    EXIT_USAGE
+/// Every error of an audit is exit 2, whatever its kind: exit 1 means "leak found".
+fn usage(exit: impl Into<Exit>) -> Exit {
+    exit.into().with_code(EXIT_USAGE)
 }
 
-pub(crate) fn command(args: &AuditArgs) -> i32 {
+pub(crate) fn command(args: &AuditArgs) -> Outcome {
     let options = AuditOptions {
         entity: args.roles.entity.clone(),
         label: args.roles.label.clone(),
@@ -55,36 +54,17 @@ pub(crate) fn command(args: &AuditArgs) -> i32 {
         time: args.time.clone(),
     };
     let limits = LoadLimits::default();
-    // Both print their error; the exit code is 2 whatever it was (1 means "leak found").
-    let Ok(bytes) = read_input(&args.data, limits.max_bytes, "") else {
-        return EXIT_USAGE;
-    };
-    let Ok(threads) = threads_option(args.threads) else {
-        return EXIT_USAGE;
-    };
+    let bytes = read_input(&args.data, limits.max_bytes, "").map_err(usage)?;
     let verify_options = counterlab::VerifyOptions {
-        threads,
+        threads: args.threads.count().map_err(usage)?,
         ..counterlab::VerifyOptions::default()
     };
-    let audit = match audit(&args.data, &bytes, &options, &limits, &verify_options) {
-        Ok(a) => a,
-        Err(e) => return fail2(&e),
-    };
-    let auc = |arm: &str| audit.auc(arm);
-    let claim = audit.report.claim();
-    let verdict = audit.report.verdict().as_str();
-
+    let audit = audit(&args.data, &bytes, &options, &limits, &verify_options).map_err(usage)?;
     if let Some(out) = &args.out {
-        if let Err(e) = audit.write_pack(out, &bytes) {
-            return fail2(&e);
-        }
+        audit.write_pack(out, &bytes).map_err(usage)?;
     }
     if args.json {
-        let value = audit.to_json(&args.data.display().to_string(), &args.test_column);
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&value).expect("JSON values serialise")
-        );
+        print_json(&audit.to_json(&args.data.display().to_string(), &args.test_column));
     } else {
         print_problems(&audit.scaffold.findings.problems());
         outln!(
@@ -95,101 +75,115 @@ pub(crate) fn command(args: &AuditArgs) -> i32 {
                 args.test_column
             ))
         );
-        outln!(
-            "split             {} training rows, {} test rows ({} test entities)",
-            audit.train_rows,
-            audit.test_rows,
-            audit.test_entities
-        );
-        let first: Vec<String> = audit
-            .overlap
-            .first_entities
-            .iter()
-            .map(|e| format!("{e:?}"))
-            .collect();
-        outln!(
-            "shared entities   {}{}",
-            audit.overlap.entities,
-            if first.is_empty() {
-                String::new()
-            } else {
-                style::safe(&format!(" (first: {})", first.join(", "))).into_owned()
-            }
-        );
-        outln!(
-            "test rows seen    {} of {} test rows belong to an entity with training rows",
-            audit.test_rows_seen,
-            audit.test_rows
-        );
-        let pairs: Vec<String> = audit
-            .look_alikes
-            .first_pairs
-            .iter()
-            .map(|(test, train)| format!("{} ~ {}", quoted(test), quoted(train)))
-            .collect();
-        outln!(
-            "look-alike ids    {} test entities have no training row but an id that looks like a training id{}",
-            audit.look_alikes.entities,
-            if pairs.is_empty() {
-                String::new()
-            } else {
-                style::safe(&format!(
-                    " (test ~ training: {}{})",
-                    pairs.join(", "),
-                    if audit.look_alikes.pairs > pairs.len() as u64 { ", …" } else { "" }
-                ))
-                .into_owned()
-            }
-        );
-        if let Some(rows) = audit.overlap.temporal_rows {
-            outln!("temporal overlap  {rows} test rows are at or before the latest training time");
-        }
-        outln!(
-            "duplicate rows    {} test rows have the feature vector of a training row",
-            audit.overlap.duplicate_feature_rows
-        );
-        let shown = |v: Option<f64>| v.map_or("undefined".to_owned(), |v| format!("{v:.4}"));
-        outln!(
-            "ROC AUC           your split {}, entity-grouped split of the same share of rows {}",
-            shown(auc(USER_ARM)),
-            shown(auc(GROUPED_ARM))
-        );
-        if let Some(claim) = claim {
-            outln!(
-                "inflation         {}{}{}  (verifier: {verdict})",
-                shown(claim.observed),
-                claim.ci.map_or(String::new(), |[lo, hi]| format!(
-                    ", 95% CI [{lo:.4}, {hi:.4}]"
-                )),
-                claim
-                    .p_value
-                    .map_or(String::new(), |p| format!(", p = {p:.4}"))
-            );
-        }
-        outln!(
-            "leak              {}",
-            if audit.leak {
-                format!("yes: {}", audit.leak_reasons.join("; "))
-            } else {
-                "none found".to_owned()
-            }
-        );
-        if let Some(out) = &args.out {
-            outln!(
-                "wrote {} (pack) and {}",
-                out.display(),
-                out.join(PAYLOAD_FILE).display()
-            );
-            outln!(
-                "check: counterlab verify {} --packs {}",
-                out.join(PAYLOAD_FILE).display(),
-                out.display()
-            );
-        }
+        print_split(&audit);
+        print_auc(&audit);
+        print_leak_and_pack(args, &audit);
     }
-    if audit.leak {
-        EXIT_DATA
-    } else {
-        EXIT_OK
+    Ok(if audit.leak { EXIT_DATA } else { EXIT_OK })
+}
+
+/// The split and what it shares between training and test: entities, look-alike ids,
+/// times, feature vectors.
+fn print_split(audit: &Audit) {
+    outln!(
+        "split             {} training rows, {} test rows ({} test entities)",
+        audit.train_rows,
+        audit.test_rows,
+        audit.test_entities
+    );
+    let first: Vec<String> = audit
+        .overlap
+        .first_entities
+        .iter()
+        .map(|e| format!("{e:?}"))
+        .collect();
+    outln!(
+        "shared entities   {}{}",
+        audit.overlap.entities,
+        if first.is_empty() {
+            String::new()
+        } else {
+            style::safe(&format!(" (first: {})", first.join(", "))).into_owned()
+        }
+    );
+    outln!(
+        "test rows seen    {} of {} test rows belong to an entity with training rows",
+        audit.test_rows_seen,
+        audit.test_rows
+    );
+    let pairs: Vec<String> = audit
+        .look_alikes
+        .first_pairs
+        .iter()
+        .map(|(test, train)| format!("{} ~ {}", quoted(test), quoted(train)))
+        .collect();
+    outln!(
+        "look-alike ids    {} test entities have no training row but an id that looks like a training id{}",
+        audit.look_alikes.entities,
+        if pairs.is_empty() {
+            String::new()
+        } else {
+            style::safe(&format!(
+                " (test ~ training: {}{})",
+                pairs.join(", "),
+                if audit.look_alikes.pairs > pairs.len() as u64 { ", …" } else { "" }
+            ))
+            .into_owned()
+        }
+    );
+    if let Some(rows) = audit.overlap.temporal_rows {
+        outln!("temporal overlap  {rows} test rows are at or before the latest training time");
+    }
+    outln!(
+        "duplicate rows    {} test rows have the feature vector of a training row",
+        audit.overlap.duplicate_feature_rows
+    );
+}
+
+/// ROC AUC of the user's split and of the entity-grouped one, and the inflation with the
+/// verifier's verdict on it.
+fn print_auc(audit: &Audit) {
+    let shown = |v: Option<f64>| v.map_or("undefined".to_owned(), |v| format!("{v:.4}"));
+    outln!(
+        "ROC AUC           your split {}, entity-grouped split of the same share of rows {}",
+        shown(audit.auc(USER_ARM)),
+        shown(audit.auc(GROUPED_ARM))
+    );
+    if let Some(claim) = audit.report.claim() {
+        let verdict = audit.report.verdict().as_str();
+        outln!(
+            "inflation         {}{}{}  (verifier: {verdict})",
+            shown(claim.observed),
+            claim.ci.map_or(String::new(), |[lo, hi]| format!(
+                ", 95% CI [{lo:.4}, {hi:.4}]"
+            )),
+            claim
+                .p_value
+                .map_or(String::new(), |p| format!(", p = {p:.4}"))
+        );
+    }
+}
+
+/// Whether a leak was found and why; the pack written with `--out` and how to check it.
+fn print_leak_and_pack(args: &AuditArgs, audit: &Audit) {
+    outln!(
+        "leak              {}",
+        if audit.leak {
+            format!("yes: {}", audit.leak_reasons.join("; "))
+        } else {
+            "none found".to_owned()
+        }
+    );
+    if let Some(out) = &args.out {
+        outln!(
+            "wrote {} (pack) and {}",
+            out.display(),
+            out.join(PAYLOAD_FILE).display()
+        );
+        outln!(
+            "check: counterlab verify {} --packs {}",
+            out.join(PAYLOAD_FILE).display(),
+            out.display()
+        );
     }
 }

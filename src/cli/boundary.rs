@@ -1,67 +1,67 @@
 //! `counterlab boundary PACK`: the pack's boundary map as a table, JSON, a payload file,
 //! an SVG chart or a Vega-Lite spec.
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use counterlab::boundary::{self, BoundaryMap};
 use counterlab::chart::Outcome;
 
-use super::{fail, fail_usage, load_pack, style, EXIT_OK};
+use super::{style, write_file, PacksArgs, ThreadArgs, EXIT_OK};
 
-/// Options of `boundary` as given on the command line.
-pub(crate) struct BoundaryArgs<'a> {
-    pub(crate) pack: &'a str,
-    pub(crate) packs: Option<&'a Path>,
-    pub(crate) json: bool,
-    pub(crate) out: Option<&'a Path>,
-    pub(crate) svg: Option<&'a Path>,
-    pub(crate) vega: Option<&'a Path>,
-    pub(crate) threads: Option<usize>,
+// Options of `boundary` as given on the command line (a plain comment: clap would read a
+// doc comment as the command's description, which the `Boundary` variant gives).
+#[derive(clap::Args)]
+#[command(mut_arg("threads", |a| a.help(
+    "Worker threads, at least 1 (cells are computed in parallel; the map is identical for any number; more than 64 are used as 64)"
+)))]
+pub(crate) struct BoundaryArgs {
+    /// The pack id.
+    pack: String,
+    #[command(flatten)]
+    packs: PacksArgs,
+    /// Print the map as JSON (counterlab.boundary/1) instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Write the map (counterlab.boundary/1) to this file; `counterlab verify` checks it.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Write the chart as SVG to this file.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// Write the chart as a Vega-Lite JSON spec to this file.
+    #[arg(long)]
+    vega: Option<PathBuf>,
+    #[command(flatten)]
+    threads: ThreadArgs,
 }
 
-pub(crate) fn command(args: &BoundaryArgs<'_>) -> i32 {
-    let threads = match super::threads_option(args.threads) {
-        Ok(t) => t,
-        Err(code) => return code,
-    };
-    let pack = match load_pack(args.packs, args.pack) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
-    let pack = &pack;
-    let map = match boundary::compute(pack, threads) {
-        Ok(m) => m,
-        Err(e) => return fail(&e),
-    };
+pub(crate) fn command(args: &BoundaryArgs) -> super::Outcome {
+    let threads = args.threads.count()?;
+    let pack = args.packs.pack(&args.pack)?;
+    let map = boundary::compute(&pack, threads)?;
     let text = serde_json::to_string_pretty(&map).expect("a boundary map encodes");
-    if let Some(path) = args.out {
-        if let Err(e) = std::fs::write(path, format!("{text}\n")) {
-            return fail_usage(&format!("{}: {e}", path.display()));
-        }
+    if let Some(path) = &args.out {
+        write_file(path, format!("{text}\n"))?;
     }
-    if let Some(path) = args.svg {
-        if let Err(e) = std::fs::write(path, boundary::chart_svg(&map)) {
-            return fail_usage(&format!("{}: {e}", path.display()));
-        }
+    if let Some(path) = &args.svg {
+        write_file(path, boundary::chart_svg(&map))?;
     }
-    if let Some(path) = args.vega {
+    if let Some(path) = &args.vega {
         let spec = serde_json::to_string_pretty(&boundary::chart_vega(&map))
             .expect("a JSON value encodes");
-        if let Err(e) = std::fs::write(path, format!("{spec}\n")) {
-            return fail_usage(&format!("{}: {e}", path.display()));
-        }
+        write_file(path, format!("{spec}\n"))?;
     }
     if args.json {
         outln!("{text}");
     } else {
         print_human(&map);
-        for (what, path) in [("map", args.out), ("svg", args.svg), ("vega", args.vega)] {
+        for (what, path) in [("map", &args.out), ("svg", &args.svg), ("vega", &args.vega)] {
             if let Some(path) = path {
                 outln!("wrote {what} {}", path.display());
             }
         }
     }
-    EXIT_OK
+    Ok(EXIT_OK)
 }
 
 fn print_human(map: &BoundaryMap) {

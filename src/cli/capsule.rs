@@ -4,12 +4,13 @@
 use std::path::PathBuf;
 
 use counterlab::capsule::{build_answered, BuildOptions, CapsuleReport};
-use counterlab::document::Verified;
-use counterlab::verify::VerifyOptions;
+use counterlab::pack::LoadLimits;
+use counterlab::verify::{VerifyOptions, MAX_PAYLOAD_BYTES_LIMIT};
 
 use super::style::safe;
 use super::{
-    fail, fail_usage, load_packs, read_input, read_prediction, style, threads_option, PacksOption,
+    print_json, read_input, read_prediction, style, write_file, Exit, Outcome, PacksArgs,
+    ThreadArgs, EXIT_OK,
 };
 
 /// Build a Proof Capsule (counterlab.capsule/1): the prediction, the selector's choice
@@ -30,13 +31,12 @@ pub(crate) struct BuildArgs {
     #[arg(long)]
     boundary: bool,
     #[command(flatten)]
-    packs: PacksOption,
+    packs: PacksArgs,
     /// Where to write the capsule.
     #[arg(long)]
     out: PathBuf,
-    /// Worker threads, at least 1.
-    #[arg(long)]
-    threads: Option<usize>,
+    #[command(flatten)]
+    threads: ThreadArgs,
 }
 
 /// `counterlab capsule …`.
@@ -46,56 +46,18 @@ pub(crate) enum CapsuleAction {
     Build(BuildArgs),
 }
 
-pub(crate) fn command(action: &CapsuleAction) -> i32 {
+pub(crate) fn command(action: &CapsuleAction) -> Outcome {
     let CapsuleAction::Build(args) = action;
-    let prediction = match read_prediction(&args.prediction, "--prediction") {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
-    let packs = match load_packs(args.packs.folder(), Some(&[prediction.pack.id.as_str()])) {
-        Ok(p) => p,
-        Err(e) => return fail(&e),
-    };
-    let pack = match packs.get(&prediction.pack.id) {
-        Ok(p) => p,
-        Err(e) => return fail(&e),
-    };
-    let candidates = match counterlab::select::read_candidates(pack, &args.candidates) {
-        Ok(c) => c,
-        Err(e) => return fail(&e),
-    };
-    let mut revisions = Vec::new();
-    for path in &args.revision {
-        match read_input(
-            path,
-            counterlab::verify::MAX_PAYLOAD_BYTES_LIMIT as u64,
-            "--revision",
-        ) {
-            Ok(b) => revisions.push(b),
-            Err(code) => return code,
-        }
-    }
-    let threads = match threads_option(args.threads) {
-        Ok(t) => t,
-        Err(code) => return code,
-    };
-    let options = BuildOptions {
-        boundary: args.boundary,
-        revisions,
-        verify: VerifyOptions {
-            threads,
-            ..VerifyOptions::default()
-        },
-    };
-    let built = match build_answered(&packs, &prediction, &candidates, &options) {
-        Ok(b) => b,
-        Err(e) => return fail(&e),
-    };
+    let prediction = read_prediction(&args.prediction, "--prediction")?;
+    let only = [prediction.pack.id.as_str()];
+    let packs = args.packs.packs(Some(&only), &LoadLimits::default())?;
+    let pack = packs.get(&prediction.pack.id)?;
+    let candidates = counterlab::select::read_candidates(pack, &args.candidates)?;
+    let options = build_options(args)?;
+    let built = build_answered(&packs, &prediction, &candidates, &options)?;
     let capsule = &built.capsule;
     let text = serde_json::to_string_pretty(capsule).expect("JSON encodes");
-    if let Err(e) = std::fs::write(&args.out, format!("{text}\n")) {
-        return fail_usage(&format!("{}: {e}", args.out.display()));
-    }
+    write_file(&args.out, format!("{text}\n"))?;
     // The verdict `counterlab verify` gives this capsule (the chain's answer to the
     // prediction), not the first payload's: a revision or the prediction changes it.
     outln!(
@@ -109,7 +71,28 @@ pub(crate) fn command(action: &CapsuleAction) -> i32 {
         built.answer.0.as_str(),
         safe(&built.answer.1),
     );
-    0
+    Ok(EXIT_OK)
+}
+
+/// The revisions (`--revision`, read whole), `--boundary` and `--threads` as the library
+/// takes them.
+fn build_options(args: &BuildArgs) -> Result<BuildOptions, Exit> {
+    let mut revisions = Vec::new();
+    for path in &args.revision {
+        revisions.push(read_input(
+            path,
+            MAX_PAYLOAD_BYTES_LIMIT as u64,
+            "--revision",
+        )?);
+    }
+    Ok(BuildOptions {
+        boundary: args.boundary,
+        revisions,
+        verify: VerifyOptions {
+            threads: args.threads.count()?,
+            ..VerifyOptions::default()
+        },
+    })
 }
 
 /// Prints the capsule branch of `counterlab verify` (every link re-derived by
@@ -117,10 +100,7 @@ pub(crate) fn command(action: &CapsuleAction) -> i32 {
 pub(crate) fn print(report: &CapsuleReport, options: &VerifyOptions, json: bool) -> i32 {
     let value = report.to_json();
     if json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&value).expect("JSON encodes")
-        );
+        print_json(&value);
     } else {
         if let Some(prediction) = value["prediction"].as_object() {
             outln!(
@@ -144,5 +124,5 @@ pub(crate) fn print(report: &CapsuleReport, options: &VerifyOptions, json: bool)
             &value["capsule_report_hash"].as_str().unwrap_or_default()[..16]
         );
     }
-    Verified::Capsule(report.clone()).exit_code(options.mode)
+    report.verdict().exit_code(options.mode)
 }

@@ -1,12 +1,12 @@
 //! `counterlab init`: writes a pack folder for a user's CSV (the library decides what
 //! goes in it: `counterlab::init`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use counterlab::init::{scaffold, ColumnUse, InitOptions};
+use counterlab::init::{scaffold, ColumnUse, InitOptions, Scaffold};
 use counterlab::pack::LoadLimits;
 
-use super::{fail, fail_usage, pack::print_problems, read_input, style, Roles, EXIT_OK};
+use super::{pack::print_problems, read_input, style, write_file, Exit, Outcome, Roles, EXIT_OK};
 
 /// Make a pack folder from your CSV: pack.toml with the fixture's hash, every usable
 /// column as a feature (text columns categorical), and starter experiments.
@@ -30,7 +30,7 @@ pub(crate) struct InitArgs {
     out: Option<PathBuf>,
 }
 
-pub(crate) fn command(args: &InitArgs) -> i32 {
+pub(crate) fn command(args: &InitArgs) -> Outcome {
     let options = InitOptions {
         entity: args.roles.entity.clone(),
         label: args.roles.label.clone(),
@@ -40,45 +40,42 @@ pub(crate) fn command(args: &InitArgs) -> i32 {
         id: args.id.clone(),
     };
     let limits = LoadLimits::default();
-    let bytes = match read_input(&args.data, limits.max_bytes, "") {
-        Ok(b) => b,
-        Err(code) => return code,
-    };
-    let scaffold = match scaffold(&args.data, &bytes, &options, &limits) {
-        Ok(s) => s,
-        Err(e) => return fail(&e),
-    };
+    let bytes = read_input(&args.data, limits.max_bytes, "")?;
+    let scaffold = scaffold(&args.data, &bytes, &options, &limits)?;
     let out: PathBuf = args
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(&scaffold.id));
-    if out.exists() && std::fs::read_dir(&out).map_or(true, |mut entries| entries.next().is_some())
-    {
-        return fail_usage(&format!(
+    let written = write_pack(&out, &scaffold, &bytes)?;
+    print_summary(&scaffold, &written);
+    print_next_steps(&out, &scaffold);
+    Ok(EXIT_OK)
+}
+
+/// Writes the pack folder `out` (which must not exist or be empty): pack.toml, the
+/// fixture and the starter experiments. Returns the files written, in that order.
+fn write_pack(out: &Path, scaffold: &Scaffold, fixture: &[u8]) -> Result<Vec<PathBuf>, Exit> {
+    if out.exists() && std::fs::read_dir(out).map_or(true, |mut entries| entries.next().is_some()) {
+        return Err(Exit::usage(&format!(
             "{} exists and is not an empty folder: pass --out with a new folder (init never overwrites)",
             out.display()
-        ));
+        )));
     }
-    let write = |path: PathBuf, contents: &[u8]| -> Result<(), i32> {
-        std::fs::write(&path, contents).map_err(|e| fail_usage(&format!("{}: {e}", path.display())))
-    };
-    if let Err(e) = std::fs::create_dir_all(out.join("experiments")) {
-        return fail_usage(&format!("{}: {e}", out.display()));
-    }
+    std::fs::create_dir_all(out.join("experiments"))
+        .map_err(|e| Exit::usage(&format!("{}: {e}", out.display())))?;
     let mut written = vec![out.join("pack.toml"), out.join(&scaffold.fixture_file)];
-    if let Err(code) = write(out.join("pack.toml"), scaffold.manifest.as_bytes())
-        .and_then(|()| write(out.join(&scaffold.fixture_file), &bytes))
-    {
-        return code;
-    }
+    write_file(&written[0], scaffold.manifest.as_bytes())?;
+    write_file(&written[1], fixture)?;
     for (name, json) in &scaffold.experiments {
         let path = out.join("experiments").join(name);
-        if let Err(code) = write(path.clone(), json.as_bytes()) {
-            return code;
-        }
+        write_file(&path, json.as_bytes())?;
         written.push(path);
     }
+    Ok(written)
+}
 
+/// What each column became, the notes and problems, and the files written.
+fn print_summary(scaffold: &Scaffold, written: &[PathBuf]) {
     outln!("{}", style::bold(&format!("pack {}", scaffold.id)));
     for (name, column_use) in &scaffold.columns {
         let what = match column_use {
@@ -95,9 +92,13 @@ pub(crate) fn command(args: &InitArgs) -> i32 {
         outln!("note: {}", style::safe(note));
     }
     print_problems(&scaffold.findings.problems());
-    for path in &written {
+    for path in written {
         outln!("wrote {}", path.display());
     }
+}
+
+/// The commands that check the pack and run and verify each starter experiment.
+fn print_next_steps(out: &Path, scaffold: &Scaffold) {
     let packs = out.display();
     outln!("next:");
     outln!("  counterlab pack check {packs}");
@@ -108,5 +109,4 @@ pub(crate) fn command(args: &InitArgs) -> i32 {
         );
         outln!("  counterlab verify {stem}.payload.json --packs {packs}");
     }
-    EXIT_OK
 }

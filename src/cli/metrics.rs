@@ -1,74 +1,86 @@
 //! `counterlab metrics PREDICTIONS.csv`: metrics of any predictions file.
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use serde_json::Value;
 
 use counterlab::metrics_report::{metrics_json, read_csv, Columns};
 
 use super::style::safe;
-use super::{fail, fail_usage, read_input, EXIT_OK};
+use super::{print_json, read_input, Exit, Outcome, EXIT_OK};
 
 /// The default of `--max-bytes`: 64 MiB, a few million predictions.
-pub(crate) const DEFAULT_MAX_BYTES: u64 = 64 << 20;
+const DEFAULT_MAX_BYTES: u64 = 64 << 20;
 
 /// The largest `--max-bytes` accepted.
 const MAX_BYTES_LIMIT: u64 = u32::MAX as u64;
 
-/// `metrics` as given on the command line.
-pub(crate) struct MetricsArgs<'a> {
-    pub(crate) path: &'a Path,
-    pub(crate) label: &'a str,
-    pub(crate) score: &'a str,
-    pub(crate) positive: &'a str,
-    pub(crate) threshold: f64,
-    pub(crate) max_bytes: u64,
-    pub(crate) json: bool,
-    /// `--entity`: rows of one entity are a cluster (Obuchowski's interval).
-    pub(crate) entity: Option<&'a str>,
-    /// `--score2`: a second score of the same rows, compared by the paired test.
-    pub(crate) score2: Option<&'a str>,
-    /// `--one-vs-rest`: more than two label texts are `--positive` against the rest.
-    pub(crate) one_vs_rest: bool,
+// Options of `metrics` as given on the command line (a plain comment: clap would read a
+// doc comment as the command's description, which the `Metrics` variant gives).
+#[derive(clap::Args)]
+pub(crate) struct MetricsArgs {
+    /// The predictions CSV (with a header row).
+    predictions: PathBuf,
+    /// The label column (text).
+    #[arg(long)]
+    label: String,
+    /// The score column (finite numbers; higher = more positive).
+    #[arg(long)]
+    score: String,
+    /// The label text of the positive class.
+    #[arg(long, default_value = "1")]
+    positive: String,
+    /// Predicted positive ⇔ score ≥ threshold (any finite number).
+    #[arg(long, default_value_t = 0.5)]
+    threshold: f64,
+    /// Largest predictions file read, in bytes, 1 to 4294967295 (default 67108864).
+    #[arg(long, default_value_t = DEFAULT_MAX_BYTES)]
+    max_bytes: u64,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// The entity column: rows of one entity (a patient, a customer) are a cluster, and
+    /// the AUC's interval is Obuchowski's clustered one.
+    #[arg(long)]
+    entity: Option<String>,
+    /// A second score column of the same rows: compared with --score by the paired
+    /// DeLong test (pROC's roc.test(paired = TRUE)), clustered with --entity.
+    #[arg(long)]
+    score2: Option<String>,
+    /// Read more than two label texts as --positive against all the others (without
+    /// it, a third label text is an error: 1.0 beside 1 is not the same class).
+    #[arg(long)]
+    one_vs_rest: bool,
 }
 
 /// Reads labels and scores, then prints the metrics (table or JSON, keys as FORMATS).
-pub(crate) fn command(args: &MetricsArgs<'_>) -> i32 {
+pub(crate) fn command(args: &MetricsArgs) -> Outcome {
     if !args.threshold.is_finite() {
-        return fail_usage("--threshold must be a finite number");
+        return Err(Exit::usage("--threshold must be a finite number"));
     }
     if !(1..=MAX_BYTES_LIMIT).contains(&args.max_bytes) {
-        return fail_usage(&format!(
+        return Err(Exit::usage(&format!(
             "--max-bytes must lie in 1..={MAX_BYTES_LIMIT}, found {}",
             args.max_bytes
-        ));
+        )));
     }
-    let bytes = match read_input(args.path, args.max_bytes, "--max-bytes") {
-        Ok(b) => b,
-        Err(code) => return code,
-    };
+    let bytes = read_input(&args.predictions, args.max_bytes, "--max-bytes")?;
     let columns = Columns {
-        label: args.label,
-        score: args.score,
-        positive: args.positive,
-        entity: args.entity,
-        score2: args.score2,
+        label: &args.label,
+        score: &args.score,
+        positive: &args.positive,
+        entity: args.entity.as_deref(),
+        score2: args.score2.as_deref(),
         one_vs_rest: args.one_vs_rest,
     };
-    let predictions = match read_csv(args.path, &bytes, &columns) {
-        Ok(v) => v,
-        Err(e) => return fail(&e),
-    };
+    let predictions = read_csv(&args.predictions, &bytes, &columns)?;
     let report = metrics_json(&predictions, args.threshold);
     if args.json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&report).expect("a JSON value encodes")
-        );
+        print_json(&report);
     } else {
         print_table(&report);
     }
-    EXIT_OK
+    Ok(EXIT_OK)
 }
 
 fn print_table(report: &Value) {
@@ -113,22 +125,27 @@ fn print_table(report: &Value) {
         outln!("{:<28} {n}", "entities");
     }
     if let Some(paired) = report.get("paired") {
-        match paired.get("undefined").and_then(Value::as_str) {
-            Some(reason) => outln!("{:<28} undefined: {}", "paired", safe(reason)),
-            None => {
-                let f = |key: &str| paired[key].as_f64().unwrap_or(f64::NAN);
-                outln!("{:<28} {:.6}", "roc_auc (score2)", f("roc_auc2"));
-                outln!(
-                    "{:<28} {:.6}  95% CI [{:.6}, {:.6}]  z {:.4}  p {:.4e}  ({})",
-                    "paired difference",
-                    f("difference"),
-                    paired["ci"][0].as_f64().unwrap_or(f64::NAN),
-                    paired["ci"][1].as_f64().unwrap_or(f64::NAN),
-                    f("z"),
-                    f("p_value"),
-                    paired["interval"].as_str().unwrap_or_default()
-                );
-            }
+        print_paired(paired);
+    }
+}
+
+/// The `--score2` lines: the second score's AUC and the paired difference.
+fn print_paired(paired: &Value) {
+    match paired.get("undefined").and_then(Value::as_str) {
+        Some(reason) => outln!("{:<28} undefined: {}", "paired", safe(reason)),
+        None => {
+            let f = |key: &str| paired[key].as_f64().unwrap_or(f64::NAN);
+            outln!("{:<28} {:.6}", "roc_auc (score2)", f("roc_auc2"));
+            outln!(
+                "{:<28} {:.6}  95% CI [{:.6}, {:.6}]  z {:.4}  p {:.4e}  ({})",
+                "paired difference",
+                f("difference"),
+                paired["ci"][0].as_f64().unwrap_or(f64::NAN),
+                paired["ci"][1].as_f64().unwrap_or(f64::NAN),
+                f("z"),
+                f("p_value"),
+                paired["interval"].as_str().unwrap_or_default()
+            );
         }
     }
 }

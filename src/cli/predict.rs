@@ -2,12 +2,12 @@
 //! --transfer-choice ID) [--rationale FILE] [--out FILE]`: records a prediction
 //! (`counterlab.prediction/1`) before any result exists.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use counterlab::experiment::Claim;
-use counterlab::prediction::{predict, Outcome, Predicted};
+use counterlab::prediction::{predict, Outcome as ClaimOutcome, Predicted, Prediction};
 
-use super::{fail, fail_usage, load_pack, read_input, style, PacksOption, EXIT_DATA, EXIT_OK};
+use super::{read_input, style, write_file, Exit, Outcome, PacksArgs, EXIT_OK};
 
 /// Record a prediction (counterlab.prediction/1) about a claim on a pack, before any
 /// result exists: the pack's id and meaning hash, the claim, the predicted outcome and
@@ -29,57 +29,30 @@ pub(crate) struct PredictArgs {
     #[arg(long)]
     rationale: Option<PathBuf>,
     #[command(flatten)]
-    packs: PacksOption,
+    packs: PacksArgs,
     /// Write the prediction here instead of printing it.
     #[arg(long)]
     out: Option<PathBuf>,
 }
 
-pub(crate) fn command(args: &PredictArgs) -> i32 {
-    let bytes = match read_input(&args.claim, 64 << 10, "--claim") {
-        Ok(b) => b,
-        Err(code) => return code,
-    };
-    let claim: Claim = match counterlab::json::parse_strict(&bytes)
-        .map_err(|e| format!("{} at {}", e.message, e.path))
-        .and_then(|v| serde_json::from_value(v).map_err(|e| e.to_string()))
-    {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!(
-                "{} {}: not a claim: {}",
-                style::error_tag(),
-                style::safe(&args.claim.display().to_string()),
-                style::safe(&e)
-            );
-            return EXIT_DATA;
-        }
-    };
-    let pack = match load_pack(args.packs.folder(), &args.pack) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
-    let pack = &pack;
+pub(crate) fn command(args: &PredictArgs) -> Outcome {
+    let claim = read_claim(&args.claim)?;
+    let pack = args.packs.pack(&args.pack)?;
     let rationale = match &args.rationale {
-        Some(path) => match read_input(path, 16 << 20, "--rationale") {
-            Ok(b) => Some(b),
-            Err(code) => return code,
-        },
+        Some(path) => Some(read_input(path, 16 << 20, "--rationale")?),
         None => None,
     };
     let predicted = match (&args.outcome, &args.transfer_choice) {
-        (Some(o), None) if o == "holds" => Predicted::Outcome(Outcome::Holds),
-        (Some(_), None) => Predicted::Outcome(Outcome::DoesNotHold),
+        (Some(o), None) if o == "holds" => Predicted::Outcome(ClaimOutcome::Holds),
+        (Some(_), None) => Predicted::Outcome(ClaimOutcome::DoesNotHold),
         (None, Some(id)) => Predicted::TransferChoice {
             transfer_choice: id.clone(),
         },
-        _ => return fail_usage("give --outcome or --transfer-choice"),
+        _ => return Err(Exit::usage("give --outcome or --transfer-choice")),
     };
-    let prediction = predict(pack, claim, predicted, rationale.as_deref());
+    let prediction = predict(&pack, claim, predicted, rationale.as_deref());
     // What predict wrote must read back (schema, claim): the same rules as any reader.
-    if let Err(e) = counterlab::prediction::Prediction::from_value(&prediction.to_json()) {
-        return fail(&e);
-    }
+    Prediction::from_value(&prediction.to_json())?;
     let text = serde_json::to_string_pretty(&prediction.to_json()).expect("JSON encodes");
     match &args.out {
         // stdout stays one JSON document; the hash goes to stderr.
@@ -88,12 +61,25 @@ pub(crate) fn command(args: &PredictArgs) -> i32 {
             eprintln!("prediction_hash  {}", prediction.prediction_hash());
         }
         Some(path) => {
-            if let Err(e) = std::fs::write(path, format!("{text}\n")) {
-                return fail_usage(&format!("{}: {e}", path.display()));
-            }
+            write_file(path, format!("{text}\n"))?;
             outln!("wrote {}", path.display());
             outln!("prediction_hash  {}", prediction.prediction_hash());
         }
     }
-    EXIT_OK
+    Ok(EXIT_OK)
+}
+
+/// The claim of `--claim`: a JSON file in the experiment vocabulary.
+fn read_claim(path: &Path) -> Result<Claim, Exit> {
+    let bytes = read_input(path, 64 << 10, "--claim")?;
+    counterlab::json::parse_strict(&bytes)
+        .map_err(|e| format!("{} at {}", e.message, e.path))
+        .and_then(|v| serde_json::from_value(v).map_err(|e| e.to_string()))
+        .map_err(|e| {
+            Exit::data(format!(
+                "{}: not a claim: {}",
+                style::safe(&path.display().to_string()),
+                style::safe(&e)
+            ))
+        })
 }

@@ -3,11 +3,11 @@
 
 use std::path::PathBuf;
 
-use counterlab::revision::{verify_revision, CHANGES_SHOWN};
-use counterlab::verify::Choices;
+use counterlab::revision::{verify_revision, RevisionReport, CHANGES_SHOWN};
+use counterlab::verify::{Choices, Mode, VerifyOptions};
 
 use super::style::safe;
-use super::{fail, fail_usage, load_packs_within, style, threads_option, PacksOption};
+use super::{print_json, style, Exit, Outcome, PacksArgs, ThreadArgs};
 
 /// Check a revision chain: at most two revisions after a REJECTED verdict, each changing
 /// the evaluation design (model, features, arms, ablations), never the pack, the seed, the
@@ -21,96 +21,92 @@ pub(crate) struct RevisionArgs {
     #[arg(required = true, num_args = 2..)]
     payloads: Vec<PathBuf>,
     #[command(flatten)]
-    packs: PacksOption,
+    packs: PacksArgs,
     /// Print the answer as JSON (counterlab.revision/1).
     #[arg(long)]
     json: bool,
     /// Label permutations K for the last payload's claim, 0 to 100000 (default 199).
     #[arg(long)]
     permutations: Option<usize>,
-    /// Worker threads, at least 1.
-    #[arg(long)]
-    threads: Option<usize>,
+    #[command(flatten)]
+    threads: ThreadArgs,
 }
 
-pub(crate) fn command(args: &RevisionArgs) -> i32 {
-    let choices = Choices {
-        permutations: args.permutations,
-        ..Choices::default()
-    };
-    let mut options = match choices.checked(|name| format!("--{name}")) {
-        Ok(o) => o,
-        Err(message) => return fail_usage(&message),
-    };
-    options.threads = match threads_option(args.threads) {
-        Ok(t) => t,
-        Err(code) => return code,
-    };
+pub(crate) fn command(args: &RevisionArgs) -> Outcome {
+    let options = options(args)?;
     let mut payloads = Vec::with_capacity(args.payloads.len());
     for path in &args.payloads {
-        match counterlab::document::read_document(path, &options) {
-            Ok(bytes) => payloads.push(bytes),
-            Err(e) => return fail(&e),
-        }
+        payloads.push(counterlab::document::read_document(path, &options)?);
     }
     let last = payloads.last().expect("clap requires two payloads");
     let named = counterlab::document::named_packs(last, options.max_payload_bytes);
     let only: Vec<&str> = named.iter().map(String::as_str).collect();
-    let packs = match load_packs_within(args.packs.folder(), Some(&only), &options.fixture) {
-        Ok(p) => p,
-        Err(e) => return fail(&e),
-    };
+    let packs = args.packs.packs(Some(&only), &options.fixture)?;
     let slices: Vec<&[u8]> = payloads.iter().map(Vec::as_slice).collect();
     let answer = verify_revision(&slices, &packs, &options);
     let value = answer.to_json();
     if args.json {
+        print_json(&value);
+    } else {
+        print_human(args, &answer, &value);
+    }
+    Ok(answer.verdict().exit_code(Mode::Enforce))
+}
+
+/// `--permutations` and `--threads` checked against their ranges.
+fn options(args: &RevisionArgs) -> Result<VerifyOptions, Exit> {
+    let choices = Choices {
+        permutations: args.permutations,
+        ..Choices::default()
+    };
+    let mut options = choices
+        .checked(|name| format!("--{name}"))
+        .map_err(|message| Exit::usage(&message))?;
+    options.threads = args.threads.count()?;
+    Ok(options)
+}
+
+/// Each revision's changes, the refusal if any, the last payload's verdict, then the
+/// answer; `value` is the answer's JSON (its `revision_hash`).
+fn print_human(args: &RevisionArgs, answer: &RevisionReport, value: &serde_json::Value) {
+    for (i, changes) in answer.steps.iter().enumerate() {
         outln!(
             "{}",
-            serde_json::to_string_pretty(&value).expect("a JSON value encodes")
+            style::bold(&format!(
+                "revision {}: {} → {} ({} changes)",
+                i + 1,
+                safe(&args.payloads[i].display().to_string()),
+                safe(&args.payloads[i + 1].display().to_string()),
+                changes.len()
+            ))
         );
-    } else {
-        for (i, changes) in answer.steps.iter().enumerate() {
+        for change in changes.iter().take(CHANGES_SHOWN) {
             outln!(
-                "{}",
-                style::bold(&format!(
-                    "revision {}: {} → {} ({} changes)",
-                    i + 1,
-                    safe(&args.payloads[i].display().to_string()),
-                    safe(&args.payloads[i + 1].display().to_string()),
-                    changes.len()
-                ))
-            );
-            for change in changes.iter().take(CHANGES_SHOWN) {
-                outln!(
-                    "  {:<12} {}  {} → {}",
-                    change.scope.as_str(),
-                    safe(&change.path),
-                    safe(&change.before.to_string()),
-                    safe(&change.after.to_string())
-                );
-            }
-        }
-        if let Some(refusal) = &answer.refusal {
-            outln!(
-                "refused: {}  (witness {})",
-                safe(&refusal.reason),
-                safe(&refusal.witness)
+                "  {:<12} {}  {} → {}",
+                change.scope.as_str(),
+                safe(&change.path),
+                safe(&change.before.to_string()),
+                safe(&change.after.to_string())
             );
         }
-        if let Some(report) = &answer.report {
-            outln!(
-                "the last payload verifies {}  report {}",
-                report.verdict().as_str(),
-                &report.report_hash()[..16]
-            );
-        }
+    }
+    if let Some(refusal) = &answer.refusal {
         outln!(
-            "{}  revision {}",
-            style::bold(answer.verdict().as_str()),
-            &value["revision_hash"].as_str().unwrap_or_default()[..16]
+            "refused: {}  (witness {})",
+            safe(&refusal.reason),
+            safe(&refusal.witness)
         );
     }
-    answer
-        .verdict()
-        .exit_code(counterlab::verify::Mode::Enforce)
+    if let Some(report) = &answer.report {
+        outln!(
+            "the last payload verifies {}  report {}",
+            report.verdict().as_str(),
+            &report.report_hash()[..16]
+        );
+    }
+    outln!(
+        "{}  revision {}",
+        style::bold(answer.verdict().as_str()),
+        &value["revision_hash"].as_str().unwrap_or_default()[..16]
+    );
 }

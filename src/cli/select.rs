@@ -3,10 +3,12 @@
 
 use std::path::PathBuf;
 
-use counterlab::select::{select, Ineligible};
+use counterlab::select::{select, Ineligible, Selection};
 
 use super::style::safe;
-use super::{fail, fail_usage, load_pack, read_prediction, style, PacksOption, EXIT_DATA, EXIT_OK};
+use super::{
+    print_json, read_prediction, style, write_file, Outcome, PacksArgs, EXIT_DATA, EXIT_OK,
+};
 
 /// Select the experiment that runs for a belief, by closed rules (no model calls): every
 /// candidate eligible or not with the failing rule and its score; the experiment to run,
@@ -31,69 +33,59 @@ pub(crate) struct SelectArgs {
     #[arg(long)]
     out: Option<PathBuf>,
     #[command(flatten)]
-    packs: PacksOption,
+    packs: PacksArgs,
 }
 
-pub(crate) fn command(args: &SelectArgs) -> i32 {
-    let prediction = match read_prediction(&args.belief, "--belief") {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
-    let pack = match load_pack(args.packs.folder(), &args.pack) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
-    let pack = &pack;
-    let candidates = match counterlab::select::read_candidates(pack, &args.candidates) {
-        Ok(c) => c,
-        Err(e) => return fail(&e),
-    };
-    let selection = select(pack, &prediction, &candidates);
+pub(crate) fn command(args: &SelectArgs) -> Outcome {
+    let prediction = read_prediction(&args.belief, "--belief")?;
+    let pack = args.packs.pack(&args.pack)?;
+    let candidates = counterlab::select::read_candidates(&pack, &args.candidates)?;
+    let selection = select(&pack, &prediction, &candidates);
     let value = selection.to_json();
     if let (Some(out), Some(experiment)) = (&args.out, &value.get("experiment_to_run")) {
         if !experiment.is_null() {
             let text = serde_json::to_string_pretty(experiment).expect("JSON encodes");
-            if let Err(e) = std::fs::write(out, format!("{text}\n")) {
-                return fail_usage(&format!("{}: {e}", out.display()));
-            }
+            write_file(out, format!("{text}\n"))?;
         }
     }
     if args.json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&value).expect("JSON encodes")
-        );
+        print_json(&value);
     } else {
-        for candidate in &selection.candidates {
-            let state = match (&candidate.failed, &candidate.score) {
-                (Some(Ineligible { rule, why }), _) => format!("not eligible: {rule}: {why}"),
-                (None, Some(score)) => format!(
-                    "eligible, score {} (held out {}, cross-validated {}, ablations {})",
-                    score.total(),
-                    score.held_out,
-                    score.cross_validated,
-                    score.ablations
-                ),
-                (None, None) => "eligible".to_owned(),
-            };
-            outln!("{:<60} {}", safe(&candidate.source), safe(&state));
-        }
-        match selection.selected {
-            Some(i) => {
-                let seed = selection.candidates[i].seed.unwrap_or_default();
-                outln!(
-                    "{} {}  derived seed {seed}",
-                    style::bold("selected"),
-                    safe(&selection.candidates[i].source)
-                );
-            }
-            None => outln!("{}", style::bold("no candidate is eligible")),
-        }
-        outln!("selection_hash  {}", selection.selection_hash());
+        print_human(&selection);
     }
-    if selection.selected.is_some() {
+    Ok(if selection.selected.is_some() {
         EXIT_OK
     } else {
         EXIT_DATA
+    })
+}
+
+/// Each candidate with its eligibility and score, then the selected one and its seed.
+fn print_human(selection: &Selection) {
+    for candidate in &selection.candidates {
+        let state = match (&candidate.failed, &candidate.score) {
+            (Some(Ineligible { rule, why }), _) => format!("not eligible: {rule}: {why}"),
+            (None, Some(score)) => format!(
+                "eligible, score {} (held out {}, cross-validated {}, ablations {})",
+                score.total(),
+                score.held_out,
+                score.cross_validated,
+                score.ablations
+            ),
+            (None, None) => "eligible".to_owned(),
+        };
+        outln!("{:<60} {}", safe(&candidate.source), safe(&state));
     }
+    match selection.selected {
+        Some(i) => {
+            let seed = selection.candidates[i].seed.unwrap_or_default();
+            outln!(
+                "{} {}  derived seed {seed}",
+                style::bold("selected"),
+                safe(&selection.candidates[i].source)
+            );
+        }
+        None => outln!("{}", style::bold("no candidate is eligible")),
+    }
+    outln!("selection_hash  {}", selection.selection_hash());
 }

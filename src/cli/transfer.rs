@@ -1,63 +1,66 @@
 //! `counterlab transfer PACK --choice ID`: the fixed evaluator of a pack's transfer task.
 
-use std::path::Path;
-
-use counterlab::transfer;
+use counterlab::transfer::{self, TransferEvaluation};
 use counterlab::RunOptions;
 
-use super::{fail, fail_usage, load_pack, style, EXIT_DATA, EXIT_OK};
+use super::{print_json, style, Exit, Outcome, PacksArgs, EXIT_DATA, EXIT_OK};
 
-pub(crate) fn command(pack: &str, choice: &str, packs: Option<&Path>, json: bool) -> i32 {
-    let pack = match load_pack(packs, pack) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
-    let pack = &pack;
-    if let Err(e) = transfer::check_choice(pack, choice) {
-        return fail_usage(&e.to_string());
-    }
-    let evaluation = match transfer::evaluate(pack, Some(choice), RunOptions::default().threads) {
-        Ok(e) => e,
-        Err(e) => return fail(&e),
-    };
+// Options of `transfer` as given on the command line (a plain comment: clap would read a
+// doc comment as the command's description, which the `Transfer` variant gives).
+#[derive(clap::Args)]
+pub(crate) struct TransferArgs {
+    /// The pack id.
+    pack: String,
+    /// The id of the chosen answer.
+    #[arg(long)]
+    choice: String,
+    #[command(flatten)]
+    packs: PacksArgs,
+    /// Print the evaluation as JSON (counterlab.transfer/1).
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) fn command(args: &TransferArgs) -> Outcome {
+    let choice = args.choice.as_str();
+    let pack = args.packs.pack(&args.pack)?;
+    transfer::check_choice(&pack, choice).map_err(|e| Exit::usage(&e.to_string()))?;
+    let evaluation = transfer::evaluate(&pack, Some(choice), RunOptions::default().threads)?;
     let correct = evaluation.answer.as_ref().is_some_and(|a| a.correct);
-    if json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&evaluation).expect("an evaluation encodes")
-        );
+    if args.json {
+        print_json(&evaluation);
     } else {
-        outln!("{}", style::bold(&style::safe(&evaluation.question)));
-        outln!("rule: {}", evaluation.rule);
-        for c in &evaluation.choices {
-            let mark = if c.id == choice { "→" } else { " " };
-            let validity = if c.valid {
-                style::paint_stdout("32", "valid  ")
-            } else {
-                style::paint_stdout("31", "invalid")
-            };
-            outln!(
-                "{mark} {:<18} {validity}  {}",
-                style::safe(&c.id),
-                style::safe(&c.text)
-            );
-            outln!("    {}", style::safe(&c.why));
-        }
-        let verdict = if correct {
-            style::paint_stdout("1;32", "correct")
+        print_human(&evaluation, choice, correct);
+    }
+    Ok(if correct { EXIT_OK } else { EXIT_DATA })
+}
+
+fn print_human(evaluation: &TransferEvaluation, choice: &str, correct: bool) {
+    outln!("{}", style::bold(&style::safe(&evaluation.question)));
+    outln!("rule: {}", evaluation.rule);
+    for c in &evaluation.choices {
+        let mark = if c.id == choice { "→" } else { " " };
+        let validity = if c.valid {
+            style::paint_stdout("32", "valid  ")
         } else {
-            style::paint_stdout("1;31", "incorrect")
+            style::paint_stdout("31", "invalid")
         };
         outln!(
-            "your choice {}: {verdict} (valid: {})",
-            style::safe(&format!("{choice:?}")),
-            style::safe(&evaluation.valid_choices.join(", "))
+            "{mark} {:<18} {validity}  {}",
+            style::safe(&c.id),
+            style::safe(&c.text)
         );
-        outln!("result_hash {}", evaluation.result_hash);
+        outln!("    {}", style::safe(&c.why));
     }
-    if correct {
-        EXIT_OK
+    let verdict = if correct {
+        style::paint_stdout("1;32", "correct")
     } else {
-        EXIT_DATA
-    }
+        style::paint_stdout("1;31", "incorrect")
+    };
+    outln!(
+        "your choice {}: {verdict} (valid: {})",
+        style::safe(&format!("{choice:?}")),
+        style::safe(&evaluation.valid_choices.join(", "))
+    );
+    outln!("result_hash {}", evaluation.result_hash);
 }

@@ -9,16 +9,19 @@ use counterlab::verify::{Choices, Mode, Status, VerifyOptions};
 use counterlab::Verdict;
 
 use super::style::safe;
-use super::{fail, fail_usage, style, threads_option, PacksOption};
+use super::{print_json, style, write_file, Exit, Outcome, PacksArgs, ThreadArgs};
 
 // Options of `verify` as given on the command line (a plain comment: clap would read a
 // doc comment as the command's description, which the `Verify` variant gives).
 #[derive(clap::Args)]
+#[command(mut_arg("threads", |a| a.help(
+    "Worker threads, at least 1 (the report is identical for any number; more than 64 are used as 64)"
+)))]
 pub(crate) struct VerifyArgs {
     /// The payload JSON (as written by `counterlab run`).
     payload: PathBuf,
     #[command(flatten)]
-    packs: PacksOption,
+    packs: PacksArgs,
     /// Print the report as JSON (counterlab.report/1).
     #[arg(long)]
     json: bool,
@@ -40,10 +43,8 @@ pub(crate) struct VerifyArgs {
     /// Largest work in fit units (rows x ((features + 1)^2 + 32) per fit), any u64 (default 1e10).
     #[arg(long)]
     max_work: Option<u64>,
-    /// Worker threads, at least 1 (the report is identical for any number; more than 64
-    /// are used as 64).
-    #[arg(long)]
-    threads: Option<usize>,
+    #[command(flatten)]
+    threads: ThreadArgs,
     /// Write the claim's permutation null (histogram, observed statistic marked) as SVG.
     #[arg(long)]
     svg: Option<PathBuf>,
@@ -52,9 +53,7 @@ pub(crate) struct VerifyArgs {
     vega: Option<PathBuf>,
 }
 
-/// The options of `args` checked against their documented ranges (docs/VERDICTS.md):
-/// a value outside one is a usage error, never a panic or a silent clamp (except
-/// `--threads`, whose excess only costs threads that are never started).
+/// The options of `args` that the library checks (and refuses beside a capsule).
 fn choices(args: &VerifyArgs) -> Choices {
     Choices {
         permutations: args.permutations,
@@ -71,30 +70,27 @@ fn flag(name: &str) -> String {
     format!("--{}", name.replace('_', "-"))
 }
 
-fn options(args: &VerifyArgs) -> Result<VerifyOptions, i32> {
+/// The options of `args` checked against their documented ranges (docs/VERDICTS.md):
+/// a value outside one is a usage error, never a panic or a silent clamp (except
+/// `--threads`, whose excess only costs threads that are never started).
+fn options(args: &VerifyArgs) -> Result<VerifyOptions, Exit> {
     let mut options = choices(args)
         .checked(flag)
-        .map_err(|message| fail_usage(&message))?;
-    options.threads = threads_option(args.threads)?;
+        .map_err(|message| Exit::usage(&message))?;
+    options.threads = args.threads.count()?;
     Ok(options)
 }
 
-pub(crate) fn command(args: &VerifyArgs) -> i32 {
-    let options = match options(args) {
-        Ok(o) => o,
-        Err(code) => return code,
-    };
+pub(crate) fn command(args: &VerifyArgs) -> Outcome {
+    let options = options(args)?;
     // At most the budget + 1 bytes are read: a larger payload gets its report
     // (budget.payload_bytes unverifiable) from the bytes read.
-    let bytes = match counterlab::document::read_document(&args.payload, &options) {
-        Ok(bytes) => bytes,
-        Err(e) => return fail(&e),
-    };
+    let bytes = counterlab::document::read_document(&args.payload, &options)?;
     // An option given beside a capsule is a usage error (exit 2), as any bad flag.
-    if let Err(e) = counterlab::document::refuse_choices_for_capsule(&bytes, &choices(args), flag) {
-        return fail_usage(&e.to_string());
-    }
-    if std::io::stderr().is_terminal() && !args.json {
+    counterlab::document::refuse_choices_for_capsule(&bytes, &choices(args), flag)
+        .map_err(|e| Exit::usage(&e.to_string()))?;
+    let progress = std::io::stderr().is_terminal() && !args.json;
+    if progress {
         eprint!(
             "verifying {} ({} label permutations)…\r",
             safe(&args.payload.display().to_string()),
@@ -104,46 +100,44 @@ pub(crate) fn command(args: &VerifyArgs) -> i32 {
     // Only the packs the document names are loaded (counterlab::document): a broken
     // sibling pack never stops the report.
     let verified = counterlab::document::verify_document(&bytes, args.packs.folder(), &options);
-    if std::io::stderr().is_terminal() && !args.json {
+    if progress {
         eprint!("\x1b[2K");
     }
-    let report = match verified {
-        Ok(Verified::Report(report)) => report,
-        Ok(Verified::Capsule(capsule)) => {
-            return super::capsule::print(&capsule, &options, args.json);
+    let report = match verified? {
+        Verified::Report(report) => report,
+        Verified::Capsule(capsule) => {
+            return Ok(super::capsule::print(&capsule, &options, args.json));
         }
-        Err(e) => return fail(&e),
     };
     if args.json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&report.to_json()).expect("a JSON value encodes")
-        );
+        print_json(&report.to_json());
     } else {
         print_human(&report);
     }
-    if args.svg.is_some() || args.vega.is_some() {
-        match null_histogram(&report, &args.payload) {
-            Some(chart) => {
-                if let Some(path) = &args.svg {
-                    if let Err(e) = std::fs::write(path, counterlab::chart::histogram_svg(&chart)) {
-                        return super::fail_usage(&format!("{}: {e}", path.display()));
-                    }
-                }
-                if let Some(path) = &args.vega {
-                    let spec = serde_json::to_string_pretty(&counterlab::chart::histogram_vega(&chart))
-                        .expect("a JSON value encodes");
-                    if let Err(e) = std::fs::write(path, format!("{spec}\n")) {
-                        return super::fail_usage(&format!("{}: {e}", path.display()));
-                    }
-                }
-            }
-            None => eprintln!(
-                "note: no chart written: the claim has no permutation null to draw (none was run, or every permutation was vacuous; see the report)"
-            ),
-        }
+    write_charts(args, &report)?;
+    Ok(report.exit_code())
+}
+
+/// `--svg` and `--vega`: the claim's permutation null, when it has one.
+fn write_charts(args: &VerifyArgs, report: &counterlab::Report) -> Result<(), Exit> {
+    if args.svg.is_none() && args.vega.is_none() {
+        return Ok(());
     }
-    report.exit_code()
+    let Some(chart) = null_histogram(report, &args.payload) else {
+        eprintln!(
+            "note: no chart written: the claim has no permutation null to draw (none was run, or every permutation was vacuous; see the report)"
+        );
+        return Ok(());
+    };
+    if let Some(path) = &args.svg {
+        write_file(path, counterlab::chart::histogram_svg(&chart))?;
+    }
+    if let Some(path) = &args.vega {
+        let spec = serde_json::to_string_pretty(&counterlab::chart::histogram_vega(&chart))
+            .expect("a JSON value encodes");
+        write_file(path, format!("{spec}\n"))?;
+    }
+    Ok(())
 }
 
 /// The claim's permutation null as a histogram with the observed statistic marked.
@@ -175,6 +169,23 @@ fn null_histogram(report: &counterlab::Report, payload: &Path) -> Option<Histogr
 }
 
 fn print_human(report: &counterlab::Report) {
+    print_verdict(report);
+    outln!();
+    print_checks(report);
+    let c = report.counters();
+    outln!(
+        "\n{} run: {} passed, {} failed, {} unverifiable; {} skipped   report {}",
+        c.run,
+        c.passed,
+        c.failed,
+        c.unverifiable,
+        c.skipped,
+        &report.report_hash()[..16]
+    );
+}
+
+/// The verdict, the claim's evidence with its caveats, and the reasons of INCONCLUSIVE.
+fn print_verdict(report: &counterlab::Report) {
     let verdict = report.verdict().as_str();
     let colour = match report.verdict() {
         Verdict::Supports(_) => "1;32",
@@ -218,7 +229,10 @@ fn print_human(report: &counterlab::Report) {
             outln!("reason  {}", safe(reason));
         }
     }
-    outln!();
+}
+
+/// One line per check with its status and reason, then every counterexample.
+fn print_checks(report: &counterlab::Report) {
     for check in report.checks() {
         let status = match check.status {
             Status::Pass => style::paint_stdout("32", "pass"),
@@ -251,14 +265,4 @@ fn print_human(report: &counterlab::Report) {
             );
         }
     }
-    let c = report.counters();
-    outln!(
-        "\n{} run: {} passed, {} failed, {} unverifiable; {} skipped   report {}",
-        c.run,
-        c.passed,
-        c.failed,
-        c.unverifiable,
-        c.skipped,
-        &report.report_hash()[..16]
-    );
 }
