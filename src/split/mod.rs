@@ -14,6 +14,7 @@ use crate::rng;
 use crate::table::Table;
 
 mod folds;
+pub mod numpy_random;
 pub use folds::{folds, Folds, MAX_FOLDS};
 
 /// How an arm divides rows into train and test.

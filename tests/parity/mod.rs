@@ -6,6 +6,7 @@ mod categorical;
 mod cv;
 mod logistic;
 mod paired;
+mod shuffled_cv;
 
 /// The largest absolute difference of two equally long slices.
 fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
