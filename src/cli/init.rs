@@ -71,9 +71,9 @@ pub(crate) fn command(args: &InitArgs) -> i32 {
     {
         return code;
     }
-    for (name, json) in &scaffold.experiments {
-        let path = out.join("experiments").join(name);
-        if let Err(code) = write(path.clone(), json.as_bytes()) {
+    for starter in &scaffold.experiments {
+        let path = out.join("experiments").join(&starter.file_name);
+        if let Err(code) = write(path.clone(), starter.json.as_bytes()) {
             return code;
         }
         written.push(path);
@@ -101,7 +101,7 @@ pub(crate) fn command(args: &InitArgs) -> i32 {
     let packs = out.display();
     outln!("next:");
     outln!("  counterlab pack check {packs}");
-    for (name, _) in &scaffold.experiments {
+    for name in scaffold.experiments.iter().map(|e| &e.file_name) {
         let stem = name.trim_end_matches(".json");
         outln!(
             "  counterlab run {packs}/experiments/{name} --packs {packs} --out {stem}.payload.json"
