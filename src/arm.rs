@@ -589,36 +589,58 @@ impl PreparedArm {
         experiment: &Experiment,
         labels: &[bool],
     ) -> Result<(ArmResult, ArmPredictions)> {
-        let arm = &experiment.arms[self.index];
-        let kind = arm.split.kind();
+        let kind = experiment.arms[self.index].split.kind();
         let own = self.fit(experiment, 0, labels, DEFAULT_TOL)?;
-        let predictions = &own.predictions;
-        let metric_values = predictions.metrics(&experiment.metrics);
-
-        let roc_auc_delong = experiment.metrics.contains(&MetricName::RocAuc).then(|| {
-            let delong = match &predictions.fit_failure {
-                Some(reason) => Err(metrics::Undefined(reason.clone())),
-                None => metrics::delong(&predictions.test_labels, &predictions.test_scores),
-            };
-            match delong {
-                Ok(d) => DeLongSummary::Value {
-                    se: d.se,
-                    ci: [d.ci.0, d.ci.1],
-                },
-                Err(reason) => DeLongSummary::Undefined {
-                    undefined: reason.0,
-                },
+        let metrics = own.predictions.metrics(&experiment.metrics);
+        let roc_auc_delong = experiment
+            .metrics
+            .contains(&MetricName::RocAuc)
+            .then(|| delong_summary(&own.predictions));
+        let ablations = self.ablation_results(experiment, labels, &own.predictions, &metrics)?;
+        let result = match &self.cv {
+            None => ArmResult {
+                split: split::summarize_labels(table, &self.folds[0].split, kind, labels),
+                overlap: self.folds[0].full_overlap(),
+                model: Some(self.folds[0].model_summary(table, &own.folds[0])),
+                metrics,
+                roc_auc_delong,
+                ablations,
+                folds: None,
+            },
+            Some(pooling) => {
+                let splits: Vec<&Split> = self.folds.iter().map(|f| &f.split).collect();
+                let overlaps: Vec<Overlap> =
+                    self.folds.iter().map(PreparedFold::full_overlap).collect();
+                ArmResult {
+                    split: split::summarize_folds(table, &pooling.folds, kind, labels),
+                    overlap: split::pooled_overlap(table, &splits, &overlaps),
+                    model: None,
+                    metrics,
+                    roc_auc_delong,
+                    ablations,
+                    folds: Some(self.fold_results(table, experiment, labels, &own.folds)),
+                }
             }
-        });
+        };
+        Ok((result, own.predictions))
+    }
 
+    /// Per ablation name, the arm refitted without the ablation's features under `labels`
+    /// and compared with the arm's own `predictions` and `metrics`.
+    fn ablation_results(
+        &self,
+        experiment: &Experiment,
+        labels: &[bool],
+        predictions: &ArmPredictions,
+        metrics: &BTreeMap<String, MetricValue>,
+    ) -> Result<BTreeMap<String, AblationResult>> {
         let mut ablations = BTreeMap::new();
         for (a, ablation) in experiment.ablation_list().iter().enumerate() {
             let ablated = self
                 .fit(experiment, 1 + a, labels, DEFAULT_TOL)?
                 .predictions;
             let ablated_metrics = ablated.metrics(&experiment.metrics);
-            let roc_auc_delta = match (metric_values.get("roc_auc"), ablated_metrics.get("roc_auc"))
-            {
+            let roc_auc_delta = match (metrics.get("roc_auc"), ablated_metrics.get("roc_auc")) {
                 (Some(MetricValue::Value(arm_auc)), Some(MetricValue::Value(ablated_auc))) => {
                     Some(ablated_auc - arm_auc)
                 }
@@ -642,69 +664,56 @@ impl PreparedArm {
                 },
             );
         }
+        Ok(ablations)
+    }
 
-        let model_summary = |fold: &PreparedFold, fit: &FoldFit| ModelSummary {
-            intercept: fit.scored.fitted.intercept,
-            coefficients: table
-                .column_names(&fold.feature_sets[0].features)
-                .into_iter()
-                .zip(fit.scored.fitted.coefficients.iter().copied())
-                .collect(),
-            iterations: fit.scored.fitted.iterations as u64,
-            converged: fit.scored.fitted.converged,
-        };
-        let overlap_of = |fold: &PreparedFold| {
-            fold.overlap
-                .clone()
-                .expect("a full result comes from an arm prepared in full")
-        };
-        let result = match &self.cv {
-            None => ArmResult {
-                split: split::summarize_labels(table, &self.folds[0].split, kind, labels),
-                overlap: overlap_of(&self.folds[0]),
-                model: Some(model_summary(&self.folds[0], &own.folds[0])),
-                metrics: metric_values,
-                roc_auc_delong,
-                ablations,
-                folds: None,
-            },
-            Some(pooling) => {
-                let splits: Vec<&Split> = self.folds.iter().map(|f| &f.split).collect();
-                let fold_results = self
-                    .folds
-                    .iter()
-                    .zip(&own.folds)
-                    .map(|(fold, fit)| {
-                        let baseline =
-                            vec![majority_class(&fit.train_labels); fit.test_labels.len()];
-                        FoldResult {
-                            split: split::summarize_labels(table, &fold.split, kind, labels),
-                            overlap: overlap_of(fold),
-                            model: model_summary(fold, fit),
-                            metrics: compute_metrics(
-                                &experiment.metrics,
-                                &fit.test_labels,
-                                &baseline,
-                                &fit.scored.test_probability,
-                                fit_failure(&fit.scored.fitted, &fit.scored.test_probability)
-                                    .as_deref(),
-                            ),
-                        }
-                    })
-                    .collect();
-                let overlaps: Vec<Overlap> = self.folds.iter().map(overlap_of).collect();
-                ArmResult {
-                    split: split::summarize_folds(table, &pooling.folds, kind, labels),
-                    overlap: split::pooled_overlap(table, &splits, &overlaps),
-                    model: None,
-                    metrics: metric_values,
-                    roc_auc_delong,
-                    ablations,
-                    folds: Some(fold_results),
+    /// A cross-validation arm's per-fold results, from its own features' `fits` under
+    /// `labels`.
+    fn fold_results(
+        &self,
+        table: &Table,
+        experiment: &Experiment,
+        labels: &[bool],
+        fits: &[FoldFit],
+    ) -> Vec<FoldResult> {
+        let kind = experiment.arms[self.index].split.kind();
+        self.folds
+            .iter()
+            .zip(fits)
+            .map(|(fold, fit)| {
+                let baseline = vec![majority_class(&fit.train_labels); fit.test_labels.len()];
+                FoldResult {
+                    split: split::summarize_labels(table, &fold.split, kind, labels),
+                    overlap: fold.full_overlap(),
+                    model: fold.model_summary(table, fit),
+                    metrics: compute_metrics(
+                        &experiment.metrics,
+                        &fit.test_labels,
+                        &baseline,
+                        &fit.scored.test_probability,
+                        fit_failure(&fit.scored.fitted, &fit.scored.test_probability).as_deref(),
+                    ),
                 }
-            }
-        };
-        Ok((result, own.predictions))
+            })
+            .collect()
+    }
+}
+
+/// The DeLong SE and CI of the predictions' ROC AUC, or why they are undefined (a fit
+/// failure's reason first).
+fn delong_summary(predictions: &ArmPredictions) -> DeLongSummary {
+    let delong = match &predictions.fit_failure {
+        Some(reason) => Err(metrics::Undefined(reason.clone())),
+        None => metrics::delong(&predictions.test_labels, &predictions.test_scores),
+    };
+    match delong {
+        Ok(d) => DeLongSummary::Value {
+            se: d.se,
+            ci: [d.ci.0, d.ci.1],
+        },
+        Err(reason) => DeLongSummary::Undefined {
+            undefined: reason.0,
+        },
     }
 }
 
@@ -769,6 +778,27 @@ impl PreparedFold {
             feature_sets,
             overlap,
         }
+    }
+
+    /// The fold's model fitted on its own features (`fit`), as a result writes it.
+    fn model_summary(&self, table: &Table, fit: &FoldFit) -> ModelSummary {
+        ModelSummary {
+            intercept: fit.scored.fitted.intercept,
+            coefficients: table
+                .column_names(&self.feature_sets[0].features)
+                .into_iter()
+                .zip(fit.scored.fitted.coefficients.iter().copied())
+                .collect(),
+            iterations: fit.scored.fitted.iterations as u64,
+            converged: fit.scored.fitted.converged,
+        }
+    }
+
+    /// What the fold's train and test rows share.
+    fn full_overlap(&self) -> Overlap {
+        self.overlap
+            .clone()
+            .expect("a full result comes from an arm prepared in full")
     }
 
     /// Fits `model` on feature set `which` under `labels` and scores the test rows. Errors

@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use crate::entity_key::quoted;
 use crate::error::{Error, Result};
-use crate::init::{scaffold, InitOptions, Scaffold};
+use crate::init::{scaffold, ExperimentFile, InitOptions, Scaffold};
 use crate::pack::{LoadLimits, Pack, Packs};
 use crate::run::{run_with, Payload, RunOptions};
 use crate::split::{LookAlikes, Overlap};
@@ -216,10 +216,10 @@ impl Audit {
             ),
             (out.join(&self.scaffold.fixture_file), fixture.to_vec()),
         ];
-        for (name, json) in &self.scaffold.experiments {
+        for experiment in &self.scaffold.experiments {
             files.push((
-                out.join("experiments").join(name),
-                json.clone().into_bytes(),
+                out.join("experiments").join(&experiment.file_name),
+                experiment.json.clone().into_bytes(),
             ));
         }
         let payload = self.payload.to_json_pretty()?;
@@ -332,9 +332,10 @@ pub fn audit(
     if look_alikes.entities > 0 {
         leak_reasons.push(look_alike_reason(&look_alikes));
     }
-    scaffold
-        .experiments
-        .push((EXPERIMENT_FILE.to_owned(), experiment_text));
+    scaffold.experiments.push(ExperimentFile {
+        file_name: EXPERIMENT_FILE.to_owned(),
+        json: experiment_text,
+    });
     Ok(Audit {
         scaffold,
         payload,

@@ -55,8 +55,17 @@ pub enum ColumnUse {
     NotUsed(String),
 }
 
+/// An experiment file of the pack folder: what goes into `experiments/<file_name>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExperimentFile {
+    /// The file's name inside `experiments/` (`random-vs-grouped.json`, …).
+    pub file_name: String,
+    /// The experiment, JSON text.
+    pub json: String,
+}
+
 /// A pack ready to be written: `pack.toml`'s text, the fixture's file name, the starter
-/// experiments (file name, JSON text), each column's use, and the data findings.
+/// experiments, each column's use, and the data findings.
 #[derive(Debug, Clone)]
 pub struct Scaffold {
     /// The pack id.
@@ -65,8 +74,8 @@ pub struct Scaffold {
     pub fixture_file: String,
     /// `pack.toml`.
     pub manifest: String,
-    /// `experiments/<name>`, JSON text.
-    pub experiments: Vec<(String, String)>,
+    /// The files of `experiments/`.
+    pub experiments: Vec<ExperimentFile>,
     /// Every CSV column in header order with its use.
     pub columns: Vec<(String, ColumnUse)>,
     /// What `pack check` would report.
@@ -93,6 +102,47 @@ pub fn scaffold(
         None => id_from_file_name(&fixture_file),
     };
     let mut csv = StrictCsv::new(path, bytes, limits.max_columns, limits.max_rows)?;
+    let role_of = column_roles(&csv, options)?;
+    let (columns, label_levels) = read_columns(&mut csv, &role_of, &options.label)?;
+    let mut notes = Vec::new();
+    let manifest = manifest_text(
+        &id,
+        &fixture_file,
+        bytes,
+        options,
+        &columns,
+        label_levels,
+        &mut notes,
+    )?;
+    let pack = load_as_run_will(path, &manifest, bytes, limits)?;
+    if let Some(column) = &options.test_column {
+        check_test_column(path, &pack, column)?;
+    }
+    let findings = Findings::of(pack.table(), &pack.manifest().data);
+    let experiments = starter_experiments(&pack, options, &mut notes);
+    for starter in &experiments {
+        let experiment = Experiment::from_json(starter.json.as_bytes())?;
+        experiment.check(&pack).map_err(|e| {
+            Error::invalid(format!(
+                "init wrote a starter experiment run refuses ({}): {e}",
+                starter.file_name
+            ))
+        })?;
+    }
+    Ok(Scaffold {
+        id,
+        fixture_file,
+        manifest,
+        experiments,
+        columns,
+        findings,
+        notes,
+    })
+}
+
+/// The CSV's columns given a role on the command line, by position; a column given two
+/// is refused.
+fn column_roles(csv: &StrictCsv, options: &InitOptions) -> Result<BTreeMap<usize, &'static str>> {
     let roles = [
         (Some(&options.entity), "entity", "--entity"),
         (Some(&options.label), "label", "--label"),
@@ -110,9 +160,19 @@ pub fn scaffold(
             }
         }
     }
+    Ok(role_of)
+}
+
+/// Reads every row once: each column's use in header order (its role, or what its cells
+/// make it), and how many distinct cells the `label` column holds (counted up to one past
+/// [`MAX_LEVELS`]: enough to tell two from more).
+fn read_columns(
+    csv: &mut StrictCsv,
+    role_of: &BTreeMap<usize, &'static str>,
+    label: &str,
+) -> Result<(Vec<(String, ColumnUse)>, usize)> {
     let mut stats: Vec<ColumnStats> = vec![ColumnStats::default(); csv.header().len()];
-    let label_at = csv.column(&options.label)?;
-    // Distinct label cells, up to one past MAX_LEVELS: enough to tell two from more.
+    let label_at = csv.column(label)?;
     let mut label_levels = std::collections::BTreeSet::new();
     let mut record = csv::ByteRecord::new();
     while let Some(row) = csv.next_row(&mut record)? {
@@ -126,8 +186,8 @@ pub fn scaffold(
             label_levels.insert(label.to_owned());
         }
     }
-    let header = csv.header().to_vec();
-    let columns: Vec<(String, ColumnUse)> = header
+    let columns = csv
+        .header()
         .iter()
         .zip(stats)
         .enumerate()
@@ -139,21 +199,19 @@ pub fn scaffold(
             (name.clone(), column_use)
         })
         .collect();
+    Ok((columns, label_levels.len()))
+}
 
-    let mut notes = Vec::new();
-    let manifest = manifest_text(
-        &id,
-        &fixture_file,
-        bytes,
-        options,
-        &columns,
-        label_levels.len(),
-        &mut notes,
-    )?;
-    // Messages name the CSV where it is now.
+/// The generated pack loaded as `run` will load it; a label problem is told with the
+/// flags that set it, and every message names the CSV where it is now.
+fn load_as_run_will(
+    path: &Path,
+    manifest: &str,
+    bytes: &[u8],
+    limits: &LoadLimits,
+) -> Result<Pack> {
     let dir = path.parent().unwrap_or(Path::new(""));
-    // Load it as `run` will; a label problem is told with the flags that set it.
-    let pack = Pack::from_parts(dir, &manifest, bytes, limits).map_err(|e| {
+    Pack::from_parts(dir, manifest, bytes, limits).map_err(|e| {
         const HINT: &str = "(init: fix the data or the --entity/--label/--positive/--time flags)";
         match e.kind() {
             // A cell's error keeps its row and column (the Python package's attributes).
@@ -165,44 +223,28 @@ pub fn scaffold(
             } => Error::data(path, *row, column.as_deref(), format!("{message}\n{HINT}")),
             _ => Error::data(path, None, None, format!("{e}\n{HINT}")),
         }
-    })?;
-    if let Some(column) = &options.test_column {
-        // The user's split must be readable before any experiment is built on it.
-        crate::split::split(
-            pack.table(),
-            &crate::experiment::SplitSpec::Predefined {
-                column: column.clone(),
-            },
-            0,
-            "--test-column",
-        )
-        .map_err(|e| match e.kind() {
-            // Told as what it is: a problem of the CSV's column, not of an experiment.
-            crate::error::ErrorKind::Experiment { message, .. } => {
-                Error::data(path, None, Some(column), message.clone())
-            }
-            _ => e,
-        })?;
-    }
-    let findings = Findings::of(pack.table(), &pack.manifest().data);
-    let experiments = starter_experiments(&pack, options, &mut notes);
-    for (name, json) in &experiments {
-        let experiment = Experiment::from_json(json.as_bytes())?;
-        experiment.check(&pack).map_err(|e| {
-            Error::invalid(format!(
-                "init wrote a starter experiment run refuses ({name}): {e}"
-            ))
-        })?;
-    }
-    Ok(Scaffold {
-        id,
-        fixture_file,
-        manifest,
-        experiments,
-        columns,
-        findings,
-        notes,
     })
+}
+
+/// Refuses a test column that is no readable split: the user's split must be readable
+/// before any experiment is built on it.
+fn check_test_column(path: &Path, pack: &Pack, column: &str) -> Result<()> {
+    crate::split::split(
+        pack.table(),
+        &crate::experiment::SplitSpec::Predefined {
+            column: column.to_owned(),
+        },
+        0,
+        "--test-column",
+    )
+    .map_err(|e| match e.kind() {
+        // Told as what it is: a problem of the CSV's column, not of an experiment.
+        crate::error::ErrorKind::Experiment { message, .. } => {
+            Error::data(path, None, Some(column), message.clone())
+        }
+        _ => e,
+    })?;
+    Ok(())
 }
 
 /// A pack id from a file name: lower case, `[a-z0-9-]`, other runs as one `-`.
@@ -377,14 +419,6 @@ fn manifest_text(
             reasons.join("\n")
         )));
     }
-    let categorical: Vec<(&String, &Vec<String>)> = columns
-        .iter()
-        .filter_map(|(n, u)| match u {
-            ColumnUse::Categorical(levels) => Some((n, levels)),
-            _ => None,
-        })
-        .collect();
-
     let mut text = String::new();
     text.push_str(&format!(
         "# Written by `counterlab init`. After editing {fixture_file}, run\n# `counterlab pack rehash <this folder>` to record its new blake3 (and levels).\n"
@@ -416,7 +450,21 @@ fn manifest_text(
             options.positive
         ));
     }
-    text.push_str(&format!("features = {}\n", toml_list(&features)));
+    push_features(&mut text, columns, &features);
+    Ok(text)
+}
+
+/// `pack.toml`'s feature lines: the features, the categorical ones, the columns not used
+/// (as comments, with why) and the categorical features' levels.
+fn push_features(text: &mut String, columns: &[(String, ColumnUse)], features: &[String]) {
+    let categorical: Vec<(&String, &Vec<String>)> = columns
+        .iter()
+        .filter_map(|(n, u)| match u {
+            ColumnUse::Categorical(levels) => Some((n, levels)),
+            _ => None,
+        })
+        .collect();
+    text.push_str(&format!("features = {}\n", toml_list(features)));
     if !categorical.is_empty() {
         let names: Vec<String> = categorical.iter().map(|(n, _)| (*n).clone()).collect();
         text.push_str(&format!("categorical = {}\n", toml_list(&names)));
@@ -435,7 +483,6 @@ fn manifest_text(
             text.push_str(&format!("{} = [{}]\n", toml_key(name), list.join(", ")));
         }
     }
-    Ok(text)
 }
 
 /// The starter experiments: random rows vs whole entities (always), vs rolling origin
@@ -445,29 +492,12 @@ fn starter_experiments(
     pack: &Pack,
     options: &InitOptions,
     notes: &mut Vec<String>,
-) -> Vec<(String, String)> {
+) -> Vec<ExperimentFile> {
     let table = pack.table();
     let entity_folds = STARTER_FOLDS.min(table.n_entities());
-    let mut out = Vec::new();
-    let experiment = |arms: Vec<serde_json::Value>, higher: &str, lower: &str| {
-        let json = serde_json::json!({
-            "format": "counterlab.experiment/1",
-            "pack": pack.id(),
-            "seed": 1,
-            "model": { "kind": "logistic", "c": 1.0 },
-            "arms": arms,
-            "ablations": [{ "name": "identity", "drop": [] }],
-            "metrics": ["roc_auc", "accuracy", "balanced_accuracy", "majority_baseline_accuracy"],
-            "claim": { "kind": "metric_gap", "metric": "roc_auc", "higher": higher, "lower": lower, "at_least": 0.0 }
-        });
-        let mut text = serde_json::to_string_pretty(&json).expect("JSON values serialise");
-        text.push('\n');
-        text
-    };
-    let grouped = serde_json::json!({ "name": "entity_grouped", "split": { "kind": "entity_k_fold", "folds": entity_folds } });
     if entity_folds < 2 {
         notes.push("one entity only: no starter experiment (a grouped split needs two)".into());
-        return out;
+        return Vec::new();
     }
     if entity_folds < STARTER_FOLDS {
         notes.push(format!(
@@ -475,63 +505,24 @@ fn starter_experiments(
             table.n_entities()
         ));
     }
-    out.push((
-        "random-vs-grouped.json".to_owned(),
-        experiment(
-            vec![
-                serde_json::json!({ "name": "random_rows", "split": { "kind": "k_fold", "folds": STARTER_FOLDS.min(table.n_rows()) } }),
-                grouped.clone(),
-            ],
+    let grouped = serde_json::json!({ "name": "entity_grouped", "split": { "kind": "entity_k_fold", "folds": entity_folds } });
+    let mut out = vec![ExperimentFile {
+        file_name: "random-vs-grouped.json".to_owned(),
+        json: starter_json(
+            pack,
+            vec![random_rows_arm(pack), grouped.clone()],
             "random_rows",
             "entity_grouped",
         ),
-    ));
+    }];
     if let Some(time) = table.time() {
-        let mut values = time.to_vec();
-        values.sort_unstable();
-        values.dedup();
-        // Rolling origin cuts folds + 1 blocks of time values, each with rows: the most
-        // folds (up to the starter's) whose blocks the rows can fill, so that a starter
-        // experiment always runs (few rows over many time values may fill fewer blocks).
-        let most = STARTER_FOLDS.min(values.len().saturating_sub(1));
-        let rolling = |folds: usize| {
-            experiment(
-                vec![
-                    serde_json::json!({ "name": "random_rows", "split": { "kind": "k_fold", "folds": STARTER_FOLDS.min(table.n_rows()) } }),
-                    serde_json::json!({ "name": "rolling_origin", "split": { "kind": "rolling_origin", "folds": folds } }),
-                ],
-                "random_rows",
-                "rolling_origin",
-            )
-        };
-        let runs = |json: &String| {
-            Experiment::from_json(json.as_bytes())
-                .is_ok_and(|e| e.check(pack).is_ok() && folds_train_on_both_classes(pack, &e))
-        };
-        match (2..=most)
-            .rev()
-            .map(|k| (k, rolling(k)))
-            .find(|(_, json)| runs(json))
-        {
-            Some((time_folds, json)) => {
-                if time_folds < STARTER_FOLDS {
-                    notes.push(format!(
-                        "{} distinct time values: random-vs-rolling-origin uses {time_folds} folds, the most whose time blocks all hold rows and whose every fold trains on both classes",
-                        values.len()
-                    ));
-                }
-                out.push(("random-vs-rolling-origin.json".to_owned(), json));
-            }
-            None => notes.push(format!(
-                "{} distinct time values: no rolling-origin starter (it needs at least 3 blocks of time values, each with rows, and every fold's earlier blocks holding both classes; if the earliest times hold one class, write one with a test_fraction: docs/FORMATS.md)",
-                values.len()
-            )),
-        }
+        out.extend(rolling_origin_starter(pack, time, notes));
     }
     if let Some(column) = &options.test_column {
-        out.push((
-            "predefined-vs-grouped.json".to_owned(),
-            experiment(
+        out.push(ExperimentFile {
+            file_name: "predefined-vs-grouped.json".to_owned(),
+            json: starter_json(
+                pack,
                 vec![
                     serde_json::json!({ "name": "predefined", "split": { "kind": "predefined", "column": column } }),
                     grouped,
@@ -539,18 +530,99 @@ fn starter_experiments(
                 "predefined",
                 "entity_grouped",
             ),
-        ));
+        });
     }
     // `run` refuses a fold that trains on one class (rare positives in a few entities).
-    out.retain(|(file, json)| {
-        let runs = Experiment::from_json(json.as_bytes())
+    out.retain(|starter| {
+        let runs = Experiment::from_json(starter.json.as_bytes())
             .is_ok_and(|e| folds_train_on_both_classes(pack, &e));
         if !runs {
             notes.push(format!(
-                "{file} not written: one of its folds would train on one class only, which run refuses"
+                "{} not written: one of its folds would train on one class only, which run refuses",
+                starter.file_name
             ));
         }
         runs
     });
     out
+}
+
+/// A starter experiment's JSON text: `arms` compared by a gap claim on ROC AUC, `higher`
+/// over `lower`.
+fn starter_json(pack: &Pack, arms: Vec<serde_json::Value>, higher: &str, lower: &str) -> String {
+    let json = serde_json::json!({
+        "format": "counterlab.experiment/1",
+        "pack": pack.id(),
+        "seed": 1,
+        "model": { "kind": "logistic", "c": 1.0 },
+        "arms": arms,
+        "ablations": [{ "name": "identity", "drop": [] }],
+        "metrics": ["roc_auc", "accuracy", "balanced_accuracy", "majority_baseline_accuracy"],
+        "claim": { "kind": "metric_gap", "metric": "roc_auc", "higher": higher, "lower": lower, "at_least": 0.0 }
+    });
+    let mut text = serde_json::to_string_pretty(&json).expect("JSON values serialise");
+    text.push('\n');
+    text
+}
+
+/// The starters' random-rows arm: k-fold over rows.
+fn random_rows_arm(pack: &Pack) -> serde_json::Value {
+    let folds = STARTER_FOLDS.min(pack.table().n_rows());
+    serde_json::json!({ "name": "random_rows", "split": { "kind": "k_fold", "folds": folds } })
+}
+
+/// The random-vs-rolling-origin starter over the table's `time` values, or None (with a
+/// note saying why) when no number of folds gives one that runs.
+fn rolling_origin_starter(
+    pack: &Pack,
+    time: &[i64],
+    notes: &mut Vec<String>,
+) -> Option<ExperimentFile> {
+    let mut values = time.to_vec();
+    values.sort_unstable();
+    values.dedup();
+    // Rolling origin cuts folds + 1 blocks of time values, each with rows: the most
+    // folds (up to the starter's) whose blocks the rows can fill, so that a starter
+    // experiment always runs (few rows over many time values may fill fewer blocks).
+    let most = STARTER_FOLDS.min(values.len().saturating_sub(1));
+    let rolling = |folds: usize| {
+        starter_json(
+            pack,
+            vec![
+                random_rows_arm(pack),
+                serde_json::json!({ "name": "rolling_origin", "split": { "kind": "rolling_origin", "folds": folds } }),
+            ],
+            "random_rows",
+            "rolling_origin",
+        )
+    };
+    let runs = |json: &String| {
+        Experiment::from_json(json.as_bytes())
+            .is_ok_and(|e| e.check(pack).is_ok() && folds_train_on_both_classes(pack, &e))
+    };
+    match (2..=most)
+        .rev()
+        .map(|k| (k, rolling(k)))
+        .find(|(_, json)| runs(json))
+    {
+        Some((time_folds, json)) => {
+            if time_folds < STARTER_FOLDS {
+                notes.push(format!(
+                    "{} distinct time values: random-vs-rolling-origin uses {time_folds} folds, the most whose time blocks all hold rows and whose every fold trains on both classes",
+                    values.len()
+                ));
+            }
+            Some(ExperimentFile {
+                file_name: "random-vs-rolling-origin.json".to_owned(),
+                json,
+            })
+        }
+        None => {
+            notes.push(format!(
+                "{} distinct time values: no rolling-origin starter (it needs at least 3 blocks of time values, each with rows, and every fold's earlier blocks holding both classes; if the earliest times hold one class, write one with a test_fraction: docs/FORMATS.md)",
+                values.len()
+            ));
+            None
+        }
+    }
 }

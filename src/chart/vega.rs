@@ -65,10 +65,28 @@ pub fn grid_vega(chart: &GridChart) -> Value {
         })
         .collect();
     let fills: Vec<String> = Outcome::ALL.iter().map(|&o| cell_fill_hex(o)).collect();
-    let inks: Vec<&str> = Outcome::ALL
-        .iter()
-        .map(|&o| text_on(cell_fill(o)))
-        .collect();
+    let mut layers = vec![json!({
+        "mark": { "type": "rect", "stroke": "white", "strokeWidth": 2 },
+        "encoding": {
+            "color": {
+                "field": "outcome", "type": "nominal", "title": "outcome",
+                "scale": { "domain": outcome_labels(), "range": fills }
+            },
+            "tooltip": [
+                { "field": "x", "title": chart.captions.x_label },
+                { "field": "y", "title": chart.y_label },
+                { "field": "value", "type": "quantitative", "format": ".3f",
+                  "title": chart.value_label },
+                { "field": "ci_low", "type": "quantitative", "format": ".3f",
+                  "title": "95% CI low" },
+                { "field": "ci_high", "type": "quantitative", "format": ".3f",
+                  "title": "95% CI high" },
+                { "field": "outcome" },
+                { "field": "cell_hash" }
+            ]
+        }
+    })];
+    layers.extend(cell_text_layers());
     json!({
         "$schema": SCHEMA,
         "title": title(&chart.captions),
@@ -86,69 +104,58 @@ pub fn grid_vega(chart: &GridChart) -> Value {
                 "title": chart.y_label, "axis": { "labelLimit": 240 }
             }
         },
-        "layer": [
-            {
-                "mark": { "type": "rect", "stroke": "white", "strokeWidth": 2 },
-                "encoding": {
-                    "color": {
-                        "field": "outcome", "type": "nominal", "title": "outcome",
-                        "scale": { "domain": outcome_labels(), "range": fills }
-                    },
-                    "tooltip": [
-                        { "field": "x", "title": chart.captions.x_label },
-                        { "field": "y", "title": chart.y_label },
-                        { "field": "value", "type": "quantitative", "format": ".3f",
-                          "title": chart.value_label },
-                        { "field": "ci_low", "type": "quantitative", "format": ".3f",
-                          "title": "95% CI low" },
-                        { "field": "ci_high", "type": "quantitative", "format": ".3f",
-                          "title": "95% CI high" },
-                        { "field": "outcome" },
-                        { "field": "cell_hash" }
-                    ]
-                }
-            },
-            {
-                "transform": [{
-                    "calculate": "isValid(datum.value) ? format(datum.value, '.3f') : 'no value'",
-                    "as": "value_text"
-                }],
-                "mark": { "type": "text", "fontWeight": "bold", "fontSize": 15, "dy": -12 },
-                "encoding": {
-                    "text": { "field": "value_text", "type": "nominal" },
-                    "color": {
-                        "field": "outcome", "type": "nominal", "legend": null,
-                        "scale": { "domain": outcome_labels(), "range": inks }
-                    }
-                }
-            },
-            {
-                "transform": [{
-                    "calculate": "isValid(datum.ci_low) && isValid(datum.ci_high) ? '[' + format(datum.ci_low, '.3f') + ', ' + format(datum.ci_high, '.3f') + ']' : ''",
-                    "as": "ci_text"
-                }],
-                "mark": { "type": "text", "fontSize": 10, "dy": 4 },
-                "encoding": {
-                    "text": { "field": "ci_text", "type": "nominal" },
-                    "color": {
-                        "field": "outcome", "type": "nominal", "legend": null,
-                        "scale": { "domain": outcome_labels(), "range": inks }
-                    }
-                }
-            },
-            {
-                "mark": { "type": "text", "fontSize": 9, "fontWeight": "bold", "dy": 18 },
-                "encoding": {
-                    "text": { "field": "outcome", "type": "nominal" },
-                    "color": {
-                        "field": "outcome", "type": "nominal", "legend": null,
-                        "scale": { "domain": outcome_labels(), "range": inks }
-                    }
-                }
-            }
-        ],
+        "layer": layers,
         "resolve": { "scale": { "color": "independent" } }
     })
+}
+
+/// A grid cell's text layers: the value (3 decimals, bold), the CI and the outcome, each in
+/// the ink that reads on its outcome's fill.
+fn cell_text_layers() -> [Value; 3] {
+    let inks: Vec<&str> = Outcome::ALL
+        .iter()
+        .map(|&o| text_on(cell_fill(o)))
+        .collect();
+    [
+        json!({
+            "transform": [{
+                "calculate": "isValid(datum.value) ? format(datum.value, '.3f') : 'no value'",
+                "as": "value_text"
+            }],
+            "mark": { "type": "text", "fontWeight": "bold", "fontSize": 15, "dy": -12 },
+            "encoding": {
+                "text": { "field": "value_text", "type": "nominal" },
+                "color": {
+                    "field": "outcome", "type": "nominal", "legend": null,
+                    "scale": { "domain": outcome_labels(), "range": inks }
+                }
+            }
+        }),
+        json!({
+            "transform": [{
+                "calculate": "isValid(datum.ci_low) && isValid(datum.ci_high) ? '[' + format(datum.ci_low, '.3f') + ', ' + format(datum.ci_high, '.3f') + ']' : ''",
+                "as": "ci_text"
+            }],
+            "mark": { "type": "text", "fontSize": 10, "dy": 4 },
+            "encoding": {
+                "text": { "field": "ci_text", "type": "nominal" },
+                "color": {
+                    "field": "outcome", "type": "nominal", "legend": null,
+                    "scale": { "domain": outcome_labels(), "range": inks }
+                }
+            }
+        }),
+        json!({
+            "mark": { "type": "text", "fontSize": 9, "fontWeight": "bold", "dy": 18 },
+            "encoding": {
+                "text": { "field": "outcome", "type": "nominal" },
+                "color": {
+                    "field": "outcome", "type": "nominal", "legend": null,
+                    "scale": { "domain": outcome_labels(), "range": inks }
+                }
+            }
+        }),
+    ]
 }
 
 /// The spec of a [`LineChart`]: one data row per (series, x tick) with `x`, `x_index`,
@@ -156,6 +163,42 @@ pub fn grid_vega(chart: &GridChart) -> Value {
 /// only), `outcome` and `cell_hash` of that x tick; layers for the band, the lines, the
 /// outcome markers of `series[0]` (shape and colour) and the dashed threshold.
 pub fn line_vega(chart: &LineChart) -> Value {
+    let x = json!({
+        "field": "x", "type": "ordinal", "sort": chart.x_ticks, "title": chart.captions.x_label,
+        "axis": x_axis(&chart.x_ticks, LINE_STEP)
+    });
+    let y_title = chart.y_label.as_str();
+    let mut layers = vec![
+        json!({
+            "transform": [{ "filter": { "field": "series_index", "equal": 0 } }],
+            "mark": { "type": "area", "opacity": 0.18, "color": primary_hex(),
+                      "invalid": "break-paths-filter-domains" },
+            "encoding": {
+                "x": x,
+                "y": { "field": "ci_low", "type": "quantitative", "title": y_title },
+                "y2": { "field": "ci_high" }
+            }
+        }),
+        series_layer(chart, &x),
+        outcome_layer(chart, &x),
+    ];
+    if let Some((label, t)) = &chart.threshold {
+        layers.extend(threshold_layers(label, *t, y_title));
+    }
+    json!({
+        "$schema": SCHEMA,
+        "title": title(&chart.captions),
+        "width": LINE_STEP * chart.x_ticks.len().max(1),
+        "height": 340,
+        "data": { "values": line_rows(chart) },
+        "layer": layers,
+        "resolve": { "scale": { "color": "independent", "shape": "independent" } },
+        "config": { "legend": { "orient": "top", "labelLimit": 400, "titleLimit": 400 } }
+    })
+}
+
+/// A line spec's data: one row per (series, x tick), series by series.
+fn line_rows(chart: &LineChart) -> Vec<Value> {
     let mut rows = Vec::new();
     for (k, series) in chart.series.iter().enumerate() {
         for (i, tick) in chart.x_ticks.iter().enumerate() {
@@ -180,6 +223,11 @@ pub fn line_vega(chart: &LineChart) -> Value {
             }));
         }
     }
+    rows
+}
+
+/// The lines layer: every series, `series[0]` in the primary colour and thicker.
+fn series_layer(chart: &LineChart, x: &Value) -> Value {
     let names: Vec<&str> = chart.series.iter().map(|s| s.name.as_str()).collect();
     let colours: Vec<String> = (0..chart.series.len())
         .map(|k| {
@@ -190,77 +238,68 @@ pub fn line_vega(chart: &LineChart) -> Value {
             }
         })
         .collect();
-    let primary = names.first().copied().unwrap_or_default();
-    let x = json!({
-        "field": "x", "type": "ordinal", "sort": chart.x_ticks, "title": chart.captions.x_label,
-        "axis": x_axis(&chart.x_ticks, LINE_STEP)
-    });
-    let y_title = chart.y_label.as_str();
+    json!({
+        "mark": { "type": "line", "point": { "filled": true, "size": 30 },
+                  "invalid": "break-paths-filter-domains" },
+        "encoding": {
+            "x": x,
+            "y": { "field": "value", "type": "quantitative", "title": chart.y_label },
+            "color": {
+                "field": "series", "type": "nominal", "title": null,
+                "scale": { "domain": names, "range": colours }
+            },
+            "strokeWidth": {
+                "condition": { "test": "datum.series_index === 0", "value": 3 },
+                "value": 2
+            }
+        }
+    })
+}
+
+/// The outcome markers of `series[0]`: shape and colour by outcome, with a tooltip.
+fn outcome_layer(chart: &LineChart, x: &Value) -> Value {
+    let primary = chart.series.first().map_or("", |s| s.name.as_str());
     let outcome_colours: Vec<String> = Outcome::ALL.iter().map(|&o| outcome_hex(o)).collect();
-    let mut layers = vec![
+    json!({
+        "transform": [
+            { "filter": { "field": "series_index", "equal": 0 } },
+            { "filter": "isValid(datum.value) && isFinite(datum.value)" }
+        ],
+        "mark": { "type": "point", "filled": true, "size": 120, "opacity": 1,
+                  "stroke": "white", "strokeWidth": 1 },
+        "encoding": {
+            "x": x,
+            "y": { "field": "value", "type": "quantitative", "title": chart.y_label },
+            "shape": {
+                "field": "outcome", "type": "nominal", "title": format!("outcome ({primary})"),
+                "scale": { "domain": outcome_labels(), "range": ["circle", "diamond", "cross"] }
+            },
+            "color": {
+                "field": "outcome", "type": "nominal", "title": format!("outcome ({primary})"),
+                "scale": { "domain": outcome_labels(), "range": outcome_colours }
+            },
+            "tooltip": [
+                { "field": "x", "title": chart.captions.x_label },
+                { "field": "value", "type": "quantitative", "format": ".3f", "title": primary },
+                { "field": "ci_low", "type": "quantitative", "format": ".3f", "title": "95% CI low" },
+                { "field": "ci_high", "type": "quantitative", "format": ".3f", "title": "95% CI high" },
+                { "field": "outcome" },
+                { "field": "cell_hash" }
+            ]
+        }
+    })
+}
+
+/// The threshold `t`: a dashed rule and its `label` with the value, right-aligned above it.
+fn threshold_layers(label: &str, t: f64, y_title: &str) -> [Value; 2] {
+    let data = json!({ "values": [{ "threshold": num(Some(t)), "label": label }] });
+    [
         json!({
-            "transform": [{ "filter": { "field": "series_index", "equal": 0 } }],
-            "mark": { "type": "area", "opacity": 0.18, "color": primary_hex(),
-                      "invalid": "break-paths-filter-domains" },
-            "encoding": {
-                "x": x,
-                "y": { "field": "ci_low", "type": "quantitative", "title": y_title },
-                "y2": { "field": "ci_high" }
-            }
-        }),
-        json!({
-            "mark": { "type": "line", "point": { "filled": true, "size": 30 },
-                      "invalid": "break-paths-filter-domains" },
-            "encoding": {
-                "x": x,
-                "y": { "field": "value", "type": "quantitative", "title": y_title },
-                "color": {
-                    "field": "series", "type": "nominal", "title": null,
-                    "scale": { "domain": names, "range": colours }
-                },
-                "strokeWidth": {
-                    "condition": { "test": "datum.series_index === 0", "value": 3 },
-                    "value": 2
-                }
-            }
-        }),
-        json!({
-            "transform": [
-                { "filter": { "field": "series_index", "equal": 0 } },
-                { "filter": "isValid(datum.value) && isFinite(datum.value)" }
-            ],
-            "mark": { "type": "point", "filled": true, "size": 120, "opacity": 1,
-                      "stroke": "white", "strokeWidth": 1 },
-            "encoding": {
-                "x": x,
-                "y": { "field": "value", "type": "quantitative", "title": y_title },
-                "shape": {
-                    "field": "outcome", "type": "nominal", "title": format!("outcome ({primary})"),
-                    "scale": { "domain": outcome_labels(), "range": ["circle", "diamond", "cross"] }
-                },
-                "color": {
-                    "field": "outcome", "type": "nominal", "title": format!("outcome ({primary})"),
-                    "scale": { "domain": outcome_labels(), "range": outcome_colours }
-                },
-                "tooltip": [
-                    { "field": "x", "title": chart.captions.x_label },
-                    { "field": "value", "type": "quantitative", "format": ".3f", "title": primary },
-                    { "field": "ci_low", "type": "quantitative", "format": ".3f", "title": "95% CI low" },
-                    { "field": "ci_high", "type": "quantitative", "format": ".3f", "title": "95% CI high" },
-                    { "field": "outcome" },
-                    { "field": "cell_hash" }
-                ]
-            }
-        }),
-    ];
-    if let Some((label, t)) = &chart.threshold {
-        let data = json!({ "values": [{ "threshold": num(Some(*t)), "label": label }] });
-        layers.push(json!({
             "data": data,
             "mark": { "type": "rule", "strokeDash": [8, 5], "strokeWidth": 2, "color": INK_HEX },
             "encoding": { "y": { "field": "threshold", "type": "quantitative", "title": y_title } }
-        }));
-        layers.push(json!({
+        }),
+        json!({
             "data": data,
             "transform": [{
                 "calculate": "datum.label + ' = ' + format(datum.threshold, '.3f')",
@@ -272,18 +311,8 @@ pub fn line_vega(chart: &LineChart) -> Value {
                 "y": { "field": "threshold", "type": "quantitative", "title": y_title },
                 "text": { "field": "text", "type": "nominal" }
             }
-        }));
-    }
-    json!({
-        "$schema": SCHEMA,
-        "title": title(&chart.captions),
-        "width": LINE_STEP * chart.x_ticks.len().max(1),
-        "height": 340,
-        "data": { "values": rows },
-        "layer": layers,
-        "resolve": { "scale": { "color": "independent", "shape": "independent" } },
-        "config": { "legend": { "orient": "top", "labelLimit": 400, "titleLimit": 400 } }
-    })
+        }),
+    ]
 }
 
 /// The spec of a [`HistogramChart`]: pre-binned data (the same bins as

@@ -66,9 +66,9 @@ fn write_pack(out: &Path, scaffold: &Scaffold, fixture: &[u8]) -> Result<Vec<Pat
     let mut written = vec![out.join("pack.toml"), out.join(&scaffold.fixture_file)];
     write_file(&written[0], scaffold.manifest.as_bytes())?;
     write_file(&written[1], fixture)?;
-    for (name, json) in &scaffold.experiments {
-        let path = out.join("experiments").join(name);
-        write_file(&path, json.as_bytes())?;
+    for starter in &scaffold.experiments {
+        let path = out.join("experiments").join(&starter.file_name);
+        write_file(&path, starter.json.as_bytes())?;
         written.push(path);
     }
     Ok(written)
@@ -102,7 +102,7 @@ fn print_next_steps(out: &Path, scaffold: &Scaffold) {
     let packs = out.display();
     outln!("next:");
     outln!("  counterlab pack check {packs}");
-    for (name, _) in &scaffold.experiments {
+    for name in scaffold.experiments.iter().map(|e| &e.file_name) {
         let stem = name.trim_end_matches(".json");
         outln!(
             "  counterlab run {packs}/experiments/{name} --packs {packs} --out {stem}.payload.json"

@@ -97,6 +97,14 @@ pub(super) const EXP_SERIES: [f64; 14] = [
 /// `[0, 1e-300]`.
 pub(super) const SOFTPLUS_TAIL: f64 = 700.0;
 
+/// ln 2 split in two for Cody–Waite argument reduction, as libm's `exp` splits it
+/// (FreeBSD `e_exp.c`'s `ln2HI` and `ln2LO`, by their bit patterns): the high part's
+/// trailing zero bits make `k·LN2_HI` exact for the `k` of an `exp` argument. Defined once
+/// for [`softplus_bounds`] and for libm's own algorithm in `src/model/lanes.rs`.
+pub(super) const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
+/// The low part of ln 2: see [`LN2_HI`].
+pub(super) const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
+
 /// Per lane, `(lo, hi)` with `lo ≤ libm::log1p(libm::exp(−x)) ≤ hi` for every finite
 /// `x ≥ 0` (the `log1p` part of a loss term); no libm call and no branch.
 ///
@@ -109,8 +117,6 @@ pub(super) const SOFTPLUS_TAIL: f64 = 700.0;
 #[inline(always)]
 pub(super) fn softplus_bounds(x: &[f64; LANES], lo: &mut [f64; LANES], hi: &mut [f64; LANES]) {
     pub(super) const MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5·2⁵²
-    pub(super) const LN2_HI: f64 = 6.931_471_803_691_238e-1; // 0x3fe62e42fee00000
-    pub(super) const LN2_LO: f64 = 1.908_214_929_270_587_7e-10; // 0x3dea39ef35793c76
     let c = &EXP_SERIES;
     let xs: [f64; LANES] = std::array::from_fn(|l| x[l].min(SOFTPLUS_TAIL));
     let shifted: [f64; LANES] = std::array::from_fn(|l| xs[l] * std::f64::consts::LOG2_E + MAGIC);

@@ -19,8 +19,8 @@ pub(super) fn probabilities(mut z: Vec<f64>) -> Vec<f64> {
 /// libm's `exp` constants (FreeBSD `e_exp.c`, as in the `libm` crate's `exp.rs`), by their
 /// bit patterns (the hex words in libm's comments).
 pub(super) mod libm_exp {
-    pub(in crate::model) const LN2HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
-    pub(in crate::model) const LN2LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
+    // ln 2's two parts are shared with the loss bounds' own reduction.
+    pub(in crate::model) use crate::model::bounds::{LN2_HI, LN2_LO};
     pub(in crate::model) const INVLN2: f64 = f64::from_bits(0x3ff7_1547_652b_82fe);
     pub(in crate::model) const P1: f64 = f64::from_bits(0x3fc5_5555_5555_553e);
     pub(in crate::model) const P2: f64 = f64::from_bits(0xbf66_c16c_16be_bd93);
@@ -135,7 +135,7 @@ pub(super) fn exp_lanes(x: &[f64; LANES]) -> ([f64; LANES], bool) {
     // Argument reduction x = k·ln2 + r. libm: k = (INVLN2·x + HALF[sign]) as i32 from
     // 1.5·ln2 on (HALF = ±0.5 with the sign of x; a + (−0.5) is a − 0.5), k = 1 − 2·sign
     // = ±1 from ½·ln2, and k = 0 below, where libm skips the reduction: hi − lo with k = 0
-    // is x − 0·LN2HI − 0·LN2LO = x exactly, and the final scaling by 2⁰ is exact too.
+    // is x − 0·LN2_HI − 0·LN2_LO = x exactly, and the final scaling by 2⁰ is exact too.
     let k: [f64; LANES] = from_fn(|l| {
         let sign = if negative[l] { -1.0 } else { 1.0 };
         if hx[l] >= HX_ONE_AND_HALF_LN2 {
@@ -159,8 +159,8 @@ pub(super) fn exp_reduced(
 ) -> ([f64; LANES], bool) {
     use libm_exp::*;
     use std::array::from_fn;
-    let hi: [f64; LANES] = from_fn(|l| x[l] - k[l] * LN2HI);
-    let lo: [f64; LANES] = from_fn(|l| k[l] * LN2LO);
+    let hi: [f64; LANES] = from_fn(|l| x[l] - k[l] * LN2_HI);
+    let lo: [f64; LANES] = from_fn(|l| k[l] * LN2_LO);
     let r: [f64; LANES] = from_fn(|l| hi[l] - lo[l]);
     let rr: [f64; LANES] = from_fn(|l| r[l] * r[l]);
     let c: [f64; LANES] =

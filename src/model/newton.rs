@@ -600,6 +600,9 @@ impl Problem<'_> {
     /// direction `u = A·Δ` is computed only when a trial step is tested. At the starting
     /// point every margin is `b`, so the margins, `exp(−|z|)` and the bounds of the loss's
     /// `log1p` part are one value each, computed once (the same bits as row by row).
+    ///
+    /// Every helper it calls is `#[inline(always)]`, so that [`Problem::newton_avx2`]
+    /// compiles them with 4-wide vectors too.
     #[inline(always)]
     pub(super) fn newton(&self, tol: f64, max_iter: usize, n_pos: usize) -> Solution {
         let (n, m) = (self.n, self.m);
@@ -621,134 +624,241 @@ impl Problem<'_> {
         let mut e = vec![0.0; n];
         let mut residual = vec![0.0; n];
         let mut weights = vec![0.0; n];
-        let mut u = vec![0.0; n];
-        let mut trial_z = vec![0.0; n];
-        let mut trial = vec![0.0; m];
-        let padded = n.div_ceil(LANES) * LANES;
-        let mut scratch = Scratch {
-            input: vec![0.0; padded],
-            lo: vec![0.0; padded],
-            hi: vec![0.0; padded],
-        };
+        let mut buffers = StepBuffers::new(n, m);
         let mut iterations = 0;
         loop {
-            if iterations == 0 {
-                // θ = (b, 0, …, 0): every margin is exactly b (`margins` adds 0 + b·1, then
-                // ±0 = 0·aᵢⱼ, and b is never −0), so every eᵢ is libm's exp(−|b|).
-                z.fill(theta[0]);
-                e.fill(libm::exp(-theta[0].abs()));
-            } else {
-                self.margins(&theta, &mut z);
-                exp_neg_abs(&z, &mut e);
-            }
+            let at_start = iterations == 0;
+            self.margins_and_exps(&theta, at_start, &mut z, &mut e);
             let gradient = self.gradient(&theta, &z, &e, &mut residual, &mut weights);
-            let gmax = gradient.iter().fold(0.0_f64, |acc, v| acc.max(v.abs()));
-            if gmax * scale < tol {
-                return stop(theta, iterations, FitStop::Converged);
+            if let Some(reason) = gradient_stop(&gradient, scale, tol, iterations == max_iter) {
+                return stop(theta, iterations, reason);
             }
-            if !gmax.is_finite() {
-                return stop(theta, iterations, FitStop::NonFinite);
-            }
-            if iterations == max_iter {
-                return stop(theta, iterations, FitStop::IterationLimit);
-            }
-            let neg_grad: Vec<f64> = gradient.iter().map(|v| -v).collect();
-            let hessian = if iterations == 0 {
-                self.start_hessian(&weights)
-            } else {
-                self.hessian(&weights)
+            let step = match self.newton_step(&gradient, &weights, at_start) {
+                Ok(step) => step,
+                Err(reason) => return stop(theta, iterations, reason),
             };
-            let Some(step) = solve_spd(&hessian, m, &neg_grad) else {
-                return stop(theta, iterations, FitStop::SingularHessian);
+            let at = Point::new(&theta, &z, &e, &weights, &gradient);
+            let Some(t) = self.step_length(&at, at_start, &step, &mut buffers) else {
+                return stop(theta, iterations, FitStop::LineSearchStalled);
             };
-            // gᵀΔ = −λ², λ the Newton decrement; negative for a positive definite system.
-            let mut slope = 0.0;
-            for (&gj, &sj) in gradient.iter().zip(&step) {
-                slope += gj * sj;
-            }
-            if slope >= 0.0 || slope.is_nan() {
-                // Rounding has the last word: there is no descent direction left to follow.
-                return stop(theta, iterations, FitStop::NoDescent);
-            }
-            // The step is decided exactly as by comparing computed objective values, but
-            // those values are computed only when nothing cheaper decides. First, a full
-            // step (t = 1) can be certain to be taken: below `PURE_NEWTON` it is taken
-            // whatever f is (`1 + |f| ≥ 1`; f is never NaN here: z has no NaN, or the slope
-            // would be NaN), and [`Problem::full_step_certain`] proves the Armijo test
-            // passes from Taylor's theorem. Along the step z(t) = z + t·u with u = A·Δ: one
-            // pass for u, none per trial.
-            let (certain, u_ready) = if -slope <= PURE_NEWTON {
-                (true, false)
-            } else {
-                self.margins(&step, &mut u);
-                let at = Point::new(&theta, &z, &e, &weights, &gradient);
-                (self.full_step_certain(&at, &step, slope, &u), true)
-            };
-            let mut t = 1.0;
-            // Test builds decide every step the long way too, and check the two agree.
-            if !certain || cfg!(test) {
-                let pure_newton = |f: f64| -slope <= PURE_NEWTON * (1.0 + f.abs());
-                let bounds =
-                    self.objective_bounds_at(&theta, &z, &e, iterations == 0, &mut scratch);
-                let mut objective = None;
-                let mut accepted = match bounds {
-                    Some((lo, _)) if pure_newton(lo) => true,
-                    Some((_, hi)) if !pure_newton(hi) => false,
-                    _ => pure_newton(self.objective_once(&mut objective, &theta, &z, &e)),
-                };
-                if !accepted && !u_ready {
-                    self.margins(&step, &mut u);
-                }
-                let mut halvings = 0;
-                while !accepted {
-                    for (tz, (&zi, &ui)) in trial_z.iter_mut().zip(z.iter().zip(&u)) {
-                        *tz = zi + t * ui;
-                    }
-                    for (tt, (&th, &sj)) in trial.iter_mut().zip(theta.iter().zip(&step)) {
-                        *tt = th + t * sj;
-                    }
-                    // Armijo: f(trial) ≤ f + d, the right side rounded as `f + ARMIJO·t·slope`,
-                    // which is monotone in f.
-                    let d = ARMIJO * t * slope;
-                    let (f_lo, f_hi) = match (objective, bounds) {
-                        (Some(f), _) => (f, f),
-                        (None, Some(b)) => b,
-                        (None, None) => (f64::NAN, f64::NAN),
-                    };
-                    accepted = match self.objective_bounds(&trial, &trial_z, &mut scratch) {
-                        Some((_, hi)) if hi <= f_lo + d => true,
-                        Some((lo, _)) if lo > f_hi + d => false,
-                        _ => {
-                            self.objective(&trial, &trial_z)
-                                <= self.objective_once(&mut objective, &theta, &z, &e) + d
-                        }
-                    };
-                    #[cfg(test)]
-                    assert!(
-                        accepted || !certain,
-                        "a full step found certain was rejected"
-                    );
-                    if accepted {
-                        break;
-                    } else if halvings == MAX_HALVINGS {
-                        return stop(theta, iterations, FitStop::LineSearchStalled);
-                    } else {
-                        t *= 0.5;
-                        halvings += 1;
-                    }
-                }
-            }
             if theta
                 .iter()
-                .zip(&step)
+                .zip(&step.delta)
                 .any(|(&th, &sj)| !(th + t * sj).is_finite())
             {
                 return stop(theta, iterations, FitStop::NonFinite);
             }
-            for (th, &sj) in theta.iter_mut().zip(&step) {
+            for (th, &sj) in theta.iter_mut().zip(&step.delta) {
                 *th += t * sj;
             }
             iterations += 1;
         }
+    }
+
+    /// The margins `z` at θ and `eᵢ = exp(−|zᵢ|)`.
+    #[inline(always)]
+    fn margins_and_exps(&self, theta: &[f64], at_start: bool, z: &mut [f64], e: &mut [f64]) {
+        if at_start {
+            // θ = (b, 0, …, 0): every margin is exactly b (`margins` adds 0 + b·1, then
+            // ±0 = 0·aᵢⱼ, and b is never −0), so every eᵢ is libm's exp(−|b|).
+            z.fill(theta[0]);
+            e.fill(libm::exp(-theta[0].abs()));
+        } else {
+            self.margins(theta, z);
+            exp_neg_abs(z, e);
+        }
+    }
+
+    /// The Newton step at a point with this `gradient` and these `weights`, or why there
+    /// is none to take.
+    #[inline(always)]
+    fn newton_step(
+        &self,
+        gradient: &[f64],
+        weights: &[f64],
+        at_start: bool,
+    ) -> Result<NewtonStep, FitStop> {
+        let neg_grad: Vec<f64> = gradient.iter().map(|v| -v).collect();
+        let hessian = if at_start {
+            self.start_hessian(weights)
+        } else {
+            self.hessian(weights)
+        };
+        let Some(delta) = solve_spd(&hessian, self.m, &neg_grad) else {
+            return Err(FitStop::SingularHessian);
+        };
+        // gᵀΔ = −λ², λ the Newton decrement; negative for a positive definite system.
+        let mut slope = 0.0;
+        for (&gj, &sj) in gradient.iter().zip(&delta) {
+            slope += gj * sj;
+        }
+        if slope >= 0.0 || slope.is_nan() {
+            // Rounding has the last word: there is no descent direction left to follow.
+            return Err(FitStop::NoDescent);
+        }
+        Ok(NewtonStep { delta, slope })
+    }
+
+    /// How far to go along `step` from `at`: the fraction t of the full step (1, or the
+    /// line search's), or None when the line search stalls.
+    #[inline(always)]
+    fn step_length(
+        &self,
+        at: &Point,
+        at_start: bool,
+        step: &NewtonStep,
+        buffers: &mut StepBuffers,
+    ) -> Option<f64> {
+        let slope = step.slope;
+        // The step is decided exactly as by comparing computed objective values, but
+        // those values are computed only when nothing cheaper decides. First, a full
+        // step (t = 1) can be certain to be taken: below `PURE_NEWTON` it is taken
+        // whatever f is (`1 + |f| ≥ 1`; f is never NaN here: z has no NaN, or the slope
+        // would be NaN), and [`Problem::full_step_certain`] proves the Armijo test
+        // passes from Taylor's theorem. Along the step z(t) = z + t·u with u = A·Δ: one
+        // pass for u, none per trial.
+        let (certain, u_ready) = if -slope <= PURE_NEWTON {
+            (true, false)
+        } else {
+            self.margins(&step.delta, &mut buffers.u);
+            (
+                self.full_step_certain(at, &step.delta, slope, &buffers.u),
+                true,
+            )
+        };
+        // Test builds decide every step the long way too, and check the two agree.
+        if certain && !cfg!(test) {
+            return Some(1.0);
+        }
+        let pure_newton = |f: f64| -slope <= PURE_NEWTON * (1.0 + f.abs());
+        let bounds = self.objective_bounds_at(at.theta, at.z, at.e, at_start, &mut buffers.scratch);
+        let mut objective = None;
+        let accepted = match bounds {
+            Some((lo, _)) if pure_newton(lo) => true,
+            Some((_, hi)) if !pure_newton(hi) => false,
+            _ => pure_newton(self.objective_once(&mut objective, at.theta, at.z, at.e)),
+        };
+        if accepted {
+            return Some(1.0);
+        }
+        if !u_ready {
+            self.margins(&step.delta, &mut buffers.u);
+        }
+        self.armijo_step_length(at, step, bounds, &mut objective, certain, buffers)
+    }
+
+    /// The line search: t = 1, ½, ¼, … until θ + t·Δ passes the Armijo test against the
+    /// objective at `at` (its `bounds`, or its value, computed once into `objective` when
+    /// the bounds do not decide); None after `MAX_HALVINGS` halvings. `buffers.u` holds
+    /// `A·Δ`.
+    #[inline(always)]
+    fn armijo_step_length(
+        &self,
+        at: &Point,
+        step: &NewtonStep,
+        bounds: Option<(f64, f64)>,
+        objective: &mut Option<f64>,
+        certain: bool,
+        buffers: &mut StepBuffers,
+    ) -> Option<f64> {
+        let mut t = 1.0;
+        let mut halvings = 0;
+        loop {
+            for (tz, (&zi, &ui)) in buffers.trial_z.iter_mut().zip(at.z.iter().zip(&buffers.u)) {
+                *tz = zi + t * ui;
+            }
+            for (tt, (&th, &sj)) in buffers
+                .trial
+                .iter_mut()
+                .zip(at.theta.iter().zip(&step.delta))
+            {
+                *tt = th + t * sj;
+            }
+            // Armijo: f(trial) ≤ f + d, the right side rounded as `f + ARMIJO·t·slope`,
+            // which is monotone in f.
+            let d = ARMIJO * t * step.slope;
+            let (f_lo, f_hi) = match (*objective, bounds) {
+                (Some(f), _) => (f, f),
+                (None, Some(b)) => b,
+                (None, None) => (f64::NAN, f64::NAN),
+            };
+            let accepted =
+                match self.objective_bounds(&buffers.trial, &buffers.trial_z, &mut buffers.scratch)
+                {
+                    Some((_, hi)) if hi <= f_lo + d => true,
+                    Some((lo, _)) if lo > f_hi + d => false,
+                    _ => {
+                        self.objective(&buffers.trial, &buffers.trial_z)
+                            <= self.objective_once(objective, at.theta, at.z, at.e) + d
+                    }
+                };
+            if cfg!(test) {
+                assert!(
+                    accepted || !certain,
+                    "a full step found certain was rejected"
+                );
+            }
+            if accepted {
+                return Some(t);
+            } else if halvings == MAX_HALVINGS {
+                return None;
+            } else {
+                t *= 0.5;
+                halvings += 1;
+            }
+        }
+    }
+}
+
+/// A Newton step: the direction Δ solving `H·Δ = −g`, and the slope `gᵀΔ = −λ²` along it.
+struct NewtonStep {
+    delta: Vec<f64>,
+    slope: f64,
+}
+
+/// What deciding a step writes, allocated once per fit: the margins' direction `u = A·Δ`,
+/// a trial point's margins and parameters, and the bounds' per-row scratch.
+struct StepBuffers {
+    u: Vec<f64>,
+    trial_z: Vec<f64>,
+    trial: Vec<f64>,
+    scratch: Scratch,
+}
+
+impl StepBuffers {
+    fn new(n: usize, m: usize) -> Self {
+        let padded = n.div_ceil(LANES) * LANES;
+        StepBuffers {
+            u: vec![0.0; n],
+            trial_z: vec![0.0; n],
+            trial: vec![0.0; m],
+            scratch: Scratch {
+                input: vec![0.0; padded],
+                lo: vec![0.0; padded],
+                hi: vec![0.0; padded],
+            },
+        }
+    }
+}
+
+/// Why the fit stops at a point with this `gradient`, if it does: the scaled max-abs
+/// gradient test is met, the gradient is not finite, or the iterations are spent
+/// (`out_of_iterations`).
+#[inline(always)]
+fn gradient_stop(
+    gradient: &[f64],
+    scale: f64,
+    tol: f64,
+    out_of_iterations: bool,
+) -> Option<FitStop> {
+    let gmax = gradient.iter().fold(0.0_f64, |acc, v| acc.max(v.abs()));
+    if gmax * scale < tol {
+        Some(FitStop::Converged)
+    } else if !gmax.is_finite() {
+        Some(FitStop::NonFinite)
+    } else if out_of_iterations {
+        Some(FitStop::IterationLimit)
+    } else {
+        None
     }
 }

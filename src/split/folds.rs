@@ -76,178 +76,228 @@ pub fn folds(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Resu
             "a single train/test split has no folds",
         ));
     };
-    let too_many = |units: usize, what: &str| {
-        Error::experiment(
-            format!("{arm_path}.folds"),
-            format!("{k} folds need at least {k} {what}; there are {units}"),
-        )
-    };
     if !(2..=MAX_FOLDS).contains(&k) {
         return Err(Error::experiment(
             format!("{arm_path}.folds"),
             format!("folds must be an integer in [2, {MAX_FOLDS}], got {k}"),
         ));
     }
-    let folds = match spec {
-        SplitSpec::KFold { .. } => {
-            let n = table.n_rows();
-            if n < k as usize {
-                return Err(too_many(n, "rows"));
-            }
-            let mut order: Vec<usize> = (0..n).collect();
-            if assignment == Assignment::Seeded {
-                rng::shuffle(&mut order, &mut rng::stream(seed, "split/k_fold"));
-            }
-            let mut fold_of_row = vec![0u32; n];
-            for (f, range) in consecutive_blocks(n, k as usize).into_iter().enumerate() {
-                for &row in &order[range] {
-                    fold_of_row[row] = f as u32;
-                }
-            }
-            Folds::complementary(fold_of_row, k)
-        }
-        SplitSpec::EntityKFold { .. } => {
-            let entities = table.n_entities();
-            if entities < k as usize {
-                return Err(too_many(entities, "entities"));
-            }
-            let mut size = vec![0usize; entities];
-            for &e in table.entity_of_row() {
-                size[e as usize] += 1;
-            }
-            let order: Vec<usize> = match assignment {
-                Assignment::Sklearn => {
-                    // np.argsort(sizes, kind="stable")[::-1]: ascending by size with ties
-                    // in entity order, then reversed.
-                    let mut order: Vec<usize> = (0..entities).collect();
-                    order.sort_by_key(|&e| size[e]);
-                    order.reverse();
-                    order
-                }
-                Assignment::Seeded => {
-                    let mut order: Vec<usize> = (0..entities).collect();
-                    rng::shuffle(&mut order, &mut rng::stream(seed, "split/entity_k_fold"));
-                    order
-                }
-            };
-            // Each entity in turn to the fold with the fewest rows so far (the lowest
-            // index among equals): GroupKFold's rule, and a row-balanced deal of the
-            // shuffled entities for the seeded assignment.
-            let mut rows_in = vec![0usize; k as usize];
-            let mut fold_of_entity = vec![0u32; entities];
-            for e in order {
-                let lightest = (0..k as usize)
-                    .min_by_key(|&f| (rows_in[f], f))
-                    .expect("k ≥ 2");
-                rows_in[lightest] += size[e];
-                fold_of_entity[e] = lightest as u32;
-            }
-            let fold_of_row = table
-                .entity_of_row()
-                .iter()
-                .map(|&e| fold_of_entity[e as usize])
-                .collect();
-            Folds::complementary(fold_of_row, k)
-        }
+    match spec {
+        SplitSpec::KFold { .. } => k_fold(table, k, assignment, seed, arm_path),
+        SplitSpec::EntityKFold { .. } => entity_k_fold(table, k, assignment, seed, arm_path),
         SplitSpec::RollingOrigin { test_fraction, .. } => {
-            let time = table.time().ok_or_else(|| {
-                Error::experiment(format!("{arm_path}.kind"), "the pack has no time column")
-            })?;
-            let mut sorted: Vec<i64> = time.to_vec();
-            sorted.sort_unstable();
-            // The tested period: every time value, or the latest ones holding
-            // test_fraction of the rows (the temporal split's rule).
-            let first_tested = test_fraction.map(|f| super::latest_values_cutoff(time, f));
-            let mut values: Vec<i64> = sorted.clone();
-            values.dedup();
-            let k = k as usize;
-            // The first time value of each of the k test blocks, ascending.
-            let starts: Vec<i64> = match (assignment, first_tested) {
-                (Assignment::Sklearn, None) => {
-                    // TimeSeriesSplit(n_splits=k) on the m distinct values.
-                    let m = values.len();
-                    let test_size = m / (k + 1);
-                    if test_size == 0 {
-                        return Err(too_many(m, "distinct time values beyond the first block"));
-                    }
-                    (0..k)
-                        .map(|f| values[m - k * test_size + f * test_size])
-                        .collect()
-                }
-                (Assignment::Sklearn, Some(first)) => {
-                    // TimeSeriesSplit(n_splits=k, test_size=m_tested // k): the last
-                    // k·test_size values, which lie inside the tested period.
-                    let m = values.len();
-                    let tested = values.len() - values.partition_point(|&v| v < first);
-                    let test_size = tested / k;
-                    if test_size == 0 || m <= k * test_size {
-                        return Err(too_many(
-                            tested,
-                            "distinct time values in the tested period",
-                        ));
-                    }
-                    (0..k)
-                        .map(|f| values[m - k * test_size + f * test_size])
-                        .collect()
-                }
-                (Assignment::Seeded, None) => row_balanced_starts(&sorted, &values, k + 1)
-                    .ok_or_else(|| {
-                        Error::experiment(
-                            format!("{arm_path}.folds"),
-                            format!(
-                                "{k} rolling-origin folds need {} blocks of time values, each with rows (a first training block, then one per fold); the {} rows over {} distinct time values do not fill them: use fewer folds",
-                                k + 1,
-                                sorted.len(),
-                                values.len()
-                            ),
-                        )
-                    })?,
-                (Assignment::Seeded, Some(first)) => {
-                    let period = &sorted[sorted.partition_point(|&t| t < first)..];
-                    let period_values = &values[values.partition_point(|&v| v < first)..];
-                    if period.len() == sorted.len() {
-                        return Err(Error::experiment(
-                            format!("{arm_path}.test_fraction"),
-                            "the tested period holds every row: no fold would have training rows",
-                        ));
-                    }
-                    let mut starts = vec![first];
-                    starts.extend(row_balanced_starts(period, period_values, k).ok_or_else(
-                        || {
-                            too_many(
-                                period_values.len(),
-                                "distinct time values in the tested period",
-                            )
-                        },
-                    )?);
-                    starts
-                }
-            };
-            // The test blocks are consecutive and the last one ends with the last value
-            // (TimeSeriesSplit leaves the values that do not divide evenly to the first,
-            // train-only block), so fold f tests [starts[f], starts[f + 1]).
-            let block_of = |t: i64| starts.iter().rposition(|&s| t >= s);
-            let splits = (0..k)
-                .map(|f| {
-                    let start = starts[f];
-                    let end = starts.get(f + 1).copied().unwrap_or(i64::MAX);
-                    let is_test = time.iter().map(|&t| t >= start && t < end).collect();
-                    let in_train = time.iter().map(|&t| t < start).collect();
-                    Split::with_unused(is_test, in_train)
-                })
-                .collect();
-            let fold_of_row = time
-                .iter()
-                .map(|&t| block_of(t).map(|f| f as u32))
-                .collect();
-            Folds {
-                splits,
-                fold_of_row,
-            }
+            rolling_origin(table, k, assignment, *test_fraction, arm_path)
         }
         _ => unreachable!("cross_validation() is Some only for the fold kinds"),
+    }
+}
+
+/// The error of `k` folds over `units` `what` (rows, entities, time values), fewer than the
+/// folds need.
+fn too_many_folds(arm_path: &str, k: u32, units: usize, what: &str) -> Error {
+    Error::experiment(
+        format!("{arm_path}.folds"),
+        format!("{k} folds need at least {k} {what}; there are {units}"),
+    )
+}
+
+/// `k_fold`: consecutive blocks of the rows, in canonical order (scikit-learn's `KFold`)
+/// or shuffled from the seed.
+fn k_fold(
+    table: &Table,
+    k: u32,
+    assignment: Assignment,
+    seed: u64,
+    arm_path: &str,
+) -> Result<Folds> {
+    let n = table.n_rows();
+    if n < k as usize {
+        return Err(too_many_folds(arm_path, k, n, "rows"));
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    if assignment == Assignment::Seeded {
+        rng::shuffle(&mut order, &mut rng::stream(seed, "split/k_fold"));
+    }
+    let mut fold_of_row = vec![0u32; n];
+    for (f, range) in consecutive_blocks(n, k as usize).into_iter().enumerate() {
+        for &row in &order[range] {
+            fold_of_row[row] = f as u32;
+        }
+    }
+    Ok(Folds::complementary(fold_of_row, k))
+}
+
+/// `entity_k_fold`: whole entities dealt to the folds, largest first (scikit-learn's
+/// `GroupKFold`) or in a seeded shuffle, each to the fold with the fewest rows so far.
+fn entity_k_fold(
+    table: &Table,
+    k: u32,
+    assignment: Assignment,
+    seed: u64,
+    arm_path: &str,
+) -> Result<Folds> {
+    let entities = table.n_entities();
+    if entities < k as usize {
+        return Err(too_many_folds(arm_path, k, entities, "entities"));
+    }
+    let mut size = vec![0usize; entities];
+    for &e in table.entity_of_row() {
+        size[e as usize] += 1;
+    }
+    let order: Vec<usize> = match assignment {
+        Assignment::Sklearn => {
+            // np.argsort(sizes, kind="stable")[::-1]: ascending by size with ties
+            // in entity order, then reversed.
+            let mut order: Vec<usize> = (0..entities).collect();
+            order.sort_by_key(|&e| size[e]);
+            order.reverse();
+            order
+        }
+        Assignment::Seeded => {
+            let mut order: Vec<usize> = (0..entities).collect();
+            rng::shuffle(&mut order, &mut rng::stream(seed, "split/entity_k_fold"));
+            order
+        }
     };
-    Ok(folds)
+    // Each entity in turn to the fold with the fewest rows so far (the lowest
+    // index among equals): GroupKFold's rule, and a row-balanced deal of the
+    // shuffled entities for the seeded assignment.
+    let mut rows_in = vec![0usize; k as usize];
+    let mut fold_of_entity = vec![0u32; entities];
+    for e in order {
+        let lightest = (0..k as usize)
+            .min_by_key(|&f| (rows_in[f], f))
+            .expect("k ≥ 2");
+        rows_in[lightest] += size[e];
+        fold_of_entity[e] = lightest as u32;
+    }
+    let fold_of_row = table
+        .entity_of_row()
+        .iter()
+        .map(|&e| fold_of_entity[e as usize])
+        .collect();
+    Ok(Folds::complementary(fold_of_row, k))
+}
+
+/// `rolling_origin`: k consecutive blocks of time values, fold f testing block f and
+/// training on every earlier time.
+fn rolling_origin(
+    table: &Table,
+    k: u32,
+    assignment: Assignment,
+    test_fraction: Option<f64>,
+    arm_path: &str,
+) -> Result<Folds> {
+    let time = table.time().ok_or_else(|| {
+        Error::experiment(format!("{arm_path}.kind"), "the pack has no time column")
+    })?;
+    let starts = rolling_origin_starts(time, k, assignment, test_fraction, arm_path)?;
+    let k = k as usize;
+    // The test blocks are consecutive and the last one ends with the last value
+    // (TimeSeriesSplit leaves the values that do not divide evenly to the first,
+    // train-only block), so fold f tests [starts[f], starts[f + 1]).
+    let block_of = |t: i64| starts.iter().rposition(|&s| t >= s);
+    let splits = (0..k)
+        .map(|f| {
+            let start = starts[f];
+            let end = starts.get(f + 1).copied().unwrap_or(i64::MAX);
+            let is_test = time.iter().map(|&t| t >= start && t < end).collect();
+            let in_train = time.iter().map(|&t| t < start).collect();
+            Split::with_unused(is_test, in_train)
+        })
+        .collect();
+    let fold_of_row = time
+        .iter()
+        .map(|&t| block_of(t).map(|f| f as u32))
+        .collect();
+    Ok(Folds {
+        splits,
+        fold_of_row,
+    })
+}
+
+/// The first time value of each of a rolling origin's `k` test blocks, ascending: over
+/// every time value, or (with `test_fraction`) over the tested period, the latest ones
+/// holding that fraction of the rows (the temporal split's rule).
+fn rolling_origin_starts(
+    time: &[i64],
+    k: u32,
+    assignment: Assignment,
+    test_fraction: Option<f64>,
+    arm_path: &str,
+) -> Result<Vec<i64>> {
+    let mut sorted: Vec<i64> = time.to_vec();
+    sorted.sort_unstable();
+    let first_tested = test_fraction.map(|f| super::latest_values_cutoff(time, f));
+    let mut values: Vec<i64> = sorted.clone();
+    values.dedup();
+    let too_many = |units: usize, what: &str| too_many_folds(arm_path, k, units, what);
+    let k = k as usize;
+    match (assignment, first_tested) {
+        (Assignment::Sklearn, None) => {
+            // TimeSeriesSplit(n_splits=k) on the m distinct values.
+            let m = values.len();
+            let test_size = m / (k + 1);
+            if test_size == 0 {
+                return Err(too_many(m, "distinct time values beyond the first block"));
+            }
+            Ok(time_series_split_starts(&values, k, test_size))
+        }
+        (Assignment::Sklearn, Some(first)) => {
+            // TimeSeriesSplit(n_splits=k, test_size=m_tested // k): the last
+            // k·test_size values, which lie inside the tested period.
+            let m = values.len();
+            let tested = values.len() - values.partition_point(|&v| v < first);
+            let test_size = tested / k;
+            if test_size == 0 || m <= k * test_size {
+                return Err(too_many(
+                    tested,
+                    "distinct time values in the tested period",
+                ));
+            }
+            Ok(time_series_split_starts(&values, k, test_size))
+        }
+        (Assignment::Seeded, None) => row_balanced_starts(&sorted, &values, k + 1).ok_or_else(|| {
+            Error::experiment(
+                format!("{arm_path}.folds"),
+                format!(
+                    "{k} rolling-origin folds need {} blocks of time values, each with rows (a first training block, then one per fold); the {} rows over {} distinct time values do not fill them: use fewer folds",
+                    k + 1,
+                    sorted.len(),
+                    values.len()
+                ),
+            )
+        }),
+        (Assignment::Seeded, Some(first)) => {
+            let period = &sorted[sorted.partition_point(|&t| t < first)..];
+            let period_values = &values[values.partition_point(|&v| v < first)..];
+            if period.len() == sorted.len() {
+                return Err(Error::experiment(
+                    format!("{arm_path}.test_fraction"),
+                    "the tested period holds every row: no fold would have training rows",
+                ));
+            }
+            let mut starts = vec![first];
+            starts.extend(
+                row_balanced_starts(period, period_values, k).ok_or_else(|| {
+                    too_many(
+                        period_values.len(),
+                        "distinct time values in the tested period",
+                    )
+                })?,
+            );
+            Ok(starts)
+        }
+    }
+}
+
+/// `TimeSeriesSplit`'s test block starts on the distinct time `values`: the last
+/// `k·test_size` values, `test_size` per fold.
+fn time_series_split_starts(values: &[i64], k: usize, test_size: usize) -> Vec<i64> {
+    let m = values.len();
+    (0..k)
+        .map(|f| values[m - k * test_size + f * test_size])
+        .collect()
 }
 
 /// `k` consecutive index ranges over `0..n`: sizes `n / k`, the first `n % k` one larger

@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::intervals::{self, Estimate, IntervalMethod};
 use super::{mutation_seed, ALPHA_RANGE};
-use crate::arm::{Evaluation, PreparedExperiment};
+use crate::arm::{ArmPredictions, Evaluation, PreparedExperiment};
 use crate::experiment::{Claim, MetricName};
-use crate::metrics::MetricValue;
+use crate::metrics::{MetricValue, Undefined};
 use crate::run::{self, ArmResult};
 use crate::table::Table;
 
@@ -384,196 +384,362 @@ pub(crate) fn evaluate(
     row_null: Option<PermutationRuns>,
     settings: &ClaimSettings,
 ) -> ClaimEvaluation {
-    let table = prepared.table();
-    let recomputed = &observed.results;
-    let metric = claim.metric();
-    let predictions = |name: &str| {
-        observed
-            .predictions
-            .get(name)
-            .expect("claim arms were checked")
+    let level = match DecisionLevel::of(settings) {
+        Ok(level) => level,
+        // No claim object: its `alpha` would be outside the report schema's range.
+        Err(reason) => return ClaimEvaluation::without_report(reason),
     };
-    // Outside 1..=MAX_FAMILY there is no interval level: decided below, before any use.
-    let z = intervals::z_for_family(settings.family).unwrap_or(f64::NAN);
-    let estimate_arm = |name: &str| -> Result<Estimate, crate::metrics::Undefined> {
-        intervals::estimate_arm(metric, predictions(name), table, z)
+    let statement = Statement::of(claim);
+    if let Some(range) = vacuous_range(claim) {
+        return vacuous_evaluation(claim, &statement, range, &level, &observed.results);
+    }
+    let estimate = match claim_estimate(prepared, claim, observed, level.z) {
+        Ok(estimate) => estimate,
+        Err(reason) => return undefined_evaluation(&statement, &level, &reason),
+    };
+    // The observed statistic is the kernel's own number (recomputed results).
+    let observed_statistic = claim_statistic(claim, &observed.results).unwrap_or(estimate.value);
+    let runs = claim_null_runs(prepared, claim, row_null, settings);
+    let null_statistics = match runs.as_ref().map(|r| null_statistics(claim, r)) {
+        None => Vec::new(),
+        Some(Ok(statistics)) => statistics,
+        Some(Err(e)) => {
+            return ClaimEvaluation::without_report(format!("a permutation could not run: {e}"))
+        }
+    };
+    let evidence = Evidence {
+        observed: observed_statistic,
+        ci: estimate.ci,
+        p_value: runs
+            .as_ref()
+            .map(|_| permutation_p_value(&null_statistics, observed_statistic)),
+        permutations: null_statistics.len(),
+    };
+    let mut reasons: Vec<String> =
+        too_few_held_out_entities(claim, &estimate, observed, prepared.table())
+            .into_iter()
+            .collect();
+    reasons.extend(reasons_not_supported(&statement, &evidence, &level));
+    let (outcome, standing) = decide(&statement, &evidence, reasons);
+    let (lo, hi) = evidence.ci;
+    ClaimEvaluation {
+        report: Some(ClaimReport {
+            statistic: statement.statistic,
+            observed: Some(evidence.observed),
+            threshold: statement.threshold,
+            ci: Some([lo, hi]),
+            se: Some(estimate.se),
+            interval: IntervalLabel::Method(estimate.method),
+            p_value: evidence.p_value,
+            permutations: evidence.permutations as u64,
+            null: runs.as_ref().map(|r| r.null),
+            alpha: level.alpha,
+            family: level.family,
+            outcome,
+        }),
+        standing,
+        null_statistics,
+    }
+}
+
+impl ClaimEvaluation {
+    /// An evaluation that stopped before a claim object could be written: INCONCLUSIVE
+    /// for `reason`.
+    fn without_report(reason: String) -> Self {
+        ClaimEvaluation {
+            report: None,
+            standing: Standing::Inconclusive(reason),
+            null_statistics: Vec::new(),
+        }
+    }
+}
+
+/// What a claim says, as its report writes it: the statistic's text, the threshold, and
+/// on which side of the threshold the claim puts the statistic.
+struct Statement {
+    statistic: String,
+    threshold: f64,
+    higher_is_claimed: bool,
+}
+
+impl Statement {
+    fn of(claim: &Claim) -> Self {
+        let metric = claim.metric().as_str();
+        match claim {
+            Claim::MetricGap {
+                higher,
+                lower,
+                at_least,
+                ..
+            } => Statement {
+                statistic: format!("{metric}({higher}) - {metric}({lower})"),
+                threshold: *at_least,
+                higher_is_claimed: true,
+            },
+            Claim::MetricAtLeast { arm, value, .. } => Statement {
+                statistic: format!("{metric}({arm})"),
+                threshold: *value,
+                higher_is_claimed: true,
+            },
+            Claim::MetricAtMost { arm, value, .. } => Statement {
+                statistic: format!("{metric}({arm})"),
+                threshold: *value,
+                higher_is_claimed: false,
+            },
+        }
+    }
+}
+
+/// The level one test of the family is decided at.
+struct DecisionLevel {
+    /// α / family (Bonferroni).
+    alpha: f64,
+    /// The two-sided interval's z for the family.
+    z: f64,
+    family: u32,
+}
+
+impl DecisionLevel {
+    /// The settings' level, or why no claim can be decided at it. The library takes any
+    /// α and family; the CLI refuses these before they get here.
+    fn of(settings: &ClaimSettings) -> Result<Self, String> {
+        let (alpha_low, alpha_high) = ALPHA_RANGE;
+        if !(settings.alpha > alpha_low && settings.alpha <= alpha_high) {
+            return Err(format!(
+                "alpha {} is outside ({alpha_low}, {alpha_high}]: no p-value at that level is evidence",
+                settings.alpha
+            ));
+        }
+        let Some(z) = intervals::z_for_family(settings.family) else {
+            return Err(format!(
+                "a family of {} tests: the verifier decides families of 1 to {} (a payload and at most two revisions)",
+                settings.family,
+                intervals::MAX_FAMILY
+            ));
+        };
+        Ok(DecisionLevel {
+            // Each test of a family of m is decided at α/m (docs/CAPSULE.md, revisions).
+            alpha: settings.alpha / f64::from(settings.family),
+            z,
+            family: settings.family,
+        })
+    }
+}
+
+/// What the data say of the claim's statistic.
+struct Evidence {
+    /// The kernel's value of the statistic.
+    observed: f64,
+    /// Its interval at the family's level.
+    ci: (f64, f64),
+    /// The permutation p-value (None when the claim needs none).
+    p_value: Option<f64>,
+    /// Non-vacuous permutations behind the p-value.
+    permutations: usize,
+}
+
+/// A vacuous claim's evaluation: INCONCLUSIVE, its statistic's `range` holding the claim
+/// whatever the data.
+fn vacuous_evaluation(
+    claim: &Claim,
+    statement: &Statement,
+    range: [f64; 2],
+    level: &DecisionLevel,
+    results: &BTreeMap<String, ArmResult>,
+) -> ClaimEvaluation {
+    let [low, high] = range;
+    let reason = format!(
+        "vacuous claim: {} lies in [{low}, {high}] whatever the data, so the claim that it is {} {} cannot be wrong",
+        statement.statistic,
+        if statement.higher_is_claimed { "at least" } else { "at most" },
+        statement.threshold,
+    );
+    let mut report = ClaimReport::undefined(
+        &statement.statistic,
+        statement.threshold,
+        level.alpha,
+        &reason,
+    );
+    report.family = level.family;
+    report.observed = claim_statistic(claim, results);
+    report.interval = IntervalLabel::None;
+    report.outcome = ClaimOutcome::Vacuous;
+    ClaimEvaluation {
+        report: Some(report),
+        standing: Standing::Inconclusive(reason),
+        null_statistics: Vec::new(),
+    }
+}
+
+/// The evaluation of a claim whose statistic is undefined: INCONCLUSIVE for `reason`.
+fn undefined_evaluation(
+    statement: &Statement,
+    level: &DecisionLevel,
+    reason: &Undefined,
+) -> ClaimEvaluation {
+    ClaimEvaluation {
+        report: Some(ClaimReport {
+            family: level.family,
+            ..ClaimReport::undefined(
+                &statement.statistic,
+                statement.threshold,
+                level.alpha,
+                &reason.0,
+            )
+        }),
+        standing: Standing::Inconclusive(format!("undefined metric: {reason}")),
+        null_statistics: Vec::new(),
+    }
+}
+
+/// An arm's predictions in the observed evaluation.
+fn observed_predictions<'e>(observed: &'e Evaluation, arm: &str) -> &'e ArmPredictions {
+    observed
+        .predictions
+        .get(arm)
+        .expect("claim arms were checked")
+}
+
+/// The claim statistic's estimate and interval at `z`, from the observed predictions.
+fn claim_estimate(
+    prepared: &PreparedExperiment,
+    claim: &Claim,
+    observed: &Evaluation,
+    z: f64,
+) -> Result<Estimate, Undefined> {
+    let table = prepared.table();
+    let metric = claim.metric();
+    let estimate_arm = |name: &str| {
+        intervals::estimate_arm(metric, observed_predictions(observed, name), table, z)
     };
     let is_cross_validated = |name: &str| {
-        let experiment = prepared.experiment();
-        experiment
+        prepared
+            .experiment()
             .arms
             .iter()
             .any(|a| a.name == name && a.split.cross_validation().is_some())
     };
-    let (statistic, threshold, higher_is_claimed, estimate) = match claim {
-        Claim::MetricGap {
-            higher,
-            lower,
-            at_least,
-            ..
-        } => (
-            format!("{m}({higher}) - {m}({lower})", m = metric.as_str()),
-            *at_least,
-            true,
+    match claim {
+        Claim::MetricGap { higher, lower, .. } => {
             if is_cross_validated(higher) && is_cross_validated(lower) {
                 // Both arms scored rows of the same table out of fold: the paired
                 // comparison, with the covariance of the two estimates.
-                intervals::paired_gap(metric, predictions(higher), predictions(lower), table, z)
+                intervals::paired_gap(
+                    metric,
+                    observed_predictions(observed, higher),
+                    observed_predictions(observed, lower),
+                    table,
+                    z,
+                )
             } else {
                 estimate_arm(higher)
                     .and_then(|h| estimate_arm(lower).map(|l| intervals::gap(&h, &l, z)))
-            },
-        ),
-        Claim::MetricAtLeast { arm, value, .. } => (
-            format!("{}({arm})", metric.as_str()),
-            *value,
-            true,
-            estimate_arm(arm),
-        ),
-        Claim::MetricAtMost { arm, value, .. } => (
-            format!("{}({arm})", metric.as_str()),
-            *value,
-            false,
-            estimate_arm(arm),
-        ),
-    };
-    let (alpha_low, alpha_high) = ALPHA_RANGE;
-    if !(settings.alpha > alpha_low && settings.alpha <= alpha_high) {
-        // The library takes any f64; the CLI refuses these before they get here.
-        let reason = format!(
-            "alpha {} is outside ({alpha_low}, {alpha_high}]: no p-value at that level is evidence",
-            settings.alpha
-        );
-        // No claim object: its `alpha` would be outside the report schema's range.
-        return ClaimEvaluation {
-            report: None,
-            standing: Standing::Inconclusive(reason),
-            null_statistics: Vec::new(),
-        };
-    }
-    if intervals::z_for_family(settings.family).is_none() {
-        return ClaimEvaluation {
-            report: None,
-            standing: Standing::Inconclusive(format!(
-                "a family of {} tests: the verifier decides families of 1 to {} (a payload and at most two revisions)",
-                settings.family,
-                intervals::MAX_FAMILY
-            )),
-            null_statistics: Vec::new(),
-        };
-    }
-    // Each test of a family of m is decided at α/m (docs/CAPSULE.md, revisions).
-    let alpha = settings.alpha / f64::from(settings.family);
-    if let Some(range) = vacuous_range(claim) {
-        let [low, high] = range;
-        let reason = format!(
-            "vacuous claim: {statistic} lies in [{low}, {high}] whatever the data, so the claim that it is {} {threshold} cannot be wrong",
-            if higher_is_claimed { "at least" } else { "at most" }
-        );
-        let mut report = ClaimReport::undefined(&statistic, threshold, alpha, &reason);
-        report.family = settings.family;
-        report.observed = claim_statistic(claim, recomputed);
-        report.interval = IntervalLabel::None;
-        report.outcome = ClaimOutcome::Vacuous;
-        return ClaimEvaluation {
-            report: Some(report),
-            standing: Standing::Inconclusive(reason),
-            null_statistics: Vec::new(),
-        };
-    }
-    let estimate = match estimate {
-        Ok(e) => e,
-        Err(reason) => {
-            return ClaimEvaluation {
-                report: Some(ClaimReport {
-                    family: settings.family,
-                    ..ClaimReport::undefined(&statistic, threshold, alpha, &reason.0)
-                }),
-                standing: Standing::Inconclusive(format!("undefined metric: {reason}")),
-                null_statistics: Vec::new(),
             }
         }
-    };
-    // The observed statistic is the kernel's own number (recomputed results).
-    let observed = claim_statistic(claim, recomputed).unwrap_or(estimate.value);
+        Claim::MetricAtLeast { arm, .. } | Claim::MetricAtMost { arm, .. } => estimate_arm(arm),
+    }
+}
 
+/// The permutations behind the claim's p-value (None when it needs none). The row null's
+/// are `row_null` when the caller already ran them.
+fn claim_null_runs(
+    prepared: &PreparedExperiment,
+    claim: &Claim,
+    row_null: Option<PermutationRuns>,
+    settings: &ClaimSettings,
+) -> Option<PermutationRuns> {
     // The p-value reads the claimed arms only, so a null run for it refits only those.
     let claimed = NullArms::Claimed(claim);
-    let runs = match Null::for_claim(claim, table) {
+    match Null::for_claim(claim, prepared.table()) {
         Some(Null::Row) => Some(
             row_null.unwrap_or_else(|| permutation_runs(prepared, Null::Row, claimed, settings)),
         ),
         Some(other) => Some(permutation_runs(prepared, other, claimed, settings)),
         None => None,
-    };
-    let (p_value, null_statistics) = match &runs {
-        Some(runs) => {
-            if let Some(e) = runs.first_error() {
-                return ClaimEvaluation {
-                    report: None,
-                    standing: Standing::Inconclusive(format!("a permutation could not run: {e}")),
-                    null_statistics: Vec::new(),
-                };
-            }
-            let stats: Vec<f64> = runs
-                .runs
-                .iter()
-                .filter_map(|r| r.as_ref().ok().and_then(|m| m.as_ref()))
-                .filter_map(|m| claim_statistic_from_metrics(claim, m))
-                .collect();
-            let b = stats.iter().filter(|&&s| s >= observed).count();
-            (Some((b as f64 + 1.0) / (stats.len() as f64 + 1.0)), stats)
-        }
-        None => (None, Vec::new()),
-    };
-    let effective = null_statistics.len();
+    }
+}
 
-    let (lo, hi) = estimate.ci;
-    let claimed_side = if higher_is_claimed {
+/// The claim's statistic under each non-vacuous permutation, in permutation order, or the
+/// first error that stopped a permutation.
+fn null_statistics<'r>(claim: &Claim, runs: &'r PermutationRuns) -> Result<Vec<f64>, &'r str> {
+    if let Some(e) = runs.first_error() {
+        return Err(e);
+    }
+    Ok(runs
+        .runs
+        .iter()
+        .filter_map(|r| r.as_ref().ok().and_then(|m| m.as_ref()))
+        .filter_map(|m| claim_statistic_from_metrics(claim, m))
+        .collect())
+}
+
+/// The permutation p-value (b+1)/(K+1): b of the K null statistics at least `observed`.
+fn permutation_p_value(null_statistics: &[f64], observed: f64) -> f64 {
+    let b = null_statistics.iter().filter(|&&s| s >= observed).count();
+    (b as f64 + 1.0) / (null_statistics.len() as f64 + 1.0)
+}
+
+/// Why a gap's clustered interval supports nothing here, if it does not.
+///
+/// A gap's clustered interval has no second guard (its null is row-level), and with few
+/// held-out entities the cluster-robust variance is biased low (docs/CALIBRATION.md: 6.6%
+/// false SUPPORTS at 10 held-out entities): below the minimum it supports nothing. (A
+/// CI wholly on the wrong side still contradicts: the guard is against false SUPPORTS.)
+fn too_few_held_out_entities(
+    claim: &Claim,
+    estimate: &Estimate,
+    observed: &Evaluation,
+    table: &Table,
+) -> Option<String> {
+    let Claim::MetricGap { higher, lower, .. } = claim else {
+        return None;
+    };
+    if !estimate.method.is_clustered() {
+        return None;
+    }
+    let held_out = |name: &str| {
+        let mut entities: Vec<u32> = observed_predictions(observed, name)
+            .test_rows
+            .iter()
+            .map(|&r| table.entity_of_row()[r])
+            .collect();
+        entities.sort_unstable();
+        entities.dedup();
+        entities.len()
+    };
+    let fewest = held_out(higher).min(held_out(lower));
+    (fewest < MIN_GAP_HELD_OUT_ENTITIES).then(|| {
+        format!(
+            "too few held-out entities: an arm's test rows hold {fewest}, a clustered interval of a gap needs at least {MIN_GAP_HELD_OUT_ENTITIES}"
+        )
+    })
+}
+
+/// Why the evidence does not support the claim, from its interval and p-value: none when
+/// it does.
+fn reasons_not_supported(
+    statement: &Statement,
+    evidence: &Evidence,
+    level: &DecisionLevel,
+) -> Vec<String> {
+    let (lo, hi) = evidence.ci;
+    let threshold = statement.threshold;
+    let claimed_side = if statement.higher_is_claimed {
         lo > threshold
     } else {
         hi < threshold
     };
-    let wrong_side = if higher_is_claimed {
-        hi < threshold
-    } else {
-        lo > threshold
-    };
+    let alpha = level.alpha;
     let min_k = (1.0 / alpha).ceil() as usize - 1;
     let mut reasons = Vec::new();
-    // A gap's clustered interval has no second guard (its null is row-level), and with few
-    // held-out entities the cluster-robust variance is biased low (docs/CALIBRATION.md: 6.6%
-    // false SUPPORTS at 10 held-out entities): below the minimum it supports nothing. (A
-    // CI wholly on the wrong side still contradicts: the guard is against false SUPPORTS.)
-    let few_clusters = match claim {
-        Claim::MetricGap { higher, lower, .. } if estimate.method.is_clustered() => {
-            let held_out = |name: &str| {
-                let mut entities: Vec<u32> = predictions(name)
-                    .test_rows
-                    .iter()
-                    .map(|&r| table.entity_of_row()[r])
-                    .collect();
-                entities.sort_unstable();
-                entities.dedup();
-                entities.len()
-            };
-            let fewest = held_out(higher).min(held_out(lower));
-            (fewest < MIN_GAP_HELD_OUT_ENTITIES).then(|| {
-                format!(
-                    "too few held-out entities: an arm's test rows hold {fewest}, a clustered interval of a gap needs at least {MIN_GAP_HELD_OUT_ENTITIES}"
-                )
-            })
-        }
-        _ => None,
-    };
-    reasons.extend(few_clusters);
     if !claimed_side {
         reasons.push(format!(
             "the {}% CI [{lo:.6}, {hi:.6}] does not lie entirely on the claimed side of {threshold}",
-            ci_percent(settings.family)
+            ci_percent(level.family)
         ));
     }
-    if let Some(p) = p_value {
+    if let Some(p) = evidence.p_value {
+        let effective = evidence.permutations;
         if effective < min_k {
             reasons.push(format!(
                 "too few permutations: {effective} non-vacuous, need at least {min_k} for alpha {alpha}"
@@ -582,14 +748,31 @@ pub(crate) fn evaluate(
             reasons.push(format!("p = {p:.6} > alpha = {alpha}"));
         }
     }
-    let (outcome, standing) = if wrong_side {
+    reasons
+}
+
+/// The outcome: CONTRADICTS when the interval lies wholly on the wrong side of the
+/// threshold, else SUPPORTS when nothing stands against it (`reasons`), else INCONCLUSIVE.
+fn decide(
+    statement: &Statement,
+    evidence: &Evidence,
+    reasons: Vec<String>,
+) -> (ClaimOutcome, Standing) {
+    let (lo, hi) = evidence.ci;
+    let threshold = statement.threshold;
+    let wrong_side = if statement.higher_is_claimed {
+        hi < threshold
+    } else {
+        lo > threshold
+    };
+    if wrong_side {
         (
             ClaimOutcome::Contradicts,
             Standing::Contradicts {
                 ci: [lo, hi],
-                observed,
+                observed: evidence.observed,
                 threshold,
-                higher_is_claimed,
+                higher_is_claimed: statement.higher_is_claimed,
             },
         )
     } else if reasons.is_empty() {
@@ -599,24 +782,6 @@ pub(crate) fn evaluate(
             ClaimOutcome::Inconclusive,
             Standing::Inconclusive(reasons.join("; ")),
         )
-    };
-    ClaimEvaluation {
-        report: Some(ClaimReport {
-            statistic,
-            observed: Some(observed),
-            threshold,
-            ci: Some([lo, hi]),
-            se: Some(estimate.se),
-            interval: IntervalLabel::Method(estimate.method),
-            p_value,
-            permutations: effective as u64,
-            null: runs.as_ref().map(|r| r.null),
-            alpha,
-            family: settings.family,
-            outcome,
-        }),
-        standing,
-        null_statistics,
     }
 }
 

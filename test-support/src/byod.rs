@@ -49,8 +49,8 @@ pub fn exercise(csv: &[u8], with_time: bool, with_test: bool) {
             assert!(levels.windows(2).all(|w| w[0] < w[1]), "levels in byte order");
         }
     }
-    for (_, json) in &scaffold.experiments {
-        let experiment = counterlab::Experiment::from_json(json.as_bytes()).expect("valid JSON");
+    for starter in &scaffold.experiments {
+        let experiment = counterlab::Experiment::from_json(starter.json.as_bytes()).expect("valid JSON");
         experiment.check(&pack).expect("a starter experiment run accepts");
     }
     if with_test {

@@ -17,7 +17,7 @@ pub(super) struct XTicks {
 
 /// Wraps each label under its slot if every label fits in at most three lines without
 /// breaking a word; otherwise rotates them all.
-pub(super) fn x_ticks(ticks: &[String], slot: f64) -> XTicks {
+fn x_ticks(ticks: &[String], slot: f64) -> XTicks {
     let wrap_each = |width: f64| -> Vec<Vec<String>> {
         ticks
             .iter()
@@ -54,8 +54,31 @@ pub(super) fn x_ticks(ticks: &[String], slot: f64) -> XTicks {
     }
 }
 
+/// The x tick labels under `slots` equal slots from `left` to `right`, with the left edge
+/// and slot width they are set for: when rotated labels would reach past the left margin,
+/// the left edge moves right to make room and the labels are set again for the narrower
+/// slots.
+pub(super) fn slotted_x_ticks(
+    ticks: &[String],
+    mut left: f64,
+    right: f64,
+    slots: usize,
+) -> (f64, f64, XTicks) {
+    let mut slot = (right - left) / slots as f64;
+    let mut xt = x_ticks(ticks, slot);
+    if xt.rotated {
+        let needed = M + rotated_overhang(&xt.labels, slot);
+        if needed > left {
+            left = needed;
+            slot = (right - left) / slots as f64;
+            xt = x_ticks(ticks, slot);
+        }
+    }
+    (left, slot, xt)
+}
+
 /// How far left of its anchor the widest rotated label reaches, for slot `i` of width `slot`.
-pub(super) fn rotated_overhang(labels: &[Vec<String>], slot: f64) -> f64 {
+fn rotated_overhang(labels: &[Vec<String>], slot: f64) -> f64 {
     labels
         .iter()
         .enumerate()

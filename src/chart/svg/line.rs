@@ -1,8 +1,8 @@
 //! The line chart of a one-axis boundary map ([`LineChart`]): CI band, outcome markers.
 
 use super::axes::{
-    draw_x_ticks, finish_below_x_label, padded_axis, rotated_overhang, tick_label_width, x_ticks,
-    y_axis, y_title, Scale,
+    draw_x_ticks, finish_below_x_label, padded_axis, slotted_x_ticks, tick_label_width, y_axis,
+    y_title, Scale,
 };
 use super::legend::{header, legend, Swatch};
 use super::scene::{centred_baseline, Scene, Shape, AXIS, M, TICK, W};
@@ -45,16 +45,94 @@ fn finite_band(b: Option<[f64; 2]>) -> Option<[f64; 2]> {
 pub fn line_svg(chart: &LineChart) -> String {
     const PLOT_H: f64 = 340.0;
     let n = chart.x_ticks.len();
-    let band = |i: usize| {
-        chart
-            .band
-            .as_ref()
-            .and_then(|b| b.get(i).copied().flatten())
-    };
-    let value = |s: usize, i: usize| finite(chart.series[s].values.get(i).copied().flatten());
-
     let mut s = Scene::new();
-    let mut y = header(&mut s, &chart.captions);
+    let y = header(&mut s, &chart.captions);
+    let top = legend(&mut s, &legend_groups(chart), y) + 14.0;
+    let (lo, hi) = y_domain(chart);
+    let (d0, d1, ticks) = padded_axis(lo, hi, 5);
+    let bottom = top + PLOT_H;
+    let ys = Scale {
+        d0,
+        d1,
+        r0: bottom,
+        r1: top,
+    };
+
+    let threshold_lines = chart.threshold.as_ref().map(|(label, t)| {
+        let mut lines = text::wrap(label, TICK, false, 150.0);
+        lines.push(format!("= {}", fixed(*t, 3)));
+        lines
+    });
+    let right = W - threshold_lines
+        .as_ref()
+        .map_or(M, |l| text::max_width(l, TICK, false) + 14.0 + M / 2.0);
+    let y_title_lines = text::wrap(&chart.y_label, AXIS, false, PLOT_H);
+    let y_title_w = y_title_lines.len() as f64 * line_height(AXIS);
+    let (left, slot, xt) = slotted_x_ticks(
+        &chart.x_ticks,
+        M + y_title_w + 8.0 + tick_label_width(&ticks) + 10.0,
+        right,
+        n.max(1),
+    );
+    let plot = Plot {
+        xs: (0..n).map(|i| left + (i as f64 + 0.5) * slot).collect(),
+        ys,
+        right,
+        top,
+        bottom,
+    };
+
+    y_title(&mut s, y_title_lines, M + AXIS, top, bottom);
+    y_axis(&mut s, &ticks, ys, left, right);
+    s.path(
+        vec![(left, top), (left, bottom), (right, bottom)],
+        AXIS_LINE,
+        1,
+    );
+    for &x in &plot.xs {
+        s.path(vec![(x, bottom), (x, bottom + 5.0)], AXIS_LINE, 1);
+    }
+    draw_band(&mut s, chart, &plot);
+    if let Some((_, t)) = chart.threshold.as_ref().filter(|(_, t)| t.is_finite()) {
+        s.dashed(vec![(left, ys.map(*t)), (right, ys.map(*t))], INK, 2);
+    }
+    draw_series(&mut s, chart, &plot);
+    if let (Some(lines), Some((_, t))) = (threshold_lines, chart.threshold.as_ref()) {
+        if t.is_finite() {
+            draw_threshold_label(&mut s, lines, *t, &plot);
+        }
+    }
+
+    draw_x_ticks(&mut s, &xt, &plot.xs, bottom);
+    let y = bottom + xt.height + 8.0;
+    finish_below_x_label(s, &chart.captions, (left, right), y)
+}
+
+/// Where the plot is: the x centre of each tick's slot, the y scale, and the edges the
+/// threshold's label is placed by.
+struct Plot {
+    xs: Vec<f64>,
+    ys: Scale,
+    right: f64,
+    top: f64,
+    bottom: f64,
+}
+
+/// `series[0]`'s CI at x tick `i`, if there is one.
+fn band_at(chart: &LineChart, i: usize) -> Option<[f64; 2]> {
+    chart
+        .band
+        .as_ref()
+        .and_then(|b| b.get(i).copied().flatten())
+}
+
+/// Series `s`'s value at x tick `i`, if it has a finite one.
+fn value_at(chart: &LineChart, s: usize, i: usize) -> Option<f64> {
+    finite(chart.series[s].values.get(i).copied().flatten())
+}
+
+/// The legend's two rows: the series (and `series[0]`'s CI band), then the outcome markers.
+fn legend_groups(chart: &LineChart) -> [Vec<(Swatch, String)>; 2] {
     let mut items = Vec::new();
     let mut markers = vec![(
         Swatch::Nothing,
@@ -90,9 +168,11 @@ pub fn line_svg(chart: &LineChart) -> String {
     for o in Outcome::ALL {
         markers.push((Swatch::Marker(o), o.label().to_string()));
     }
-    y = legend(&mut s, &[items, markers], y) + 14.0;
+    [items, markers]
+}
 
-    // The y domain holds every value, band end and the threshold.
+/// The y domain: the range holding every finite value, band end and the threshold.
+fn y_domain(chart: &LineChart) -> (f64, f64) {
     let mut lo = f64::INFINITY;
     let mut hi = f64::NEG_INFINITY;
     for series in &chart.series {
@@ -100,58 +180,20 @@ pub fn line_svg(chart: &LineChart) -> String {
             (lo, hi) = (lo.min(v), hi.max(v));
         }
     }
-    for [a, b] in (0..n).filter_map(|i| finite_band(band(i))) {
+    for [a, b] in (0..chart.x_ticks.len()).filter_map(|i| finite_band(band_at(chart, i))) {
         (lo, hi) = (lo.min(a), hi.max(b));
     }
     if let Some((_, t)) = chart.threshold.as_ref().filter(|(_, t)| t.is_finite()) {
         (lo, hi) = (lo.min(*t), hi.max(*t));
     }
-    let (d0, d1, ticks) = padded_axis(lo, hi, 5);
-    let top = y;
-    let bottom = top + PLOT_H;
-    let ys = Scale {
-        d0,
-        d1,
-        r0: bottom,
-        r1: top,
-    };
+    (lo, hi)
+}
 
-    let threshold_lines = chart.threshold.as_ref().map(|(label, t)| {
-        let mut lines = text::wrap(label, TICK, false, 150.0);
-        lines.push(format!("= {}", fixed(*t, 3)));
-        lines
-    });
-    let right = W - threshold_lines
-        .as_ref()
-        .map_or(M, |l| text::max_width(l, TICK, false) + 14.0 + M / 2.0);
-    let y_title_lines = text::wrap(&chart.y_label, AXIS, false, PLOT_H);
-    let y_title_w = y_title_lines.len() as f64 * line_height(AXIS);
-    let mut left = M + y_title_w + 8.0 + tick_label_width(&ticks) + 10.0;
-    let mut slot = (right - left) / n.max(1) as f64;
-    let mut xt = x_ticks(&chart.x_ticks, slot);
-    if xt.rotated {
-        let needed = M + rotated_overhang(&xt.labels, slot);
-        if needed > left {
-            left = needed;
-            slot = (right - left) / n.max(1) as f64;
-            xt = x_ticks(&chart.x_ticks, slot);
-        }
-    }
-    let xs: Vec<f64> = (0..n).map(|i| left + (i as f64 + 0.5) * slot).collect();
-
-    y_title(&mut s, y_title_lines, M + AXIS, top, bottom);
-    y_axis(&mut s, &ticks, ys, left, right);
-    s.path(
-        vec![(left, top), (left, bottom), (right, bottom)],
-        AXIS_LINE,
-        1,
-    );
-    for &x in &xs {
-        s.path(vec![(x, bottom), (x, bottom + 5.0)], AXIS_LINE, 1);
-    }
-
-    // Band: a polygon over each run of finite intervals; a lone interval is an error bar.
-    for run in runs(n, |i| finite_band(band(i))) {
+/// `series[0]`'s CI band: a polygon over each run of finite intervals; a lone interval is
+/// an error bar.
+fn draw_band(s: &mut Scene, chart: &LineChart, plot: &Plot) {
+    let (xs, ys) = (&plot.xs, plot.ys);
+    for run in runs(xs.len(), |i| finite_band(band_at(chart, i))) {
         if let [(i, [a, b])] = run.as_slice() {
             let x = xs[*i];
             s.rect(x - 4.0, ys.map(*b), x + 4.0, ys.map(*a), PRIMARY, 0.18);
@@ -165,13 +207,16 @@ pub fn line_svg(chart: &LineChart) -> String {
             alpha: 0.18,
         });
     }
-    if let Some((_, t)) = chart.threshold.as_ref().filter(|(_, t)| t.is_finite()) {
-        s.dashed(vec![(left, ys.map(*t)), (right, ys.map(*t))], INK, 2);
-    }
-    // Context series under the claim's statistic.
+}
+
+/// The series: the context series first, under the claim's statistic, then `series[0]`'s
+/// line and its outcome markers.
+fn draw_series(s: &mut Scene, chart: &LineChart, plot: &Plot) {
+    let (xs, ys) = (&plot.xs, plot.ys);
+    let n = xs.len();
     for k in (1..chart.series.len()).rev() {
         let colour = CONTEXT[(k - 1) % CONTEXT.len()];
-        for run in runs(n, |i| value(k, i)) {
+        for run in runs(n, |i| value_at(chart, k, i)) {
             let pts: Vec<(f64, f64)> = run.iter().map(|&(i, v)| (xs[i], ys.map(v))).collect();
             if pts.len() > 1 {
                 s.path(pts.clone(), colour, 2);
@@ -181,40 +226,38 @@ pub fn line_svg(chart: &LineChart) -> String {
             }
         }
     }
-    if !chart.series.is_empty() {
-        for run in runs(n, |i| value(0, i)) {
-            let pts: Vec<(f64, f64)> = run.iter().map(|&(i, v)| (xs[i], ys.map(v))).collect();
-            if pts.len() > 1 {
-                s.path(pts, PRIMARY, 3);
-            }
-        }
-        for (i, &x) in xs.iter().enumerate() {
-            if let (Some(v), Some(&outcome)) = (value(0, i), chart.outcomes.get(i)) {
-                s.shapes.push(Shape::Marker {
-                    outcome,
-                    x,
-                    y: ys.map(v),
-                    r: 6.0,
-                });
-            }
+    if chart.series.is_empty() {
+        return;
+    }
+    for run in runs(n, |i| value_at(chart, 0, i)) {
+        let pts: Vec<(f64, f64)> = run.iter().map(|&(i, v)| (xs[i], ys.map(v))).collect();
+        if pts.len() > 1 {
+            s.path(pts, PRIMARY, 3);
         }
     }
-    if let (Some(lines), Some((_, t))) = (threshold_lines, chart.threshold.as_ref()) {
-        if t.is_finite() {
-            let block = lines.len() as f64 * line_height(TICK);
-            let first = (ys.map(*t) - block / 2.0 + line_height(TICK) / 2.0)
-                .clamp(top, bottom - block + line_height(TICK));
-            s.text(Text::new(
-                "threshold-label",
-                lines,
-                right + 8.0,
-                centred_baseline(first, TICK),
-                TICK,
-            ));
+    for (i, &x) in xs.iter().enumerate() {
+        if let (Some(v), Some(&outcome)) = (value_at(chart, 0, i), chart.outcomes.get(i)) {
+            s.shapes.push(Shape::Marker {
+                outcome,
+                x,
+                y: ys.map(v),
+                r: 6.0,
+            });
         }
     }
+}
 
-    draw_x_ticks(&mut s, &xt, &xs, bottom);
-    let y = bottom + xt.height + 8.0;
-    finish_below_x_label(s, &chart.captions, (left, right), y)
+/// The threshold's label in the right margin, centred on its line `t` and kept within the
+/// plot's height.
+fn draw_threshold_label(s: &mut Scene, lines: Vec<String>, t: f64, plot: &Plot) {
+    let block = lines.len() as f64 * line_height(TICK);
+    let first = (plot.ys.map(t) - block / 2.0 + line_height(TICK) / 2.0)
+        .clamp(plot.top, plot.bottom - block + line_height(TICK));
+    s.text(Text::new(
+        "threshold-label",
+        lines,
+        plot.right + 8.0,
+        centred_baseline(first, TICK),
+        TICK,
+    ));
 }
