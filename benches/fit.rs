@@ -223,7 +223,8 @@ fn bench_pack_nulls(c: &mut Criterion) {
             .expect("the claim's arm")
             .split;
         let table = pack.table();
-        let split = split::split(table, spec, experiment.seed, "$").expect("the arm's split");
+        let split = split::split(table, spec, experiment.seed, &counterlab::JsonPath::root())
+            .expect("the arm's split");
         let train = split.train_rows();
         let features = experiment.feature_list(&pack);
         let design = Design::new(&design_matrix(table, &train, features)).expect("finite");

@@ -141,8 +141,13 @@ fn bench_run(c: &mut Criterion) {
             },
         );
 
-        let split = counterlab::split::split(table, &arm.split, experiment.seed, "$.arms")
-            .expect("a single split");
+        let split = counterlab::split::split(
+            table,
+            &arm.split,
+            experiment.seed,
+            &counterlab::JsonPath::field("arms"),
+        )
+        .expect("a single split");
         let train_rows = split.train_rows();
         let train_labels: Vec<bool> = train_rows.iter().map(|&r| table.labels()[r]).collect();
         let x = design_matrix(table, &train_rows, features);

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::experiment::{Experiment, MetricName, ModelSpec};
+use crate::json_path::JsonPath;
 use crate::metrics::{self, MetricValue};
 use crate::model::{Design, FittedLogistic, LogisticRegression, Matrix, DEFAULT_TOL};
 use crate::pack::Pack;
@@ -477,7 +478,7 @@ impl PreparedArm {
     ) -> Result<Self> {
         #[cfg(test)]
         crate::work_counter::preparation();
-        let arm_path = format!("$.arms[{index}].split");
+        let arm_path = JsonPath::field("arms").index(index).key("split");
         let spec = &experiment.arms[index].split;
         let features = &experiment.model_features(pack)[..];
         let (splits, cv) = if spec.cross_validation().is_some() {

@@ -255,14 +255,7 @@ pub fn audit(
     let pack = Pack::from_parts(dir, &scaffold.manifest, bytes, limits)?;
     let table = pack.table();
 
-    let split = crate::split::split(
-        table,
-        &crate::experiment::SplitSpec::Predefined {
-            column: options.test_column.clone(),
-        },
-        0,
-        "--test-column",
-    )?;
+    let split = crate::init::user_split(path, &pack, &options.test_column)?;
     let test_rows = split.test_rows();
     let train_rows = split.train_rows();
     let mut in_train = vec![false; table.n_entities()];

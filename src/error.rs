@@ -115,9 +115,9 @@ impl Error {
         .into()
     }
 
-    pub(crate) fn experiment(path: impl IntoJsonPath, message: impl Into<String>) -> Self {
+    pub(crate) fn experiment(path: JsonPath, message: impl Into<String>) -> Self {
         ErrorKind::Experiment {
-            path: path.into_json_path(),
+            path,
             message: message.into(),
         }
         .into()
@@ -154,35 +154,6 @@ impl Error {
                 | ErrorKind::Pack { .. }
                 | ErrorKind::Invalid(_)
         )
-    }
-}
-
-/// TRANSITIONAL (removed once src/split takes a typed path): a path written as text.
-pub(crate) trait IntoJsonPath {
-    fn into_json_path(self) -> JsonPath;
-}
-
-impl IntoJsonPath for JsonPath {
-    fn into_json_path(self) -> JsonPath {
-        self
-    }
-}
-
-impl IntoJsonPath for String {
-    fn into_json_path(self) -> JsonPath {
-        JsonPath::parse(&self).unwrap_or_else(|_| JsonPath::root().key(&self))
-    }
-}
-
-impl IntoJsonPath for &String {
-    fn into_json_path(self) -> JsonPath {
-        self.clone().into_json_path()
-    }
-}
-
-impl IntoJsonPath for &str {
-    fn into_json_path(self) -> JsonPath {
-        self.to_owned().into_json_path()
     }
 }
 

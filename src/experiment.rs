@@ -489,13 +489,13 @@ impl Experiment {
             }
             // Every cell of the column must be 0/1 or false/true; the split says which is not.
             SplitSpec::Predefined { .. } => {
-                crate::split::split(pack.table(), split, self.seed, &path.to_string()).map(|_| ())
+                crate::split::split(pack.table(), split, self.seed, &path).map(|_| ())
             }
             // The table must fill every fold: the folds say which count it cannot.
             SplitSpec::KFold { .. }
             | SplitSpec::EntityKFold { .. }
             | SplitSpec::RollingOrigin { .. } => {
-                crate::split::folds(pack.table(), split, self.seed, &path.to_string()).map(|_| ())
+                crate::split::folds(pack.table(), split, self.seed, &path).map(|_| ())
             }
             _ => Ok(()),
         }

@@ -15,6 +15,7 @@ use std::path::Path;
 use crate::csv_input::{excerpt, StrictCsv};
 use crate::error::{Error, Result};
 use crate::experiment::Experiment;
+use crate::json_path::JsonPath;
 use crate::pack::check::Findings;
 use crate::pack::{is_missing_token, parse_finite, toml_key, LoadLimits, Pack};
 
@@ -116,7 +117,7 @@ pub fn scaffold(
     )?;
     let pack = load_as_run_will(path, &manifest, bytes, limits)?;
     if let Some(column) = &options.test_column {
-        check_test_column(path, &pack, column)?;
+        user_split(path, &pack, column)?;
     }
     let findings = Findings::of(pack.table(), &pack.manifest().data);
     let experiments = starter_experiments(&pack, options, &mut notes);
@@ -226,25 +227,25 @@ fn load_as_run_will(
     })
 }
 
-/// Refuses a test column that is no readable split: the user's split must be readable
-/// before any experiment is built on it.
-fn check_test_column(path: &Path, pack: &Pack, column: &str) -> Result<()> {
+/// The user's split of the CSV at `path` by its 0/1 test column, or why the column is no
+/// readable split (a data error naming the column: it is the CSV's problem, not an
+/// experiment's). `init` refuses such a column before any experiment is built on it;
+/// `audit` reads its split through here.
+pub(crate) fn user_split(path: &Path, pack: &Pack, column: &str) -> Result<crate::split::Split> {
     crate::split::split(
         pack.table(),
         &crate::experiment::SplitSpec::Predefined {
             column: column.to_owned(),
         },
         0,
-        "--test-column",
+        &JsonPath::root(),
     )
     .map_err(|e| match e.kind() {
-        // Told as what it is: a problem of the CSV's column, not of an experiment.
         crate::error::ErrorKind::Experiment { message, .. } => {
             Error::data(path, None, Some(column), message.clone())
         }
         _ => e,
-    })?;
-    Ok(())
+    })
 }
 
 /// A pack id from a file name: lower case, `[a-z0-9-]`, other runs as one `-`.
@@ -378,12 +379,14 @@ fn folds_train_on_both_classes(pack: &Pack, experiment: &Experiment) -> bool {
     let labels = table.labels();
     experiment.arms.iter().all(|arm| {
         arm.split.cross_validation().is_none()
-            || crate::split::folds(table, &arm.split, experiment.seed, "$").is_ok_and(|folds| {
-                folds.splits.iter().all(|split| {
-                    let train = split.train_rows();
-                    train.iter().any(|&r| labels[r]) && train.iter().any(|&r| !labels[r])
-                })
-            })
+            || crate::split::folds(table, &arm.split, experiment.seed, &JsonPath::root()).is_ok_and(
+                |folds| {
+                    folds.splits.iter().all(|split| {
+                        let train = split.train_rows();
+                        train.iter().any(|&r| labels[r]) && train.iter().any(|&r| !labels[r])
+                    })
+                },
+            )
     })
 }
 

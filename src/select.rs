@@ -46,6 +46,7 @@ use crate::canon::{self, HashKind};
 use crate::error::{Error, Result};
 use crate::experiment::{Experiment, MAX_EXPERIMENT_BYTES};
 use crate::input::read_within;
+use crate::json_path::JsonPath;
 use crate::pack::Pack;
 use crate::prediction::{Prediction, PredictionPack};
 
@@ -466,7 +467,7 @@ fn held_out_entities(
 ) -> Result<u64> {
     let table = pack.table();
     let test_rows: Vec<usize> = if arm.split.cross_validation().is_some() {
-        let folds = crate::split::folds(table, &arm.split, experiment.seed, "$")?;
+        let folds = crate::split::folds(table, &arm.split, experiment.seed, &JsonPath::root())?;
         folds
             .fold_of_row()
             .iter()
@@ -475,7 +476,7 @@ fn held_out_entities(
             .map(|(r, _)| r)
             .collect()
     } else {
-        crate::split::split(table, &arm.split, experiment.seed, "$")?.test_rows()
+        crate::split::split(table, &arm.split, experiment.seed, &JsonPath::root())?.test_rows()
     };
     let mut seen = vec![false; table.n_entities()];
     for row in test_rows {

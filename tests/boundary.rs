@@ -27,7 +27,7 @@ fn entity_overlap_moves_half_the_rows_of_the_requested_share_of_test_entities() 
         table,
         &SplitSpec::EntityGrouped { test_fraction: 0.5 },
         7,
-        "$",
+        &counterlab::JsonPath::root(),
     )
     .unwrap();
     // Rows per entity and the grouped split's test entities, counted by hand.
@@ -47,7 +47,7 @@ fn entity_overlap_moves_half_the_rows_of_the_requested_share_of_test_entities() 
                 overlap,
             },
             7,
-            "$",
+            &counterlab::JsonPath::root(),
         )
         .unwrap();
         let mut train_rows = vec![0usize; n_entities];

@@ -153,8 +153,12 @@ fn folds_keep_their_invariants_on_every_bundled_pack() {
                     });
                 }
                 for spec in specs {
-                    let folds = match counterlab::split::folds(table, &spec, 11, "$.arms[0].split")
-                    {
+                    let folds = match counterlab::split::folds(
+                        table,
+                        &spec,
+                        11,
+                        &counterlab::JsonPath::field("arms").index(0).key("split"),
+                    ) {
                         Ok(folds) => folds,
                         // A tested period of few time values cannot hold 7 blocks: an
                         // error that names the fold count, never a panic or empty fold.
@@ -194,7 +198,9 @@ fn folds_keep_their_invariants_on_every_bundled_pack() {
                             assert_eq!(summary.temporal_rows, Some(0), "{} {spec:?}", pack.id());
                         }
                     }
-                    let again = counterlab::split::folds(table, &spec, 11, "$").expect("folds");
+                    let again =
+                        counterlab::split::folds(table, &spec, 11, &counterlab::JsonPath::root())
+                            .expect("folds");
                     assert_eq!(again, folds, "deterministic");
                 }
             }
@@ -208,7 +214,7 @@ fn folds_keep_their_invariants_on_every_bundled_pack() {
                     assignment: None,
                 },
                 seed,
-                "$",
+                &counterlab::JsonPath::root(),
             )
             .expect("folds")
             .membership_hash()

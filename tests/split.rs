@@ -32,7 +32,7 @@ proptest! {
     fn grouped_split_never_shares_an_entity(seed in 0u64..1000, data_seed in 0u64..50, fraction in 0.05f64..0.95) {
         let (_root, pack) = pack(data_seed, 30, 4);
         let table = pack.table();
-        let s = split(table, &SplitSpec::EntityGrouped { test_fraction: fraction }, seed, "$").unwrap();
+        let s = split(table, &SplitSpec::EntityGrouped { test_fraction: fraction }, seed, &counterlab::JsonPath::root()).unwrap();
         // Brute force: no entity id on both sides.
         for i in 0..table.n_rows() {
             for j in 0..table.n_rows() {
@@ -49,7 +49,7 @@ proptest! {
     #[test]
     fn random_rows_take_the_fraction_of_rows(seed in 0u64..1000, fraction in 0.05f64..0.95) {
         let (_root, pack) = pack(7, 25, 4);
-        let s = split(pack.table(), &SplitSpec::RandomRows { test_fraction: fraction }, seed, "$").unwrap();
+        let s = split(pack.table(), &SplitSpec::RandomRows { test_fraction: fraction }, seed, &counterlab::JsonPath::root()).unwrap();
         prop_assert_eq!(s.test_rows().len() as f64, (fraction * 100.0).ceil());
     }
 
@@ -58,7 +58,7 @@ proptest! {
         let (_root, pack) = pack(11, 12, per);
         let table = pack.table();
         let wanted = (fraction * table.n_rows() as f64).ceil() as usize;
-        let s = match split(table, &SplitSpec::Temporal { test_fraction: fraction }, 0, "$") {
+        let s = match split(table, &SplitSpec::Temporal { test_fraction: fraction }, 0, &counterlab::JsonPath::root()) {
             Ok(s) => s,
             Err(e) => {
                 // Only when whole time values cannot leave the earliest one (12 rows) to train.
@@ -81,11 +81,14 @@ fn same_seed_same_split_other_seed_other_split() {
     let spec = SplitSpec::EntityGrouped {
         test_fraction: 0.25,
     };
-    let a = split(pack.table(), &spec, 1, "$").unwrap();
-    assert_eq!(a, split(pack.table(), &spec, 1, "$").unwrap());
+    let a = split(pack.table(), &spec, 1, &counterlab::JsonPath::root()).unwrap();
+    assert_eq!(
+        a,
+        split(pack.table(), &spec, 1, &counterlab::JsonPath::root()).unwrap()
+    );
     assert_ne!(
         a.membership_hash(),
-        split(pack.table(), &spec, 2, "$")
+        split(pack.table(), &spec, 2, &counterlab::JsonPath::root())
             .unwrap()
             .membership_hash()
     );
@@ -101,7 +104,7 @@ fn predefined_split_follows_the_column() {
             column: "is_test".into(),
         },
         0,
-        "$",
+        &counterlab::JsonPath::root(),
     )
     .unwrap();
     let column = table.extra_column("is_test").unwrap();
@@ -122,7 +125,7 @@ fn predefined_split_names_a_bad_cell() {
             column: "holdout".into(),
         },
         0,
-        "$.arms[0].split",
+        &counterlab::JsonPath::field("arms").index(0).key("split"),
     )
     .unwrap_err()
     .to_string();
@@ -138,7 +141,13 @@ fn predefined_split_names_a_bad_cell() {
 fn random_split_overlap_matches_brute_force() {
     let (_root, pack) = pack(9, 30, 4);
     let table = pack.table();
-    let s = split(table, &SplitSpec::RandomRows { test_fraction: 0.3 }, 3, "$").unwrap();
+    let s = split(
+        table,
+        &SplitSpec::RandomRows { test_fraction: 0.3 },
+        3,
+        &counterlab::JsonPath::root(),
+    )
+    .unwrap();
     let o = overlap(table, &s, &features());
     let mut shared = std::collections::BTreeSet::new();
     for i in s.test_rows() {
@@ -166,7 +175,7 @@ fn duplicate_feature_rows_are_counted() {
             column: "holdout".into(),
         },
         0,
-        "$",
+        &counterlab::JsonPath::root(),
     )
     .unwrap();
     let o = overlap(pack.table(), &s, &["x1".into(), "x2".into()]);
@@ -191,7 +200,7 @@ proptest! {
         }
         let pack = Pack::open(write_pack(root.path(), "p", &csv, &["x1", "x2"], None)).unwrap();
         let table = pack.table();
-        let Ok(s) = split(table, &SplitSpec::Predefined { column: "holdout".into() }, 0, "$") else {
+        let Ok(s) = split(table, &SplitSpec::Predefined { column: "holdout".into() }, 0, &counterlab::JsonPath::root()) else {
             return Ok(()); // one side empty
         };
         for features in [vec!["x1".to_string(), "x2".to_string()], vec!["x2".to_string()]] {

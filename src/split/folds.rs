@@ -16,6 +16,7 @@
 
 use crate::canon::HashKind;
 use crate::error::{Error, Result};
+use crate::json_path::JsonPath;
 use crate::rng;
 use crate::table::Table;
 
@@ -69,16 +70,16 @@ impl Folds {
 /// The folds of a cross-validation split spec on `table`. `arm_path` (`$.arms[i].split`)
 /// names the arm in errors; a fold count the table cannot fill is an error at
 /// `…split.folds`.
-pub fn folds(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Result<Folds> {
+pub fn folds(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &JsonPath) -> Result<Folds> {
     let Some((k, assignment)) = spec.cross_validation() else {
         return Err(Error::experiment(
-            format!("{arm_path}.kind"),
+            arm_path.key("kind"),
             "a single train/test split has no folds",
         ));
     };
     if !(2..=MAX_FOLDS).contains(&k) {
         return Err(Error::experiment(
-            format!("{arm_path}.folds"),
+            arm_path.key("folds"),
             format!("folds must be an integer in [2, {MAX_FOLDS}], got {k}"),
         ));
     }
@@ -94,9 +95,9 @@ pub fn folds(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Resu
 
 /// The error of `k` folds over `units` `what` (rows, entities, time values), fewer than the
 /// folds need.
-fn too_many_folds(arm_path: &str, k: u32, units: usize, what: &str) -> Error {
+fn too_many_folds(arm_path: &JsonPath, k: u32, units: usize, what: &str) -> Error {
     Error::experiment(
-        format!("{arm_path}.folds"),
+        arm_path.key("folds"),
         format!("{k} folds need at least {k} {what}; there are {units}"),
     )
 }
@@ -108,7 +109,7 @@ fn k_fold(
     k: u32,
     assignment: Assignment,
     seed: u64,
-    arm_path: &str,
+    arm_path: &JsonPath,
 ) -> Result<Folds> {
     let n = table.n_rows();
     if n < k as usize {
@@ -134,7 +135,7 @@ fn entity_k_fold(
     k: u32,
     assignment: Assignment,
     seed: u64,
-    arm_path: &str,
+    arm_path: &JsonPath,
 ) -> Result<Folds> {
     let entities = table.n_entities();
     if entities < k as usize {
@@ -186,11 +187,11 @@ fn rolling_origin(
     k: u32,
     assignment: Assignment,
     test_fraction: Option<f64>,
-    arm_path: &str,
+    arm_path: &JsonPath,
 ) -> Result<Folds> {
-    let time = table.time().ok_or_else(|| {
-        Error::experiment(format!("{arm_path}.kind"), "the pack has no time column")
-    })?;
+    let time = table
+        .time()
+        .ok_or_else(|| Error::experiment(arm_path.key("kind"), "the pack has no time column"))?;
     let starts = rolling_origin_starts(time, k, assignment, test_fraction, arm_path)?;
     let k = k as usize;
     // The test blocks are consecutive and the last one ends with the last value
@@ -224,7 +225,7 @@ fn rolling_origin_starts(
     k: u32,
     assignment: Assignment,
     test_fraction: Option<f64>,
-    arm_path: &str,
+    arm_path: &JsonPath,
 ) -> Result<Vec<i64>> {
     let mut sorted: Vec<i64> = time.to_vec();
     sorted.sort_unstable();
@@ -259,7 +260,7 @@ fn rolling_origin_starts(
         }
         (Assignment::Seeded, None) => row_balanced_starts(&sorted, &values, k + 1).ok_or_else(|| {
             Error::experiment(
-                format!("{arm_path}.folds"),
+                arm_path.key("folds"),
                 format!(
                     "{k} rolling-origin folds need {} blocks of time values, each with rows (a first training block, then one per fold); the {} rows over {} distinct time values do not fill them: use fewer folds",
                     k + 1,
@@ -273,7 +274,7 @@ fn rolling_origin_starts(
             let period_values = &values[values.partition_point(|&v| v < first)..];
             if period.len() == sorted.len() {
                 return Err(Error::experiment(
-                    format!("{arm_path}.test_fraction"),
+                    arm_path.key("test_fraction"),
                     "the tested period holds every row: no fold would have training rows",
                 ));
             }

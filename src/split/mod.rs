@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::canon::{float_bits, HashKind};
 use crate::error::{Error, Result};
+use crate::json_path::JsonPath;
 use crate::rng;
 use crate::table::Table;
 
@@ -290,7 +291,7 @@ fn entity_overlap(
     test_fraction: f64,
     overlap: f64,
     seed: u64,
-    arm_path: &str,
+    arm_path: &JsonPath,
 ) -> Result<Vec<bool>> {
     let entity_is_test = grouped_test_entities(table, test_fraction, seed);
     let mut is_test: Vec<bool> = table
@@ -314,7 +315,7 @@ fn entity_overlap(
         let mut rows = rows_of[e].clone();
         if rows.len() < 2 {
             return Err(Error::experiment(
-                format!("{arm_path}.overlap"),
+                arm_path.key("overlap"),
                 format!(
                     "entity {:?} has one row: it cannot have rows in both training and test",
                     table.entity_ids()[e]
@@ -351,7 +352,7 @@ pub(crate) fn latest_values_cutoff(time: &[i64], test_fraction: f64) -> i64 {
 }
 
 /// Computes an arm's split. `arm_path` (`$.arms[i].split`) names the arm in errors.
-pub fn split(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Result<Split> {
+pub fn split(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &JsonPath) -> Result<Split> {
     let n = table.n_rows();
     let is_test = match spec {
         SplitSpec::RandomRows { test_fraction } => {
@@ -371,7 +372,7 @@ pub fn split(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Resu
         } => entity_overlap(table, *test_fraction, *overlap, seed, arm_path)?,
         SplitSpec::Temporal { test_fraction } => {
             let time = table.time().ok_or_else(|| {
-                Error::experiment(format!("{arm_path}.kind"), "the pack has no time column")
+                Error::experiment(arm_path.key("kind"), "the pack has no time column")
             })?;
             let cutoff = latest_values_cutoff(time, *test_fraction);
             time.iter().map(|&t| t >= cutoff).collect()
@@ -380,14 +381,14 @@ pub fn split(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Resu
         | SplitSpec::EntityKFold { .. }
         | SplitSpec::RollingOrigin { .. } => {
             return Err(Error::experiment(
-                format!("{arm_path}.kind"),
+                arm_path.key("kind"),
                 "a cross-validation split has folds, not one train/test split (split::folds)",
             ))
         }
         SplitSpec::Predefined { column } => {
             let values = table.extra_column(column).ok_or_else(|| {
                 Error::experiment(
-                    format!("{arm_path}.column"),
+                    arm_path.key("column"),
                     format!("the fixture has no column {column:?}"),
                 )
             })?;
@@ -404,7 +405,7 @@ pub fn split(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Resu
                             _ => "",
                         };
                         return Err(Error::experiment(
-                            format!("{arm_path}.column"),
+                            arm_path.key("column"),
                             format!(
                                 "column {column:?}, row {}: expected 0/1 or false/true, found {}{hint}",
                                 table.source_rows()[row],
@@ -421,7 +422,7 @@ pub fn split(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &str) -> Resu
     let n_test = is_test.iter().filter(|&&t| t).count();
     if n_test == 0 || n_test == n {
         return Err(Error::experiment(
-            arm_path,
+            arm_path.clone(),
             format!(
                 "the split leaves {} rows for training and {n_test} for test",
                 n - n_test

@@ -89,7 +89,13 @@ fn pack(d: &Dataset) -> Pack {
 /// Per source row (0-based file order), the fold that tests it (-1: never).
 fn fold_per_source_row(pack: &Pack, spec: &SplitSpec) -> Vec<i64> {
     let table = pack.table();
-    let folds = counterlab::split::folds(table, spec, 7, "$.arms[0].split").expect("folds");
+    let folds = counterlab::split::folds(
+        table,
+        spec,
+        7,
+        &counterlab::JsonPath::field("arms").index(0).key("split"),
+    )
+    .expect("folds");
     let mut out = vec![-2; table.n_rows()];
     for (canonical, fold) in folds.fold_of_row().iter().enumerate() {
         out[table.source_rows()[canonical] - 1] = fold.map_or(-1, i64::from);
