@@ -40,7 +40,7 @@ pub(crate) fn command(args: &RevisionArgs) -> i32 {
     };
     let mut options = match choices.checked(|name| format!("--{name}")) {
         Ok(o) => o,
-        Err(message) => return fail_usage(&message),
+        Err(e) => return fail_usage(&e.to_string()),
     };
     options.threads = match threads_option(args.threads) {
         Ok(t) => t,

@@ -74,7 +74,7 @@ fn flag(name: &str) -> String {
 fn options(args: &VerifyArgs) -> Result<VerifyOptions, i32> {
     let mut options = choices(args)
         .checked(flag)
-        .map_err(|message| fail_usage(&message))?;
+        .map_err(|e| fail_usage(&e.to_string()))?;
     options.threads = threads_option(args.threads)?;
     Ok(options)
 }
