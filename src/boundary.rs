@@ -6,6 +6,7 @@
 //! and a map hash; `counterlab verify` recomputes it (docs/BOUNDARY.md).
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -15,7 +16,7 @@ use crate::canon::{self, HashKind};
 use crate::chart;
 use crate::error::{Error, Result};
 use crate::experiment::{Claim, Experiment, MetricName, ModelSpec, SplitSpec, C_RANGE};
-use crate::pack::{BoundarySpec, Knob, Pack};
+use crate::pack::{BoundaryAxis, BoundarySpec, Knob, Pack};
 use crate::rng;
 use crate::run::{self, ArmResult, KernelInfo, PackRef};
 use crate::stats::claim::{self, ClaimSettings, Standing};
@@ -137,7 +138,7 @@ pub fn compute_with(
     experiment: &Experiment,
     threads: usize,
 ) -> Result<BoundaryMap> {
-    check_spec(spec, experiment).map_err(|m| Error::pack(pack.dir().join("pack.toml"), m))?;
+    check_spec(spec, experiment, &pack.dir().join("pack.toml"))?;
     let grid = grid(spec);
     // Cells in parallel, and each cell's arms and permutations in parallel too: cells can
     // differ a lot in size (a prevalence sweep keeps from under 5% to all of the rows), and
@@ -163,106 +164,135 @@ pub fn compute_with(
     })
 }
 
-/// What `[boundary]` must satisfy beyond its types (errors name the key).
-pub fn check_spec(spec: &BoundarySpec, experiment: &Experiment) -> std::result::Result<(), String> {
+/// What `[boundary]` must satisfy beyond its types: an error about `manifest` (the
+/// `pack.toml` the spec is read from) naming the key.
+pub fn check_spec(spec: &BoundarySpec, experiment: &Experiment, manifest: &Path) -> Result<()> {
+    let bad = |message: String| Err(Error::pack(manifest, message));
     let Some(claim) = &experiment.claim else {
-        return Err(format!(
+        return bad(format!(
             "boundary.experiment {:?} makes no claim: a boundary map evaluates a claim per cell",
             spec.experiment
         ));
     };
     if spec.axes.is_empty() || spec.axes.len() > 2 {
-        return Err(format!(
+        return bad(format!(
             "boundary.axes has {} axes; one or two are supported",
             spec.axes.len()
         ));
     }
     let (alpha_low, alpha_high) = crate::stats::ALPHA_RANGE;
     if !(spec.alpha > alpha_low && spec.alpha <= alpha_high) {
-        return Err(format!(
+        return bad(format!(
             "boundary.alpha must lie in ({alpha_low}, {alpha_high}], found {}",
             spec.alpha
         ));
     }
     if spec.permutations == 0 || spec.permutations > 10_000 {
-        return Err(format!(
+        return bad(format!(
             "boundary.permutations must lie in 1..=10000, found {}",
             spec.permutations
         ));
     }
     if spec.title.trim().is_empty() {
-        return Err("boundary.title must not be empty".into());
+        return bad("boundary.title must not be empty".into());
     }
     for (i, axis) in spec.axes.iter().enumerate() {
-        let at = format!("boundary.axes[{i}]");
-        if spec.axes[..i]
-            .iter()
-            .any(|a| a.knob == axis.knob && a.arm == axis.arm)
-        {
-            return Err(format!("{at}: knob {} appears twice", axis.knob.as_str()));
-        }
-        if axis.values.is_empty() || axis.values.len() > 20 {
-            return Err(format!(
-                "{at}.values: 1 to 20 values, found {}",
-                axis.values.len()
+        check_axis(&spec.axes[..i], i, axis, experiment, manifest)?;
+    }
+    check_context(spec, claim, experiment, manifest)
+}
+
+/// `boundary.axes[i]`, after the axes `before` it: a knob not swept twice, values in the
+/// knob's range and distinct, an arm exactly when the knob takes one.
+fn check_axis(
+    before: &[BoundaryAxis],
+    i: usize,
+    axis: &BoundaryAxis,
+    experiment: &Experiment,
+    manifest: &Path,
+) -> Result<()> {
+    let at = format!("boundary.axes[{i}]");
+    let bad = |message: String| Err(Error::pack(manifest, message));
+    if before
+        .iter()
+        .any(|a| a.knob == axis.knob && a.arm == axis.arm)
+    {
+        return bad(format!("{at}: knob {} appears twice", axis.knob.as_str()));
+    }
+    if axis.values.is_empty() || axis.values.len() > 20 {
+        return bad(format!(
+            "{at}.values: 1 to 20 values, found {}",
+            axis.values.len()
+        ));
+    }
+    for (j, &v) in axis.values.iter().enumerate() {
+        let ok = match axis.knob {
+            Knob::C => (C_RANGE.0..=C_RANGE.1).contains(&v),
+            Knob::TestEntityOverlap => v.is_finite() && (0.0..=1.0).contains(&v),
+            Knob::Prevalence => v.is_finite() && v > 0.0 && v < 1.0,
+        };
+        if !ok {
+            return bad(format!(
+                "{at}.values[{j}] = {v} is out of range for knob {}",
+                axis.knob.as_str()
             ));
         }
-        for (j, &v) in axis.values.iter().enumerate() {
-            let ok = match axis.knob {
-                Knob::C => (C_RANGE.0..=C_RANGE.1).contains(&v),
-                Knob::TestEntityOverlap => v.is_finite() && (0.0..=1.0).contains(&v),
-                Knob::Prevalence => v.is_finite() && v > 0.0 && v < 1.0,
+        if axis.values[..j].contains(&v) {
+            return bad(format!("{at}.values[{j}] = {v} appears twice"));
+        }
+    }
+    match (axis.knob, &axis.arm) {
+        (Knob::TestEntityOverlap, Some(arm)) => {
+            let Some(a) = experiment.arms.iter().find(|a| &a.name == arm) else {
+                return bad(format!("{at}.arm {arm:?} is not an arm of the experiment"));
             };
-            if !ok {
-                return Err(format!(
-                    "{at}.values[{j}] = {v} is out of range for knob {}",
-                    axis.knob.as_str()
+            if !matches!(a.split, SplitSpec::EntityGrouped { .. }) {
+                return bad(format!(
+                    "{at}.arm {arm:?} must be an entity_grouped arm (found {})",
+                    a.split.kind()
                 ));
             }
-            if axis.values[..j].contains(&v) {
-                return Err(format!("{at}.values[{j}] = {v} appears twice"));
-            }
+            Ok(())
         }
-        match (axis.knob, &axis.arm) {
-            (Knob::TestEntityOverlap, Some(arm)) => {
-                let Some(a) = experiment.arms.iter().find(|a| &a.name == arm) else {
-                    return Err(format!("{at}.arm {arm:?} is not an arm of the experiment"));
-                };
-                if !matches!(a.split, SplitSpec::EntityGrouped { .. }) {
-                    return Err(format!(
-                        "{at}.arm {arm:?} must be an entity_grouped arm (found {})",
-                        a.split.kind()
-                    ));
-                }
-            }
-            (Knob::TestEntityOverlap, None) => {
-                return Err(format!("{at}: knob test_entity_overlap needs an arm"));
-            }
-            (_, Some(_)) => {
-                return Err(format!("{at}.arm: only test_entity_overlap takes an arm"));
-            }
-            (_, None) => {}
+        (Knob::TestEntityOverlap, None) => {
+            bad(format!("{at}: knob test_entity_overlap needs an arm"))
         }
+        (_, Some(_)) => bad(format!("{at}.arm: only test_entity_overlap takes an arm")),
+        (_, None) => Ok(()),
     }
-    if !spec.context.is_empty() {
-        if spec.axes.len() != 1 {
-            return Err("boundary.context is drawn by one-axis maps only".into());
-        }
-        if matches!(claim, Claim::MetricGap { .. }) {
-            return Err(
-                "boundary.context needs a one-arm claim (metric_at_least / metric_at_most)".into(),
-            );
-        }
-        for m in &spec.context {
-            if !experiment.metrics.contains(m) {
-                return Err(format!(
-                    "boundary.context names {}, which the experiment does not compute",
-                    m.as_str()
-                ));
-            }
-        }
+}
+
+/// `boundary.context`: drawn by one-axis maps of a one-arm claim only, and naming metrics
+/// the experiment computes.
+fn check_context(
+    spec: &BoundarySpec,
+    claim: &Claim,
+    experiment: &Experiment,
+    manifest: &Path,
+) -> Result<()> {
+    if spec.context.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    let bad = |message: String| Err(Error::pack(manifest, message));
+    if spec.axes.len() != 1 {
+        return bad("boundary.context is drawn by one-axis maps only".into());
+    }
+    if matches!(claim, Claim::MetricGap { .. }) {
+        return bad(
+            "boundary.context needs a one-arm claim (metric_at_least / metric_at_most)".into(),
+        );
+    }
+    match spec
+        .context
+        .iter()
+        .find(|m| !experiment.metrics.contains(m))
+    {
+        Some(m) => bad(format!(
+            "boundary.context names {}, which the experiment does not compute",
+            m.as_str()
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The grid points: per point, one value per axis (first axis slowest).
@@ -293,34 +323,7 @@ fn compute_cell(
     point: &[f64],
     threads: usize,
 ) -> Result<Cell> {
-    let mut experiment = base.clone();
-    let mut cell_table = None;
-    let mut axes = BTreeMap::new();
-    for (axis, &value) in spec.axes.iter().zip(point) {
-        axes.insert(axis.knob.as_str().to_owned(), value);
-        match axis.knob {
-            Knob::C => experiment.model = ModelSpec::Logistic { c: value },
-            Knob::TestEntityOverlap => {
-                let name = axis.arm.as_deref().expect("checked: the knob has an arm");
-                let arm = experiment
-                    .arms
-                    .iter_mut()
-                    .find(|a| a.name == name)
-                    .expect("checked: the arm exists");
-                if let SplitSpec::EntityGrouped { test_fraction } = arm.split {
-                    arm.split = SplitSpec::EntityOverlap {
-                        test_fraction,
-                        overlap: value,
-                    };
-                }
-            }
-            Knob::Prevalence => {
-                cell_table = Some(at_prevalence(table, value, spec.seed).map_err(|m| {
-                    Error::pack(pack.dir().join("pack.toml"), format!("boundary: {m}"))
-                })?);
-            }
-        }
-    }
+    let (experiment, cell_table, axes) = at_point(pack, table, spec, base, point)?;
     let table = cell_table.as_ref().unwrap_or(table);
     let claim = experiment
         .claim
@@ -368,6 +371,50 @@ fn compute_cell(
     Ok(cell)
 }
 
+/// The experiment and table of grid point `point` (one value per axis of `spec`): the
+/// base experiment with each knob set, the table subsampled when prevalence is swept
+/// (`None`: the whole table), and the cell's axes by knob name.
+fn at_point(
+    pack: &Pack,
+    table: &Table,
+    spec: &BoundarySpec,
+    base: &Experiment,
+    point: &[f64],
+) -> Result<(Experiment, Option<Table>, BTreeMap<String, f64>)> {
+    let mut experiment = base.clone();
+    let mut cell_table = None;
+    let mut axes = BTreeMap::new();
+    for (axis, &value) in spec.axes.iter().zip(point) {
+        axes.insert(axis.knob.as_str().to_owned(), value);
+        match axis.knob {
+            Knob::C => experiment.model = ModelSpec::Logistic { c: value },
+            Knob::TestEntityOverlap => {
+                let name = axis.arm.as_deref().expect("checked: the knob has an arm");
+                let arm = experiment
+                    .arms
+                    .iter_mut()
+                    .find(|a| a.name == name)
+                    .expect("checked: the arm exists");
+                if let SplitSpec::EntityGrouped { test_fraction } = arm.split {
+                    arm.split = SplitSpec::EntityOverlap {
+                        test_fraction,
+                        overlap: value,
+                    };
+                }
+            }
+            Knob::Prevalence => {
+                cell_table = Some(at_prevalence(table, value, spec.seed).ok_or_else(|| {
+                    Error::pack(
+                        pack.dir().join("pack.toml"),
+                        "boundary: prevalence needs both classes in the fixture",
+                    )
+                })?);
+            }
+        }
+    }
+    Ok((experiment, cell_table, axes))
+}
+
 /// The canonical hash of a cell without its `cell_hash`.
 pub fn cell_hash(cell: &Cell) -> Result<String> {
     let mut value = canon::to_value(cell)?;
@@ -397,17 +444,14 @@ pub fn map_hash(
 /// The fixture subsampled to `prevalence` positive rows: one class is kept whole, the other
 /// thinned to `round(kept · p/(1−p))` (positives) or `round(kept · (1−p)/p)` (negatives)
 /// rows drawn uniformly from the `boundary/prevalence` stream in canonical order. So the
-/// cell depends on the canonical table only, never on the file's row order.
-pub fn at_prevalence(
-    table: &Table,
-    prevalence: f64,
-    seed: u64,
-) -> std::result::Result<Table, String> {
+/// cell depends on the canonical table only, never on the file's row order. `None` when
+/// the fixture has one class only: no subsample of it has another prevalence.
+pub fn at_prevalence(table: &Table, prevalence: f64, seed: u64) -> Option<Table> {
     let (mut positives, mut negatives): (Vec<usize>, Vec<usize>) =
         (0..table.n_rows()).partition(|&r| table.labels()[r]);
     let (n_pos, n_neg) = (positives.len() as f64, negatives.len() as f64);
     if positives.is_empty() || negatives.is_empty() {
-        return Err("prevalence needs both classes in the fixture".into());
+        return None;
     }
     let current = n_pos / (n_pos + n_neg);
     let mut stream = rng::stream(seed, "boundary/prevalence");
@@ -423,7 +467,7 @@ pub fn at_prevalence(
     let mut rows = positives;
     rows.extend(negatives);
     rows.sort_unstable();
-    Ok(table.subset(&rows))
+    Some(table.subset(&rows))
 }
 
 /// The chart's data, derived from the cells (verify re-derives it from its own cells).

@@ -25,7 +25,8 @@ use serde_json::{json, Value};
 
 use crate::canon::{self, HashKind};
 use crate::error::{Error, Result};
-use crate::pack::{LoadLimits, Lookup, Packs};
+use crate::experiment::Experiment;
+use crate::pack::{LoadLimits, Lookup, Pack, Packs};
 use crate::prediction::{Answer, Predicted, Prediction};
 use crate::revision::verify_revision_with;
 use crate::run::{run_with, RunOptions};
@@ -119,62 +120,18 @@ pub fn build_answered(
     let payload_text = payload.to_json_pretty()?;
     let payload_value: Value = serde_json::from_str(&payload_text).expect("a payload is JSON");
     let report = verify(payload_text.as_bytes(), packs, &verify_options);
-    let boundary = if options.boundary {
-        Some(crate::boundary::compute(pack, threads)?.map_hash)
+    let (boundary, transfer) = build_extras(pack, prediction, options.boundary, threads)?;
+    let chain = record_revisions(
+        packs,
+        &verify_options,
+        payload_text.as_bytes(),
+        &report,
+        &options.revisions,
+    )?;
+    let (verdict, answer) = if chain.refused {
+        refused_chain()
     } else {
-        None
-    };
-    let transfer = match &prediction.predicted {
-        Predicted::TransferChoice { transfer_choice } => Some(crate::transfer::evaluate(
-            pack,
-            Some(transfer_choice),
-            threads,
-        )?),
-        Predicted::Outcome(_) => None,
-    };
-    let mut revisions = Vec::new();
-    let mut chain: Vec<&[u8]> = vec![payload_text.as_bytes()];
-    let mut verified = vec![report.clone()];
-    let mut refused = false;
-    for bytes in &options.revisions {
-        chain.push(bytes);
-        let answer = verify_revision_with(&chain, packs, &verify_options, verified.clone());
-        let json = answer.to_json();
-        let value: Value = crate::json::parse_strict(bytes).map_err(|e| {
-            Error::invalid(format!(
-                "a revision is not JSON at {}: {}",
-                e.path, e.message
-            ))
-        })?;
-        revisions.push(RecordedRevision {
-            payload_hash: canon::hash_value(HashKind::Payload, &value),
-            payload: value,
-            revision_hash: json["revision_hash"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned(),
-            verdict: answer.verdict(),
-        });
-        match answer.report {
-            Some(last) if !refused => verified.push(last),
-            _ => refused = true,
-        }
-    }
-    let last = verified.last().expect("the first payload's report");
-    let (verdict, answer) = if refused {
-        let why = "a revision is refused: the chain breaks".to_owned();
-        (
-            Verdict::Rejected {
-                counterexamples: vec![Counterexample {
-                    invariant: "capsule.revisions".into(),
-                    observed: json!(why),
-                    expected: json!("every revision allowed by the chain's rules"),
-                    witness: json!({"path": "$.revisions"}),
-                }],
-            },
-            (Answer::Undecided, why),
-        )
-    } else {
+        let last = chain.verified.last().expect("the first payload's report");
         decide(prediction, last, transfer.as_ref())
     };
     let document = CapsuleDocument {
@@ -198,13 +155,110 @@ pub fn build_answered(
         verdict: report.verdict(),
         boundary_map_hash: boundary,
         transfer_result_hash: transfer.map(|t| t.result_hash),
-        revisions,
+        revisions: chain.revisions,
     };
     Ok(Built {
         capsule: serde_json::to_value(&document).expect("a capsule encodes"),
         verdict,
         answer,
     })
+}
+
+/// The extras a capsule records: the pack's boundary map hash when asked for, and the
+/// transfer evaluation a transfer-choice prediction is answered from.
+fn build_extras(
+    pack: &Pack,
+    prediction: &Prediction,
+    boundary: bool,
+    threads: usize,
+) -> Result<(Option<String>, Option<TransferEvaluation>)> {
+    let boundary = if boundary {
+        Some(crate::boundary::compute(pack, threads)?.map_hash)
+    } else {
+        None
+    };
+    let transfer = match &prediction.predicted {
+        Predicted::TransferChoice { transfer_choice } => Some(crate::transfer::evaluate(
+            pack,
+            Some(transfer_choice),
+            threads,
+        )?),
+        Predicted::Outcome(_) => None,
+    };
+    Ok((boundary, transfer))
+}
+
+/// A built capsule's revision chain.
+struct RecordedChain {
+    /// Every revision as the capsule binds it.
+    revisions: Vec<RecordedRevision>,
+    /// The reports of the first payload and of each revision after it that verified,
+    /// up to the first refused one.
+    verified: Vec<Report>,
+    /// Whether a revision was refused (the chain breaks there).
+    refused: bool,
+}
+
+/// Verifies each revision after the chain before it (starting with the first payload,
+/// `payload` and its `report`) and records it as the capsule binds it; a revision that is
+/// not JSON is an error.
+fn record_revisions(
+    packs: &Packs,
+    verify_options: &VerifyOptions,
+    payload: &[u8],
+    report: &Report,
+    revised: &[Vec<u8>],
+) -> Result<RecordedChain> {
+    let mut revisions = Vec::new();
+    let mut chain: Vec<&[u8]> = vec![payload];
+    let mut verified = vec![report.clone()];
+    let mut refused = false;
+    for bytes in revised {
+        chain.push(bytes);
+        let answer = verify_revision_with(&chain, packs, verify_options, verified.clone());
+        let json = answer.to_json();
+        let value: Value = crate::json::parse_strict(bytes).map_err(|e| {
+            Error::invalid(format!(
+                "a revision is not JSON at {}: {}",
+                e.path, e.message
+            ))
+        })?;
+        revisions.push(RecordedRevision {
+            payload_hash: canon::hash_value(HashKind::Payload, &value),
+            payload: value,
+            revision_hash: json["revision_hash"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            verdict: answer.verdict(),
+        });
+        match answer.report {
+            Some(last) if !refused => verified.push(last),
+            _ => refused = true,
+        }
+    }
+    Ok(RecordedChain {
+        revisions,
+        verified,
+        refused,
+    })
+}
+
+/// The verdict of a capsule whose chain has a refused revision: REJECTED at the
+/// revisions, and the prediction undecided.
+fn refused_chain() -> (Verdict, (Answer, String)) {
+    let why = "a revision is refused: the chain breaks".to_owned();
+    (
+        Verdict::Rejected {
+            counterexamples: vec![Counterexample {
+                invariant: "capsule.revisions".into(),
+                observed: json!(why),
+                expected: json!("every revision allowed by the chain's rules"),
+                witness: json!({"path": "$.revisions"}),
+            }],
+        },
+        (Answer::Undecided, why),
+    )
 }
 
 /// `counterlab.capsule/1` as written (docs/capsule.schema.json).
@@ -362,16 +416,13 @@ fn prediction_counterexample(prediction: &Prediction, why: &str) -> Counterexamp
 
 /// The options recorded in `value` (`$.options`), with the caller's mode and threads; an
 /// error names the first key that is missing or out of its range.
-pub fn options_from(
-    value: &Value,
-    caller: &VerifyOptions,
-) -> std::result::Result<VerifyOptions, String> {
+pub fn options_from(value: &Value, caller: &VerifyOptions) -> Result<VerifyOptions> {
     let recorded: RecordedOptions = serde_path_to_error::deserialize(value).map_err(|e| {
         let at = e.path().to_string();
-        match at.as_str() {
+        Error::invalid(match at.as_str() {
             "." => format!("$.options: {}", e.inner()),
             _ => format!("$.options.{at}: {}", e.inner()),
-        }
+        })
     })?;
     // The options a front end also takes keep the ranges they have there.
     let choices = crate::verify::Choices {
@@ -581,47 +632,106 @@ pub fn verify_capsule(bytes: &[u8], packs: &Packs, options: &VerifyOptions) -> C
     out
 }
 
-/// Pushes links until one fails (`Err(())` then stops the walk).
+/// The walk stopped at a link that does not hold (the link is already recorded).
+struct Stopped;
+
+/// A link that does not hold: REJECTED (`Fail`) or INCONCLUSIVE (`Unverifiable`), with
+/// the detail its report records.
+struct Broken {
+    status: LinkStatus,
+    detail: String,
+}
+
+impl Broken {
+    fn fail(detail: impl Into<String>) -> Broken {
+        Broken {
+            status: LinkStatus::Fail,
+            detail: detail.into(),
+        }
+    }
+
+    fn unverifiable(detail: impl Into<String>) -> Broken {
+        Broken {
+            status: LinkStatus::Unverifiable,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// A step's answer: what the link re-derived (for the next steps) and the detail its
+/// report records, or why it does not hold.
+type Step<T> = std::result::Result<(T, String), Broken>;
+
+impl CapsuleReport {
+    /// Records link `name` as its step found it; a link that does not hold stops the walk
+    /// (`Err(Stopped)`), so every link after it stays unchecked and unrecorded.
+    fn record<T>(&mut self, name: &'static str, step: Step<T>) -> std::result::Result<T, Stopped> {
+        let (found, status, detail) = match step {
+            Ok((found, detail)) => (Some(found), LinkStatus::Pass, detail),
+            Err(broken) => (None, broken.status, broken.detail),
+        };
+        self.links.push(Link {
+            name,
+            status,
+            detail,
+        });
+        found.ok_or(Stopped)
+    }
+}
+
+/// The capsule's member `key`, `null` when it has none (a missing member and a wrong one
+/// break a link alike).
+fn field(v: &Value, key: &str) -> Value {
+    v.get(key).cloned().unwrap_or(Value::Null)
+}
+
+/// Checks the links in their order ([`LINKS`]), one step each, recording each into `out`
+/// until one does not hold; when all hold, decides the capsule's answer.
 fn check_links(
     bytes: &[u8],
     packs: &Packs,
     options: &VerifyOptions,
     out: &mut CapsuleReport,
-) -> std::result::Result<(), ()> {
-    let link = |out: &mut CapsuleReport, name: &'static str, status: LinkStatus, detail: String| {
-        out.links.push(Link {
-            name,
-            status,
-            detail,
-        });
-        if status == LinkStatus::Pass {
-            Ok(())
-        } else {
-            Err(())
-        }
-    };
-    let fail = |out: &mut CapsuleReport, name: &'static str, detail: String| {
-        link(out, name, LinkStatus::Fail, detail)
-    };
-    let field = |v: &Value, key: &str| v.get(key).cloned().unwrap_or(Value::Null);
+) -> std::result::Result<(), Stopped> {
+    let (capsule, options) = out.record("format", check_format(bytes, options))?;
+    out.options = Some(options.clone());
+    let (prediction, pack) = out.record("prediction", check_prediction(&capsule, packs))?;
+    out.prediction = Some(prediction.clone());
+    let to_run = out.record("selection", check_selection(&capsule, pack, &prediction))?;
+    let payload = field(&capsule, "payload");
+    out.record("experiment", check_experiment(&capsule, &to_run, &payload))?;
+    out.record("payload", check_payload(&capsule, &payload))?;
+    let (payload_bytes, report) =
+        out.record("report", check_report(&capsule, &payload, packs, &options))?;
+    out.report = Some(report.clone());
+    out.tested_claim = Some(payload["experiment"]["claim"].clone());
+    let extras = check_extras(&capsule, pack, &prediction, options.threads);
+    let evaluation = out.record("extras", extras)?;
+    // Each revision that verifies becomes the last report as it is checked, so a chain
+    // that breaks later still shows the last payload that verified.
+    let revisions = check_revisions(&capsule, packs, &options, payload_bytes, report, out);
+    let last = out.record("revisions", revisions)?;
+    out.decision = Some(decide(&prediction, &last, evaluation.as_ref()));
+    Ok(())
+}
 
-    // format
+/// `format`: within the size budget, strict JSON, `counterlab.capsule/1`, recorded by this
+/// verifier, with options in their ranges (the options it is re-verified with).
+fn check_format(bytes: &[u8], options: &VerifyOptions) -> Step<(Value, VerifyOptions)> {
     if bytes.len() > MAX_CAPSULE_BYTES {
-        return fail(
-            out,
-            "format",
-            format!("{} bytes, over {MAX_CAPSULE_BYTES}", bytes.len()),
-        );
+        return Err(Broken::fail(format!(
+            "{} bytes, over {MAX_CAPSULE_BYTES}",
+            bytes.len()
+        )));
     }
     let capsule = match crate::json::parse_strict(bytes) {
         Ok(v) if v.get("format") == Some(&json!(CAPSULE_FORMAT)) => v,
-        Ok(_) => return fail(out, "format", format!("$.format is not {CAPSULE_FORMAT:?}")),
+        Ok(_) => return Err(Broken::fail(format!("$.format is not {CAPSULE_FORMAT:?}"))),
         Err(e) => {
-            return fail(
-                out,
-                "format",
-                format!("not JSON at {}: {}", e.path, e.message),
-            )
+            return Err(Broken::fail(format!(
+                "not JSON at {}: {}",
+                e.path, e.message
+            )))
         }
     };
     // Another verifier's capsule cannot be re-derived here (its selector, seed rule or
@@ -629,287 +739,261 @@ fn check_links(
     // REJECTED.
     let verifier = serde_json::to_value(VerifierId::this()).expect("encodes");
     if field(&capsule, "verifier") != verifier {
-        return link(
-            out,
-            "format",
-            LinkStatus::Unverifiable,
-            format!(
-                "recorded by {}; this verifier is {VERIFIER_VERSION} with rules {}",
-                field(&capsule, "verifier"),
-                rules_hash()
-            ),
-        );
+        return Err(Broken::unverifiable(format!(
+            "recorded by {}; this verifier is {VERIFIER_VERSION} with rules {}",
+            field(&capsule, "verifier"),
+            rules_hash()
+        )));
     }
-    let options = match options_from(&field(&capsule, "options"), options) {
-        Ok(o) => o,
-        Err(e) => return fail(out, "format", e),
-    };
-    let options = &options;
-    out.options = Some(options.clone());
-    link(
-        out,
-        "format",
-        LinkStatus::Pass,
-        format!("{CAPSULE_FORMAT}, {VERIFIER_VERSION}, the recorded options"),
-    )?;
+    let options = options_from(&field(&capsule, "options"), options)
+        .map_err(|e| Broken::fail(e.to_string()))?;
+    let detail = format!("{CAPSULE_FORMAT}, {VERIFIER_VERSION}, the recorded options");
+    Ok(((capsule, options), detail))
+}
 
-    // prediction
-    let prediction = match Prediction::from_value(&field(&capsule, "prediction")) {
-        Ok(p) => p,
-        Err(e) => return fail(out, "prediction", format!("$.prediction: {e}")),
-    };
+/// `prediction`: a prediction with its hash, about a pack that is here (INCONCLUSIVE when
+/// it is not) and this very pack.
+fn check_prediction<'p>(capsule: &Value, packs: &'p Packs) -> Step<(Prediction, &'p Pack)> {
+    let prediction = Prediction::from_value(&field(capsule, "prediction"))
+        .map_err(|e| Broken::fail(format!("$.prediction: {e}")))?;
     let hash = prediction.prediction_hash();
-    if field(&capsule, "prediction_hash") != json!(hash) {
-        return fail(
-            out,
-            "prediction",
-            format!("$.prediction_hash is not the prediction's hash {hash}"),
-        );
+    if field(capsule, "prediction_hash") != json!(hash) {
+        return Err(Broken::fail(format!(
+            "$.prediction_hash is not the prediction's hash {hash}"
+        )));
     }
-    let pack = match packs.lookup(&prediction.pack.id) {
-        Lookup::Loaded(pack) => pack,
-        _ => {
-            return link(
-                out,
-                "prediction",
-                LinkStatus::Unverifiable,
-                format!("pack {:?} is not available here", prediction.pack.id),
-            )
-        }
+    let Lookup::Loaded(pack) = packs.lookup(&prediction.pack.id) else {
+        return Err(Broken::unverifiable(format!(
+            "pack {:?} is not available here",
+            prediction.pack.id
+        )));
     };
     if !prediction.is_about(pack) {
-        return fail(
-            out,
-            "prediction",
-            "the prediction's manifest hash is not this pack's".into(),
-        );
+        return Err(Broken::fail(
+            "the prediction's manifest hash is not this pack's",
+        ));
     }
-    out.prediction = Some(prediction.clone());
-    link(out, "prediction", LinkStatus::Pass, hash.clone())?;
+    Ok(((prediction, pack), hash))
+}
 
-    // selection: re-run the selector on the embedded candidates
-    let candidates: Vec<(String, Vec<u8>)> = match field(&capsule, "candidates").as_array() {
-        Some(list) => list
-            .iter()
-            .map(|c| {
-                (
-                    c.get("source")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_owned(),
-                    c.get("experiment")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .as_bytes()
-                        .to_vec(),
-                )
-            })
-            .collect(),
-        None => return fail(out, "selection", "$.candidates is not a list".into()),
-    };
-    let selection = select(pack, &prediction, &candidates);
+/// `selection`: the selector re-run on the embedded candidates gives the recorded
+/// selection, and selects one (the experiment to run, with its derived seed).
+fn check_selection(capsule: &Value, pack: &Pack, prediction: &Prediction) -> Step<Experiment> {
+    let text = |c: &Value, key: &str| c.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
+    let candidates: Vec<(String, Vec<u8>)> = field(capsule, "candidates")
+        .as_array()
+        .ok_or_else(|| Broken::fail("$.candidates is not a list"))?
+        .iter()
+        .map(|c| (text(c, "source"), text(c, "experiment").into_bytes()))
+        .collect();
+    let selection = select(pack, prediction, &candidates);
     let selection_hash = selection.selection_hash();
-    if field(&capsule, "selection_hash") != json!(selection_hash) {
-        return fail(out, "selection", format!("re-running the selector gives selection hash {selection_hash}, not $.selection_hash"));
+    if field(capsule, "selection_hash") != json!(selection_hash) {
+        return Err(Broken::fail(format!(
+            "re-running the selector gives selection hash {selection_hash}, not $.selection_hash"
+        )));
     }
-    let Some(to_run) = selection.to_run.as_ref() else {
-        return fail(out, "selection", "no embedded candidate is eligible".into());
-    };
-    link(out, "selection", LinkStatus::Pass, selection_hash)?;
+    let to_run = selection
+        .to_run
+        .ok_or_else(|| Broken::fail("no embedded candidate is eligible"))?;
+    Ok((to_run, selection_hash))
+}
 
-    // experiment: the selected one, with the derived seed
+/// `experiment`: the selected experiment (with its derived seed) is the recorded one and
+/// the one the payload ran.
+fn check_experiment(capsule: &Value, to_run: &Experiment, payload: &Value) -> Step<()> {
     let experiment_hash = canon::hash_value(
         HashKind::Experiment,
         &canon::to_value(to_run).expect("encodes"),
     );
-    if field(&capsule, "experiment_hash") != json!(experiment_hash) {
-        return fail(out, "experiment", format!("the selected experiment (derived seed {}) hashes to {experiment_hash}, not $.experiment_hash", to_run.seed));
+    if field(capsule, "experiment_hash") != json!(experiment_hash) {
+        return Err(Broken::fail(format!("the selected experiment (derived seed {}) hashes to {experiment_hash}, not $.experiment_hash", to_run.seed)));
     }
-    let payload = field(&capsule, "payload");
     let ran = payload
         .get("experiment")
         .and_then(|e| crate::Experiment::from_value(e).ok());
     match ran {
-        Some(e) if &e == to_run => {}
-        Some(e) => {
-            return fail(
-                out,
-                "experiment",
-                format!(
-                    "$.payload.experiment is not the selected experiment (its seed {}, derived {})",
-                    e.seed, to_run.seed
-                ),
-            );
-        }
-        None => {
-            return fail(
-                out,
-                "experiment",
-                "$.payload.experiment is not an experiment".into(),
-            )
-        }
+        Some(e) if &e == to_run => Ok(((), experiment_hash)),
+        Some(e) => Err(Broken::fail(format!(
+            "$.payload.experiment is not the selected experiment (its seed {}, derived {})",
+            e.seed, to_run.seed
+        ))),
+        None => Err(Broken::fail("$.payload.experiment is not an experiment")),
     }
-    link(out, "experiment", LinkStatus::Pass, experiment_hash)?;
+}
 
-    // payload
-    let payload_hash = canon::hash_value(HashKind::Payload, &payload);
-    if field(&capsule, "payload_hash") != json!(payload_hash) {
-        return fail(
-            out,
-            "payload",
-            format!("$.payload hashes to {payload_hash}, not $.payload_hash"),
-        );
+/// `payload`: the embedded payload has the recorded hash.
+fn check_payload(capsule: &Value, payload: &Value) -> Step<()> {
+    let payload_hash = canon::hash_value(HashKind::Payload, payload);
+    if field(capsule, "payload_hash") != json!(payload_hash) {
+        return Err(Broken::fail(format!(
+            "$.payload hashes to {payload_hash}, not $.payload_hash"
+        )));
     }
-    link(out, "payload", LinkStatus::Pass, payload_hash)?;
+    Ok(((), payload_hash))
+}
 
-    // report: re-verify (recomputes the payload's numbers) — only when this verifier is the
-    // one that recorded it, or the comparison could not mean anything
-    let payload_bytes = serde_json::to_vec(&payload).expect("JSON encodes");
+/// `report`: re-verifying the payload (which recomputes its numbers) gives the recorded
+/// report and verdict; with the payload's bytes and report, the start of the revision
+/// chain. Only reached when this verifier recorded the capsule, or the comparison could
+/// not mean anything.
+fn check_report(
+    capsule: &Value,
+    payload: &Value,
+    packs: &Packs,
+    options: &VerifyOptions,
+) -> Step<(Vec<u8>, Report)> {
+    let payload_bytes = serde_json::to_vec(payload).expect("JSON encodes");
     let report = verify(&payload_bytes, packs, options);
-    if field(&capsule, "report_hash") != json!(report.report_hash())
-        || field(&capsule, "verdict") != json!(report.verdict().as_str())
+    // The verdict as the capsule writes it (its name), compared in that form.
+    if field(capsule, "report_hash") != json!(report.report_hash())
+        || field(capsule, "verdict") != json!(report.verdict())
     {
-        return fail(out, "report", format!("re-verifying the payload gives {} (report {}), not the recorded $.verdict / $.report_hash", report.verdict().as_str(), report.report_hash()));
+        return Err(Broken::fail(format!("re-verifying the payload gives {} (report {}), not the recorded $.verdict / $.report_hash", report.verdict().as_str(), report.report_hash())));
     }
-    link(
-        out,
-        "report",
-        LinkStatus::Pass,
-        report.report_hash().to_owned(),
-    )?;
-    out.report = Some(report.clone());
-    out.tested_claim = Some(payload["experiment"]["claim"].clone());
+    let detail = report.report_hash().to_owned();
+    Ok(((payload_bytes, report), detail))
+}
 
-    // extras: boundary map and transfer evaluation, recomputed when recorded
-    let threads = options.threads;
-    let boundary = field(&capsule, "boundary_map_hash");
-    if !boundary.is_null() {
-        match crate::boundary::compute(pack, threads) {
-            Ok(map) if json!(map.map_hash) == boundary => {}
-            Ok(map) => {
-                return fail(
-                    out,
-                    "extras",
-                    format!(
-                        "the boundary map hashes to {}, not $.boundary_map_hash",
-                        map.map_hash
-                    ),
-                )
-            }
-            Err(e) => {
-                return fail(
-                    out,
-                    "extras",
-                    format!("the boundary map cannot be computed: {e}"),
-                )
-            }
-        }
+/// `extras`: the boundary map and the transfer evaluation, recomputed when recorded; with
+/// the transfer evaluation a transfer-choice prediction is answered from.
+fn check_extras(
+    capsule: &Value,
+    pack: &Pack,
+    prediction: &Prediction,
+    threads: usize,
+) -> Step<Option<TransferEvaluation>> {
+    check_boundary_map(capsule, pack, threads)?;
+    let evaluation = check_transfer(capsule, pack, prediction, threads)?;
+    let detail = "boundary map and transfer evaluation as recorded".to_owned();
+    Ok((evaluation, detail))
+}
+
+/// The recorded boundary map hash, if any, is the pack's map's.
+fn check_boundary_map(
+    capsule: &Value,
+    pack: &Pack,
+    threads: usize,
+) -> std::result::Result<(), Broken> {
+    let boundary = field(capsule, "boundary_map_hash");
+    if boundary.is_null() {
+        return Ok(());
     }
-    let transfer = field(&capsule, "transfer_result_hash");
-    let mut evaluation = None;
-    let expected_transfer = match &prediction.predicted {
-        Predicted::TransferChoice { transfer_choice } => {
-            match crate::transfer::evaluate(pack, Some(transfer_choice), threads) {
-                Ok(t) => {
-                    let hash = json!(t.result_hash);
-                    evaluation = Some(t);
-                    hash
-                }
-                Err(e) => {
-                    return fail(
-                        out,
-                        "extras",
-                        format!("the transfer evaluation cannot be computed: {e}"),
-                    )
-                }
-            }
-        }
-        Predicted::Outcome(_) => Value::Null,
+    match crate::boundary::compute(pack, threads) {
+        Ok(map) if json!(map.map_hash) == boundary => Ok(()),
+        Ok(map) => Err(Broken::fail(format!(
+            "the boundary map hashes to {}, not $.boundary_map_hash",
+            map.map_hash
+        ))),
+        Err(e) => Err(Broken::fail(format!(
+            "the boundary map cannot be computed: {e}"
+        ))),
+    }
+}
+
+/// The recorded transfer result hash is the pack's transfer evaluation's for a
+/// transfer-choice prediction, and absent (`null`) for any other.
+fn check_transfer(
+    capsule: &Value,
+    pack: &Pack,
+    prediction: &Prediction,
+    threads: usize,
+) -> std::result::Result<Option<TransferEvaluation>, Broken> {
+    let transfer = field(capsule, "transfer_result_hash");
+    let evaluation = match &prediction.predicted {
+        Predicted::TransferChoice { transfer_choice } => Some(
+            crate::transfer::evaluate(pack, Some(transfer_choice), threads).map_err(|e| {
+                Broken::fail(format!("the transfer evaluation cannot be computed: {e}"))
+            })?,
+        ),
+        Predicted::Outcome(_) => None,
     };
+    let expected_transfer = evaluation
+        .as_ref()
+        .map_or(Value::Null, |t| json!(t.result_hash));
     if transfer != expected_transfer {
-        return fail(
-            out,
-            "extras",
-            format!("$.transfer_result_hash is not {expected_transfer}"),
-        );
+        return Err(Broken::fail(format!(
+            "$.transfer_result_hash is not {expected_transfer}"
+        )));
     }
-    link(
-        out,
-        "extras",
-        LinkStatus::Pass,
-        "boundary map and transfer evaluation as recorded".into(),
-    )?;
+    Ok(evaluation)
+}
 
-    // revisions
-    let revisions = match field(&capsule, "revisions").as_array() {
-        Some(r) => r.clone(),
-        None => return fail(out, "revisions", "$.revisions is not a list".into()),
-    };
+/// `revisions`: at most [`crate::revision::MAX_REVISIONS`], each bound by its payload's
+/// hash and re-checked against the chain before it, none refused; with the last report.
+/// Each revision that verifies becomes `out`'s report and tested claim as it is checked.
+fn check_revisions(
+    capsule: &Value,
+    packs: &Packs,
+    options: &VerifyOptions,
+    payload_bytes: Vec<u8>,
+    report: Report,
+    out: &mut CapsuleReport,
+) -> Step<Report> {
+    let revisions = field(capsule, "revisions")
+        .as_array()
+        .cloned()
+        .ok_or_else(|| Broken::fail("$.revisions is not a list"))?;
     if revisions.len() > crate::revision::MAX_REVISIONS {
-        return fail(
-            out,
-            "revisions",
-            format!(
-                "{} revisions: at most {}",
-                revisions.len(),
-                crate::revision::MAX_REVISIONS
-            ),
-        );
+        return Err(Broken::fail(format!(
+            "{} revisions: at most {}",
+            revisions.len(),
+            crate::revision::MAX_REVISIONS
+        )));
     }
     let mut chain: Vec<Vec<u8>> = vec![payload_bytes];
     let mut verified = vec![report];
     for (i, revision) in revisions.iter().enumerate() {
         let revised = field(revision, "payload");
-        if field(revision, "payload_hash") != json!(canon::hash_value(HashKind::Payload, &revised))
+        if let Some(last) =
+            check_revision(i, revision, &revised, &mut chain, &verified, packs, options)?
         {
-            return fail(
-                out,
-                "revisions",
-                format!("$.revisions[{i}].payload_hash is not its payload's hash"),
-            );
-        }
-        chain.push(serde_json::to_vec(&revised).expect("JSON encodes"));
-        let slices: Vec<&[u8]> = chain.iter().map(Vec::as_slice).collect();
-        let answer = verify_revision_with(&slices, packs, options, verified.clone());
-        let value = answer.to_json();
-        if field(revision, "revision_hash") != value["revision_hash"]
-            || field(revision, "verdict") != value["verdict"]
-        {
-            return fail(
-                out,
-                "revisions",
-                format!(
-                    "re-checking revision {} gives {} (revision {}), not the recorded one",
-                    i + 1,
-                    value["verdict"],
-                    value["revision_hash"]
-                ),
-            );
-        }
-        if answer.refusal.is_some() {
-            return fail(
-                out,
-                "revisions",
-                format!(
-                    "revision {} is refused: {}",
-                    i + 1,
-                    answer.refusal.as_ref().map_or("", |r| r.reason.as_str())
-                ),
-            );
-        }
-        if let Some(last) = answer.report {
             verified.push(last.clone());
             out.report = Some(last);
             out.tested_claim = Some(revised["experiment"]["claim"].clone());
         }
     }
-    link(
-        out,
-        "revisions",
-        LinkStatus::Pass,
-        format!("{} revisions", revisions.len()),
-    )?;
-    let last = verified.last().expect("the first payload's report");
-    out.decision = Some(decide(&prediction, last, evaluation.as_ref()));
-    Ok(())
+    let last = verified.pop().expect("the first payload's report");
+    Ok((last, format!("{} revisions", revisions.len())))
+}
+
+/// Revision `i` (0-based; its payload `revised`): bound by its payload's hash, re-checked
+/// after the chain so far (extended by it) to the recorded revision hash and verdict, and
+/// not refused; with its report when it has one.
+fn check_revision(
+    i: usize,
+    revision: &Value,
+    revised: &Value,
+    chain: &mut Vec<Vec<u8>>,
+    verified: &[Report],
+    packs: &Packs,
+    options: &VerifyOptions,
+) -> std::result::Result<Option<Report>, Broken> {
+    if field(revision, "payload_hash") != json!(canon::hash_value(HashKind::Payload, revised)) {
+        return Err(Broken::fail(format!(
+            "$.revisions[{i}].payload_hash is not its payload's hash"
+        )));
+    }
+    chain.push(serde_json::to_vec(revised).expect("JSON encodes"));
+    let slices: Vec<&[u8]> = chain.iter().map(Vec::as_slice).collect();
+    let answer = verify_revision_with(&slices, packs, options, verified.to_vec());
+    let value = answer.to_json();
+    if field(revision, "revision_hash") != value["revision_hash"]
+        || field(revision, "verdict") != value["verdict"]
+    {
+        return Err(Broken::fail(format!(
+            "re-checking revision {} gives {} (revision {}), not the recorded one",
+            i + 1,
+            value["verdict"],
+            value["revision_hash"]
+        )));
+    }
+    if let Some(refusal) = &answer.refusal {
+        return Err(Broken::fail(format!(
+            "revision {} is refused: {}",
+            i + 1,
+            refusal.reason
+        )));
+    }
+    Ok(answer.report)
 }

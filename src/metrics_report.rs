@@ -99,7 +99,7 @@ pub fn read_csv(path: &Path, bytes: &[u8], columns: &Columns<'_>) -> Result<Pred
         }
         let score = |at: usize, name: &str| -> Result<f64, Error> {
             parse_finite(cell(at)?)
-                .map_err(|message| Error::data(path, Some(row), Some(name), message))
+                .map_err(|e| Error::data(path, Some(row), Some(name), e.to_string()))
         };
         out.scores.push(score(score_at, args.score)?);
         if let (Some(at), Some(scores2)) = (score2_at, out.scores2.as_mut()) {

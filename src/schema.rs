@@ -19,6 +19,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
+use crate::error::{Error, Result};
 use crate::json_path::JsonPath;
 
 /// Keywords that only annotate (never constrain).
@@ -150,8 +151,9 @@ impl Schema {
 
     /// Parses and audits a schema document: every keyword must be one the validator
     /// enforces or an annotation, every `$ref` must resolve and every pattern must parse.
-    pub fn from_json(name: &str, text: &str) -> Result<Schema, String> {
-        let root: Value = serde_json::from_str(text).map_err(|e| format!("{name}: {e}"))?;
+    pub fn from_json(name: &str, text: &str) -> Result<Schema> {
+        let root: Value =
+            serde_json::from_str(text).map_err(|e| Error::invalid(format!("{name}: {e}")))?;
         let mut schema = Schema {
             root,
             name: name.to_owned(),
@@ -162,7 +164,7 @@ impl Schema {
         if let Some(defs) = schema.root.get("$defs") {
             let defs = defs
                 .as_object()
-                .ok_or_else(|| format!("{name}: $defs is not an object"))?;
+                .ok_or_else(|| Error::invalid(format!("{name}: $defs is not an object")))?;
             for (key, def) in defs {
                 schema.audit(def, &format!("#/$defs/{key}"), &mut patterns)?;
             }
@@ -181,31 +183,37 @@ impl Schema {
         &self.name
     }
 
+    /// What is wrong at `at` (a pointer such as `#/$defs/arm/properties/name`) of this
+    /// schema document.
+    fn invalid(&self, at: &str, what: impl std::fmt::Display) -> Error {
+        Error::invalid(format!("{}: {at}: {what}", self.name))
+    }
+
     fn audit(
         &self,
         schema: &Value,
         at: &str,
         patterns: &mut BTreeMap<String, Pattern>,
-    ) -> Result<(), String> {
-        let name = &self.name;
+    ) -> Result<()> {
         let map = match schema {
             Value::Bool(_) => return Ok(()),
             Value::Object(map) => map,
             other => {
-                return Err(format!(
-                    "{name}: {at}: a schema must be an object or a boolean, found {other}"
+                return Err(self.invalid(
+                    at,
+                    format!("a schema must be an object or a boolean, found {other}"),
                 ))
             }
         };
         for (key, value) in map {
             if !(ANNOTATIONS.contains(&key.as_str()) || ASSERTIONS.contains(&key.as_str())) {
-                return Err(format!("{name}: {at}: keyword {key:?} is not supported"));
+                return Err(self.invalid(at, format!("keyword {key:?} is not supported")));
             }
             match key.as_str() {
                 "properties" => {
                     let properties = value
                         .as_object()
-                        .ok_or_else(|| format!("{name}: {at}: properties is not an object"))?;
+                        .ok_or_else(|| self.invalid(at, "properties is not an object"))?;
                     for (property, sub) in properties {
                         self.audit(sub, &format!("{at}/properties/{property}"), patterns)?;
                     }
@@ -216,7 +224,7 @@ impl Schema {
                 "oneOf" => {
                     let branches = value
                         .as_array()
-                        .ok_or_else(|| format!("{name}: {at}: oneOf is not an array"))?;
+                        .ok_or_else(|| self.invalid(at, "oneOf is not an array"))?;
                     for (i, sub) in branches.iter().enumerate() {
                         self.audit(sub, &format!("{at}/oneOf/{i}"), patterns)?;
                     }
@@ -224,35 +232,39 @@ impl Schema {
                 "$ref" => {
                     let reference = value
                         .as_str()
-                        .ok_or_else(|| format!("{name}: {at}: $ref is not a string"))?;
+                        .ok_or_else(|| self.invalid(at, "$ref is not a string"))?;
                     self.resolve(reference)
-                        .ok_or_else(|| format!("{name}: {at}: dangling $ref {reference}"))?;
+                        .ok_or_else(|| self.invalid(at, format!("dangling $ref {reference}")))?;
                 }
                 "pattern" => {
                     let text = value
                         .as_str()
-                        .ok_or_else(|| format!("{name}: {at}: pattern is not a string"))?;
-                    let pattern = Pattern::parse(text).map_err(|e| format!("{name}: {at}: {e}"))?;
+                        .ok_or_else(|| self.invalid(at, "pattern is not a string"))?;
+                    let pattern = Pattern::parse(text).map_err(|e| self.invalid(at, e))?;
                     patterns.insert(text.to_owned(), pattern);
                 }
-                "type" => {
-                    let names: Vec<&Value> = match value {
-                        Value::Array(items) => items.iter().collect(),
-                        one => vec![one],
-                    };
-                    for type_name in names {
-                        let known = type_name.as_str().is_some_and(|t| {
-                            [
-                                "null", "boolean", "object", "array", "number", "integer", "string",
-                            ]
-                            .contains(&t)
-                        });
-                        if !known {
-                            return Err(format!("{name}: {at}: unknown type {type_name}"));
-                        }
-                    }
-                }
+                "type" => self.audit_type(value, at)?,
                 _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// `type`: one type name, or a list of them, each a JSON Schema type.
+    fn audit_type(&self, value: &Value, at: &str) -> Result<()> {
+        let names: Vec<&Value> = match value {
+            Value::Array(items) => items.iter().collect(),
+            one => vec![one],
+        };
+        for type_name in names {
+            let known = type_name.as_str().is_some_and(|t| {
+                [
+                    "null", "boolean", "object", "array", "number", "integer", "string",
+                ]
+                .contains(&t)
+            });
+            if !known {
+                return Err(self.invalid(at, format!("unknown type {type_name}")));
             }
         }
         Ok(())
@@ -664,100 +676,21 @@ struct Atom {
 
 impl Pattern {
     /// Parses a pattern of the supported subset; anything else is an error.
-    pub fn parse(pattern: &str) -> Result<Pattern, String> {
+    pub fn parse(pattern: &str) -> Result<Pattern> {
         let body = pattern
             .strip_prefix('^')
             .and_then(|p| p.strip_suffix('$'))
-            .ok_or_else(|| format!("pattern {pattern:?} must be anchored with ^…$"))?;
+            .ok_or_else(|| {
+                Error::invalid(format!("pattern {pattern:?} must be anchored with ^…$"))
+            })?;
         let chars: Vec<char> = body.chars().collect();
         let mut atoms = Vec::new();
         let mut i = 0;
         while i < chars.len() {
-            let class = match chars[i] {
-                '[' => {
-                    let end = chars[i..]
-                        .iter()
-                        .position(|&c| c == ']')
-                        .map(|p| p + i)
-                        .ok_or_else(|| format!("pattern {pattern:?}: unclosed ["))?;
-                    let inner = &chars[i + 1..end];
-                    if inner.first() == Some(&'^') {
-                        return Err(format!(
-                            "pattern {pattern:?}: negated classes are not supported"
-                        ));
-                    }
-                    let mut ranges = Vec::new();
-                    let mut k = 0;
-                    while k < inner.len() {
-                        if k + 2 < inner.len() && inner[k + 1] == '-' {
-                            ranges.push((inner[k], inner[k + 2]));
-                            k += 3;
-                        } else {
-                            ranges.push((inner[k], inner[k]));
-                            k += 1;
-                        }
-                    }
-                    i = end + 1;
-                    ranges
-                }
-                '\\' => {
-                    let c = *chars
-                        .get(i + 1)
-                        .ok_or_else(|| format!("pattern {pattern:?}: trailing \\"))?;
-                    if c.is_ascii_alphanumeric() {
-                        return Err(format!(
-                            "pattern {pattern:?}: \\{c} classes are not supported"
-                        ));
-                    }
-                    i += 2;
-                    vec![(c, c)]
-                }
-                c if "().|*+?{}$^".contains(c) => {
-                    return Err(format!("pattern {pattern:?}: {c:?} is not supported here"))
-                }
-                c => {
-                    i += 1;
-                    vec![(c, c)]
-                }
-            };
-            let (min, max) = match chars.get(i) {
-                Some('+') => {
-                    i += 1;
-                    (1, usize::MAX)
-                }
-                Some('*') => {
-                    i += 1;
-                    (0, usize::MAX)
-                }
-                Some('?') => {
-                    i += 1;
-                    (0, 1)
-                }
-                Some('{') => {
-                    let end = chars[i..]
-                        .iter()
-                        .position(|&c| c == '}')
-                        .map(|p| p + i)
-                        .ok_or_else(|| format!("pattern {pattern:?}: unclosed {{"))?;
-                    let text: String = chars[i + 1..end].iter().collect();
-                    i = end + 1;
-                    let number = |t: &str| {
-                        t.trim()
-                            .parse::<usize>()
-                            .map_err(|_| format!("pattern {pattern:?}: bad quantifier {{{text}}}"))
-                    };
-                    match text.split_once(',') {
-                        None => (number(&text)?, number(&text)?),
-                        Some((a, b)) => (number(a)?, number(b)?),
-                    }
-                }
-                _ => (1, 1),
-            };
-            atoms.push(Atom {
-                ranges: class,
-                min,
-                max,
-            });
+            let (ranges, after) = parse_class(pattern, &chars, i)?;
+            let ((min, max), after) = parse_quantifier(pattern, &chars, after)?;
+            i = after;
+            atoms.push(Atom { ranges, min, max });
         }
         Ok(Pattern { atoms })
     }
@@ -785,6 +718,86 @@ impl Pattern {
     }
 }
 
+/// What is wrong with `pattern` (the message names it).
+fn bad_pattern(pattern: &str, what: impl std::fmt::Display) -> Error {
+    Error::invalid(format!("pattern {pattern:?}: {what}"))
+}
+
+/// The character class at `chars[i]` of `pattern` (a `[…]` class, an escaped character or
+/// a literal), with the position after it.
+fn parse_class(pattern: &str, chars: &[char], i: usize) -> Result<(Vec<(char, char)>, usize)> {
+    match chars[i] {
+        '[' => {
+            let end = chars[i..]
+                .iter()
+                .position(|&c| c == ']')
+                .map(|p| p + i)
+                .ok_or_else(|| bad_pattern(pattern, "unclosed ["))?;
+            let inner = &chars[i + 1..end];
+            if inner.first() == Some(&'^') {
+                return Err(bad_pattern(pattern, "negated classes are not supported"));
+            }
+            let mut ranges = Vec::new();
+            let mut k = 0;
+            while k < inner.len() {
+                if k + 2 < inner.len() && inner[k + 1] == '-' {
+                    ranges.push((inner[k], inner[k + 2]));
+                    k += 3;
+                } else {
+                    ranges.push((inner[k], inner[k]));
+                    k += 1;
+                }
+            }
+            Ok((ranges, end + 1))
+        }
+        '\\' => {
+            let c = *chars
+                .get(i + 1)
+                .ok_or_else(|| bad_pattern(pattern, "trailing \\"))?;
+            if c.is_ascii_alphanumeric() {
+                return Err(bad_pattern(
+                    pattern,
+                    format!("\\{c} classes are not supported"),
+                ));
+            }
+            Ok((vec![(c, c)], i + 2))
+        }
+        c if "().|*+?{}$^".contains(c) => {
+            Err(bad_pattern(pattern, format!("{c:?} is not supported here")))
+        }
+        c => Ok((vec![(c, c)], i + 1)),
+    }
+}
+
+/// The quantifier at `chars[i]` of `pattern` (`+`, `*`, `?`, `{n}`, `{n,m}`, or none: once),
+/// as the least and most repetitions, with the position after it.
+fn parse_quantifier(pattern: &str, chars: &[char], i: usize) -> Result<((usize, usize), usize)> {
+    match chars.get(i) {
+        Some('+') => Ok(((1, usize::MAX), i + 1)),
+        Some('*') => Ok(((0, usize::MAX), i + 1)),
+        Some('?') => Ok(((0, 1), i + 1)),
+        Some('{') => {
+            let end = chars[i..]
+                .iter()
+                .position(|&c| c == '}')
+                .map(|p| p + i)
+                .ok_or_else(|| bad_pattern(pattern, "unclosed {"))?;
+            let text: String = chars[i + 1..end].iter().collect();
+            let number = |t: &str| {
+                t.trim()
+                    .parse::<usize>()
+                    .map_err(|_| bad_pattern(pattern, format!("bad quantifier {{{text}}}")))
+            };
+            let bounds = match text.split_once(',') {
+                None => (number(&text)?, number(&text)?),
+                Some((a, b)) => (number(a)?, number(b)?),
+            };
+            Ok((bounds, end + 1))
+        }
+        _ => Ok(((1, 1), i)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -801,9 +814,9 @@ mod tests {
     fn unsupported_keywords_are_refused_at_load() {
         let e =
             Schema::from_json("x", r#"{"type": "object", "patternProperties": {}}"#).unwrap_err();
-        assert!(e.contains("patternProperties"), "{e}");
+        assert!(e.to_string().contains("patternProperties"), "{e}");
         let e = Schema::from_json("x", r##"{"$ref": "#/$defs/none"}"##).unwrap_err();
-        assert!(e.contains("dangling"), "{e}");
+        assert!(e.to_string().contains("dangling"), "{e}");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::canon::{self, HashKind};
 use crate::error::{Error, Result};
 use crate::experiment::{Experiment, MetricName};
 use crate::metrics::MetricValue;
-use crate::pack::{Pack, TransferRule, TransferSpec};
+use crate::pack::{Pack, TransferChoice, TransferRule, TransferSpec};
 use crate::run::{self, KernelInfo, PackRef};
 use crate::split::{Overlap, SplitSummary};
 use crate::stats::intervals;
@@ -100,20 +100,19 @@ pub struct Separation {
     pub baseline_is: String,
 }
 
-/// Checks `[transfer]` against its experiment (errors name the key).
-pub fn check_spec(
-    spec: &TransferSpec,
-    experiment: &Experiment,
-    pack: &Pack,
-) -> std::result::Result<(), String> {
+/// Checks `[transfer]` against its experiment: an error about the pack's `pack.toml`
+/// naming the key.
+pub fn check_spec(spec: &TransferSpec, experiment: &Experiment, pack: &Pack) -> Result<()> {
+    let manifest = pack.dir().join("pack.toml");
+    let bad = |message: String| Err(Error::pack(&manifest, message));
     if spec.question.trim().is_empty() {
-        return Err("transfer.question must not be empty".into());
+        return bad("transfer.question must not be empty".into());
     }
     if spec.choices.len() < 2 {
-        return Err("transfer.choices: at least two choices".into());
+        return bad("transfer.choices: at least two choices".into());
     }
     if spec.rule == TransferRule::NoTemporalOverlap && pack.table().time().is_none() {
-        return Err("transfer.rule no_temporal_overlap needs a pack with a time column".into());
+        return bad("transfer.rule no_temporal_overlap needs a pack with a time column".into());
     }
     for (i, choice) in spec.choices.iter().enumerate() {
         let at = format!("transfer.choices[{i}]");
@@ -123,29 +122,29 @@ pub fn check_spec(
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         {
-            return Err(format!("{at}.id {:?} must match [A-Za-z0-9_-]+", choice.id));
+            return bad(format!("{at}.id {:?} must match [A-Za-z0-9_-]+", choice.id));
         }
         if spec.choices[..i].iter().any(|c| c.id == choice.id) {
-            return Err(format!("{at}.id {:?} appears twice", choice.id));
+            return bad(format!("{at}.id {:?} appears twice", choice.id));
         }
         if let Some(arm) = &choice.arm {
             if !experiment.arms.iter().any(|a| &a.name == arm) {
-                return Err(format!("{at}.arm {arm:?} is not an arm of the experiment"));
+                return bad(format!("{at}.arm {arm:?} is not an arm of the experiment"));
             }
         } else if experiment.arms.len() != 1 {
-            return Err(format!(
+            return bad(format!(
                 "{at}.arm is required: the experiment has {} arms",
                 experiment.arms.len()
             ));
         }
         match (spec.rule, choice.metric) {
             (TransferRule::SeparatesFromBaseline, None) => {
-                return Err(format!(
+                return bad(format!(
                     "{at}.metric is required by rule separates_from_baseline"
                 ))
             }
             (TransferRule::NoTemporalOverlap | TransferRule::NoEntityOverlap, Some(_)) => {
-                return Err(format!(
+                return bad(format!(
                     "{at}.metric: rule {} judges arms, not metrics",
                     spec.rule.as_str()
                 ))
@@ -181,45 +180,17 @@ pub fn evaluate(pack: &Pack, choice: Option<&str>, threads: usize) -> Result<Tra
         .clone()
         .ok_or_else(|| Error::pack(&manifest_path, "the pack declares no [transfer] task"))?;
     let experiment = Experiment::registered(pack, &spec.experiment)?;
-    check_spec(&spec, &experiment, pack).map_err(|m| Error::pack(&manifest_path, m))?;
+    check_spec(&spec, &experiment, pack)?;
     if let Some(id) = choice {
-        if !spec.choices.iter().any(|c| c.id == id) {
-            let known: Vec<&str> = spec.choices.iter().map(|c| c.id.as_str()).collect();
-            return Err(Error::invalid(format!(
-                "no choice {id:?} in pack {}: the choices are {}",
-                pack.id(),
-                known.join(", ")
-            )));
-        }
+        check_choice(pack, id)?;
     }
     let prepared = PreparedExperiment::new(pack, pack.table(), &experiment, threads)?;
     let observed = prepared.evaluate(pack.table().labels(), threads)?;
-    let results = &observed.results;
-    let mut choices = Vec::with_capacity(spec.choices.len());
-    for c in &spec.choices {
-        let arm = c
-            .arm
-            .clone()
-            .unwrap_or_else(|| experiment.arms[0].name.clone());
-        let result = &results[&arm];
-        let separation = match c.metric {
-            Some(metric) => Some(separation(pack, &observed, &arm, metric)?),
-            None => None,
-        };
-        let (valid, why) = judge(spec.rule, result, separation.as_ref(), c.metric);
-        choices.push(ChoiceEvidence {
-            id: c.id.clone(),
-            text: c.text.clone(),
-            arm,
-            metric: c.metric.map(|m| m.as_str().to_owned()),
-            split: result.split.clone(),
-            overlap: result.overlap.clone(),
-            metrics: result.metrics.clone(),
-            separation,
-            valid,
-            why,
-        });
-    }
+    let choices = spec
+        .choices
+        .iter()
+        .map(|c| choice_evidence(pack, &spec, &experiment, &observed, c))
+        .collect::<Result<Vec<_>>>()?;
     let valid_choices: Vec<String> = choices
         .iter()
         .filter(|c| c.valid)
@@ -254,6 +225,39 @@ pub fn evaluate(pack: &Pack, choice: Option<&str>, threads: usize) -> Result<Tra
         correct: evaluation.valid_choices.iter().any(|v| v == id),
     });
     Ok(evaluation)
+}
+
+/// One choice with the kernel's evidence for it (the arm it names, by default the
+/// experiment's only one) and whether the task's rule accepts it.
+fn choice_evidence(
+    pack: &Pack,
+    spec: &TransferSpec,
+    experiment: &Experiment,
+    observed: &Evaluation,
+    c: &TransferChoice,
+) -> Result<ChoiceEvidence> {
+    let arm = c
+        .arm
+        .clone()
+        .unwrap_or_else(|| experiment.arms[0].name.clone());
+    let result = &observed.results[&arm];
+    let separation = match c.metric {
+        Some(metric) => Some(separation(pack, observed, &arm, metric)?),
+        None => None,
+    };
+    let (valid, why) = judge(spec.rule, result, separation.as_ref(), c.metric);
+    Ok(ChoiceEvidence {
+        id: c.id.clone(),
+        text: c.text.clone(),
+        arm,
+        metric: c.metric.map(|m| m.as_str().to_owned()),
+        split: result.split.clone(),
+        overlap: result.overlap.clone(),
+        metrics: result.metrics.clone(),
+        separation,
+        valid,
+        why,
+    })
 }
 
 /// The metric's interval on the arm's test rows against the majority-class baseline's

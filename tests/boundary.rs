@@ -3,6 +3,7 @@
 //! validation, and the CLI (`boundary --json/--out/--svg/--vega`, `verify` of a map).
 
 use counterlab::boundary::{self, BoundaryMap};
+use counterlab::chart::Outcome;
 use counterlab::experiment::SplitSpec;
 use counterlab::pack::Knob;
 use counterlab::split;
@@ -141,14 +142,12 @@ fn boundary_maps_are_identical_for_threads_and_row_orders_and_do_not_drift() {
     golden_json("boundary_hashes.json", &serde_json::Value::Object(golden));
 }
 
-fn outcome(map: &BoundaryMap, axes: &[(&str, f64)]) -> String {
+fn outcome(map: &BoundaryMap, axes: &[(&str, f64)]) -> Outcome {
     map.cells
         .iter()
         .find(|c| axes.iter().all(|(k, v)| c.axes[*k] == *v))
         .unwrap_or_else(|| panic!("no cell {axes:?}"))
         .outcome
-        .label()
-        .to_owned()
 }
 
 #[test]
@@ -168,17 +167,23 @@ fn the_bundled_maps_show_where_the_claims_stop_holding() {
             cell.results["leaky"].split.membership_hash,
             cell.results["grouped"].split.membership_hash
         );
-        assert_ne!(cell.outcome.label(), "SUPPORTS");
+        assert_ne!(cell.outcome, Outcome::Supports);
     }
     assert_eq!(
         outcome(&leakage, &[("test_entity_overlap", 1.0), ("c", 1.0)]),
-        "SUPPORTS"
+        Outcome::Supports
     );
 
     let imbalance = boundary::compute(packs.get("class-imbalance").unwrap(), 2).unwrap();
     assert!(imbalance.cells.len() >= 6);
-    assert_eq!(outcome(&imbalance, &[("prevalence", 0.5)]), "SUPPORTS");
-    assert_eq!(outcome(&imbalance, &[("prevalence", 0.01)]), "REJECTED");
+    assert_eq!(
+        outcome(&imbalance, &[("prevalence", 0.5)]),
+        Outcome::Supports
+    );
+    assert_eq!(
+        outcome(&imbalance, &[("prevalence", 0.01)]),
+        Outcome::Rejected
+    );
     for cell in &imbalance.cells {
         let p = cell.positives as f64 / cell.rows as f64;
         assert!((p - cell.axes["prevalence"]).abs() <= 1.0 / cell.rows as f64);
@@ -191,11 +196,14 @@ fn boundary_specs_are_checked_with_the_key_named() {
     let pack = packs.get("entity-leakage").unwrap();
     let spec = pack.manifest().boundary.clone().unwrap();
     let experiment = counterlab::Experiment::registered(pack, &spec.experiment).unwrap();
-    assert_eq!(boundary::check_spec(&spec, &experiment), Ok(()));
+    let manifest = pack.dir().join("pack.toml");
+    boundary::check_spec(&spec, &experiment, &manifest).unwrap();
 
     let mut no_arm = spec.clone();
     no_arm.axes[0].arm = None;
-    let e = boundary::check_spec(&no_arm, &experiment).unwrap_err();
+    let e = boundary::check_spec(&no_arm, &experiment, &manifest)
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("boundary.axes[0]") && e.contains("needs an arm"),
         "{e}"
@@ -203,19 +211,25 @@ fn boundary_specs_are_checked_with_the_key_named() {
 
     let mut bad_c = spec.clone();
     bad_c.axes[1].values[0] = -1.0;
-    let e = boundary::check_spec(&bad_c, &experiment).unwrap_err();
+    let e = boundary::check_spec(&bad_c, &experiment, &manifest)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("boundary.axes[1].values[0]"), "{e}");
 
     let mut three = spec.clone();
     three.axes.push(three.axes[1].clone());
     three.axes[2].knob = Knob::Prevalence;
     three.axes[2].values = vec![0.5];
-    let e = boundary::check_spec(&three, &experiment).unwrap_err();
+    let e = boundary::check_spec(&three, &experiment, &manifest)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("one or two"), "{e}");
 
     let mut no_claim = experiment.clone();
     no_claim.claim = None;
-    let e = boundary::check_spec(&spec, &no_claim).unwrap_err();
+    let e = boundary::check_spec(&spec, &no_claim, &manifest)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("makes no claim"), "{e}");
 }
 

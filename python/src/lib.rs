@@ -244,7 +244,9 @@ fn run(
 
 /// The verify options, checked against their documented ranges (docs/VERDICTS.md).
 fn verify_options(choices: Choices, threads: Option<usize>) -> PyResult<VerifyOptions> {
-    let mut options = choices.checked(str::to_owned).map_err(usage)?;
+    let mut options = choices
+        .checked(str::to_owned)
+        .map_err(|e| usage(e.to_string()))?;
     options.threads = threads_or_default(threads)?;
     Ok(options)
 }

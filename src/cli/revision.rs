@@ -61,7 +61,7 @@ fn options(args: &RevisionArgs) -> Result<VerifyOptions, Exit> {
     };
     let mut options = choices
         .checked(|name| format!("--{name}"))
-        .map_err(|message| Exit::usage(&message))?;
+        .map_err(|e| Exit::usage(&e.to_string()))?;
     options.threads = args.threads.count()?;
     Ok(options)
 }

@@ -76,7 +76,7 @@ fn flag(name: &str) -> String {
 fn options(args: &VerifyArgs) -> Result<VerifyOptions, Exit> {
     let mut options = choices(args)
         .checked(flag)
-        .map_err(|message| Exit::usage(&message))?;
+        .map_err(|e| Exit::usage(&e.to_string()))?;
     options.threads = args.threads.count()?;
     Ok(options)
 }

@@ -181,8 +181,8 @@ fn read_row(
         let cell = required(at, bad)?;
         if levels.is_empty() {
             let value = cell.map_or(0.0, |cell| {
-                parse_finite(cell).unwrap_or_else(|m| {
-                    bad.push(row, name(at), cell, m);
+                parse_finite(cell).unwrap_or_else(|not_finite| {
+                    bad.push(row, name(at), cell, not_finite.to_string());
                     0.0
                 })
             });
@@ -342,13 +342,32 @@ impl BadKind {
 }
 
 /// A finite f64 from text, exactly rounded (Rust's parser is correctly rounded on every
-/// platform). Refuses NaN, infinities, empty text and surrounding spaces; the message
-/// quotes at most a bounded excerpt of the text.
-pub fn parse_finite(text: &str) -> Result<f64, String> {
+/// platform). Refuses NaN, infinities, empty text and surrounding spaces, saying which.
+pub fn parse_finite(text: &str) -> Result<f64, NotFinite> {
     match text.parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
-        Ok(_) => Err(format!("not a finite number: {}", excerpt(text))),
-        Err(_) => Err(format!("not a number: {}", excerpt(text))),
+        Ok(_) => Err(NotFinite::NonFinite(excerpt(text))),
+        Err(_) => Err(NotFinite::NotANumber(excerpt(text))),
+    }
+}
+
+/// Why a text is not a finite number: a value of the parse, not an error by itself (a
+/// caller that reads a cell makes it one, with the file, row and column). Each case keeps
+/// a bounded excerpt of the text, which its message quotes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotFinite {
+    /// A number, but NaN or an infinity.
+    NonFinite(String),
+    /// Not a number at all (text, empty, spaces around).
+    NotANumber(String),
+}
+
+impl std::fmt::Display for NotFinite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotFinite::NonFinite(excerpt) => write!(f, "not a finite number: {excerpt}"),
+            NotFinite::NotANumber(excerpt) => write!(f, "not a number: {excerpt}"),
+        }
     }
 }
 

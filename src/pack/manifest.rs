@@ -1,8 +1,11 @@
 //! `pack.toml`: the Subject Pack manifest (docs/FORMATS.md §pack.toml).
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
 
 /// A pack's manifest, exactly the keys of `pack.toml`; unknown keys are refused.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -222,15 +225,17 @@ impl Manifest {
         crate::canon::hash_value(crate::canon::HashKind::Manifest, &meaning)
     }
 
-    /// Checks what serde cannot: id syntax, hash syntax, distinct column roles.
-    pub(crate) fn check(&self) -> Result<(), String> {
+    /// Checks what serde cannot: id syntax, hash syntax, categorical levels, distinct
+    /// column roles; an error about `path` (this manifest's file) naming the key.
+    pub(crate) fn check(&self, path: &Path) -> Result<()> {
+        let bad = |message: String| Err(Error::pack(path, message));
         if self.id.is_empty()
             || !self
                 .id
                 .bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         {
-            return Err(format!("id {:?} must match [a-z0-9-]+", self.id));
+            return bad(format!("id {:?} must match [a-z0-9-]+", self.id));
         }
         let is_hash = |h: &str| {
             h.len() == 64
@@ -239,25 +244,33 @@ impl Manifest {
         };
         let hash = &self.data.blake3;
         if !is_hash(hash) {
-            return Err(format!(
+            return bad(format!(
                 "data.blake3 {hash:?} must be 64 lower-case hex digits"
             ));
         }
         for (i, retired) in self.data.retired_blake3.iter().enumerate() {
             if !is_hash(retired) {
-                return Err(format!(
+                return bad(format!(
                     "data.retired_blake3[{i}] {retired:?} must be 64 lower-case hex digits"
                 ));
             }
             if retired == hash {
-                return Err(format!(
+                return bad(format!(
                     "data.retired_blake3[{i}] is the current data.blake3: a fixture cannot be retired and in use (remove it from retired_blake3)"
                 ));
             }
         }
         if self.data.features.is_empty() {
-            return Err("data.features must name at least one column".into());
+            return bad("data.features must name at least one column".into());
         }
+        self.check_categorical(path)?;
+        self.check_roles(path)
+    }
+
+    /// Every role names a column, and no column has two roles, except the time column,
+    /// which may also be a feature.
+    fn check_roles(&self, path: &Path) -> Result<()> {
+        let bad = |message: String| Err(Error::pack(path, message));
         let mut roles: Vec<(&str, &str)> =
             vec![("entity", &self.data.entity), ("label", &self.data.label)];
         if let Some(time) = &self.data.time {
@@ -266,16 +279,15 @@ impl Manifest {
         for feature in &self.data.features {
             roles.push(("features", feature));
         }
-        self.check_categorical()?;
         for (i, (role_a, a)) in roles.iter().enumerate() {
             if a.is_empty() {
-                return Err(format!("data.{role_a} names an empty column"));
+                return bad(format!("data.{role_a} names an empty column"));
             }
             for (role_b, b) in &roles[i + 1..] {
                 // The time column may also be a feature: read once as the split's clock
                 // and once as a number for the model.
                 if a == b && !(*role_a == "time" && *role_b == "features") {
-                    return Err(format!(
+                    return bad(format!(
                         "column {a:?} is named twice (data.{role_a} and data.{role_b})"
                     ));
                 }
@@ -286,34 +298,35 @@ impl Manifest {
 
     /// Every categorical column is a feature, listed once, with recorded levels: non-empty,
     /// distinct and in byte order (so the one-hot columns have one order everywhere).
-    fn check_categorical(&self) -> Result<(), String> {
+    fn check_categorical(&self, path: &Path) -> Result<()> {
+        let bad = |message: String| Err(Error::pack(path, message));
         let d = &self.data;
         for (i, column) in d.categorical.iter().enumerate() {
             if !d.features.contains(column) {
-                return Err(format!(
+                return bad(format!(
                     "data.categorical[{i}] = {column:?} is not in data.features: list it there too (its place there is its place in the model)"
                 ));
             }
             if d.categorical[..i].contains(column) {
-                return Err(format!("data.categorical names {column:?} twice"));
+                return bad(format!("data.categorical names {column:?} twice"));
             }
             let Some(levels) = d.levels.get(column) else {
-                return Err(format!(
+                return bad(format!(
                     "categorical column {column:?} has no levels: add `{} = [...]` under [data.levels] (counterlab pack rehash DIR records them from the data)",
                     toml_key(column)
                 ));
             };
             if levels.is_empty() {
-                return Err(format!("data.levels.{} is empty", toml_key(column)));
+                return bad(format!("data.levels.{} is empty", toml_key(column)));
             }
             if let Some(empty) = levels.iter().position(String::is_empty) {
-                return Err(format!(
+                return bad(format!(
                     "data.levels.{}[{empty}] is empty: an empty cell is a missing value, not a level",
                     toml_key(column)
                 ));
             }
             if let Some(w) = levels.windows(2).position(|w| w[0] >= w[1]) {
-                return Err(format!(
+                return bad(format!(
                     "data.levels.{} must be distinct and in byte order: {:?} comes before {:?} (sorted: {:?})",
                     toml_key(column),
                     levels[w],
@@ -328,7 +341,7 @@ impl Manifest {
             }
         }
         if let Some(extra) = d.levels.keys().find(|k| !d.categorical.contains(k)) {
-            return Err(format!(
+            return bad(format!(
                 "data.levels.{} names a column that is not in data.categorical",
                 toml_key(extra)
             ));

@@ -25,7 +25,7 @@ use crate::input;
 const MAX_MANIFEST_BYTES: u64 = 1 << 20;
 
 pub(crate) use load::is_missing_token;
-pub use load::{parse_finite, LoadLimits};
+pub use load::{parse_finite, LoadLimits, NotFinite};
 pub(crate) use manifest::toml_key;
 
 /// A loaded pack: manifest, checked fixture hash and the canonical table.
@@ -182,7 +182,7 @@ fn read_manifest(dir: &Path) -> Result<Manifest> {
 fn parse_manifest(path: &Path, text: &str) -> Result<Manifest> {
     let manifest: Manifest =
         toml::from_str(text).map_err(|e| Error::pack(path, bounded_lines(&e.to_string())))?;
-    manifest.check().map_err(|m| Error::pack(path, m))?;
+    manifest.check(path)?;
     Ok(manifest)
 }
 

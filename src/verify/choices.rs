@@ -3,6 +3,7 @@
 //! a value outside one is an error naming the option, never a panic or a silent clamp.
 
 use super::{Mode, VerifyOptions, MAX_PAYLOAD_BYTES_LIMIT, MAX_PERMUTATIONS};
+use crate::error::{Error, Result};
 use crate::stats::ALPHA_RANGE;
 
 /// Options as given, `None` (or `false`) for the default. `threads` is not here: each
@@ -24,15 +25,17 @@ pub struct Choices {
 }
 
 impl Choices {
-    /// The options, or a message naming the first option out of its range; `name` spells
-    /// an option as its front end does (`permutations` → `--permutations` on the CLI).
-    pub fn checked(&self, name: impl Fn(&str) -> String) -> Result<VerifyOptions, String> {
+    /// The options, or an error naming the first option out of its range; `name` spells
+    /// an option as its front end does (`permutations` → `--permutations` on the CLI,
+    /// `$.options.permutations` in a capsule), and the error's text is the whole message
+    /// each front end shows.
+    pub fn checked(&self, name: impl Fn(&str) -> String) -> Result<VerifyOptions> {
         let mut options = VerifyOptions::default();
         let outside = |option: &str, range: String, found: String| {
-            Err(format!(
+            Err(Error::invalid(format!(
                 "{} must lie in {range}, found {found}",
                 name(option)
-            ))
+            )))
         };
         if self.observe {
             options.mode = Mode::Observe;
