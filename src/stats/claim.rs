@@ -387,7 +387,7 @@ pub(crate) fn evaluate(
     let level = match DecisionLevel::of(settings) {
         Ok(level) => level,
         // No claim object: its `alpha` would be outside the report schema's range.
-        Err(reason) => return ClaimEvaluation::without_report(reason),
+        Err(refused) => return ClaimEvaluation::without_report(refused.to_string()),
     };
     let statement = Statement::of(claim);
     if let Some(range) = vacuous_range(claim) {
@@ -499,23 +499,42 @@ struct DecisionLevel {
     family: u32,
 }
 
+/// Why no claim can be decided at the settings' level.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum LevelRefused {
+    /// α outside [`ALPHA_RANGE`].
+    Alpha(f64),
+    /// A family larger than [`intervals::MAX_FAMILY`] (or empty).
+    Family(u32),
+}
+
+impl std::fmt::Display for LevelRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (alpha_low, alpha_high) = ALPHA_RANGE;
+        match self {
+            LevelRefused::Alpha(alpha) => write!(
+                f,
+                "alpha {alpha} is outside ({alpha_low}, {alpha_high}]: no p-value at that level is evidence"
+            ),
+            LevelRefused::Family(family) => write!(
+                f,
+                "a family of {family} tests: the verifier decides families of 1 to {} (a payload and at most two revisions)",
+                intervals::MAX_FAMILY
+            ),
+        }
+    }
+}
+
 impl DecisionLevel {
     /// The settings' level, or why no claim can be decided at it. The library takes any
     /// α and family; the CLI refuses these before they get here.
-    fn of(settings: &ClaimSettings) -> Result<Self, String> {
+    fn of(settings: &ClaimSettings) -> Result<Self, LevelRefused> {
         let (alpha_low, alpha_high) = ALPHA_RANGE;
         if !(settings.alpha > alpha_low && settings.alpha <= alpha_high) {
-            return Err(format!(
-                "alpha {} is outside ({alpha_low}, {alpha_high}]: no p-value at that level is evidence",
-                settings.alpha
-            ));
+            return Err(LevelRefused::Alpha(settings.alpha));
         }
         let Some(z) = intervals::z_for_family(settings.family) else {
-            return Err(format!(
-                "a family of {} tests: the verifier decides families of 1 to {} (a payload and at most two revisions)",
-                settings.family,
-                intervals::MAX_FAMILY
-            ));
+            return Err(LevelRefused::Family(settings.family));
         };
         Ok(DecisionLevel {
             // Each test of a family of m is decided at α/m (docs/CAPSULE.md, revisions).
