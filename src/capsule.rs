@@ -33,8 +33,8 @@ use crate::run::{run_with, RunOptions};
 use crate::select::select;
 use crate::transfer::TransferEvaluation;
 use crate::verify::{
-    rules_hash, verify, CheckId, Counterexample, Established, Report, Status, Verdict, VerifierId,
-    VerifyOptions, VERIFIER_VERSION,
+    rules_hash, verify, verify_written, CheckId, Content, Counterexample, Document, Established,
+    Report, Status, Verdict, VerifierId, VerifyOptions, VERIFIER_VERSION,
 };
 
 /// The capsule's format.
@@ -620,6 +620,16 @@ struct LinkDocument<'a> {
 /// Re-derives every link of the capsule `bytes` against `packs` (module docs), with the
 /// options the capsule records; of `options` only the mode and the threads are used.
 pub fn verify_capsule(bytes: &[u8], packs: &Packs, options: &VerifyOptions) -> CapsuleReport {
+    verify_read_capsule(Document::read(bytes, MAX_CAPSULE_BYTES), packs, options)
+}
+
+/// [`verify_capsule`] of a document already read (`crate::document` reads each document
+/// once, within the verify options' byte budget, and hands the capsule over parsed).
+pub(crate) fn verify_read_capsule(
+    document: Document<'_>,
+    packs: &Packs,
+    options: &VerifyOptions,
+) -> CapsuleReport {
     let mut out = CapsuleReport {
         links: Vec::new(),
         report: None,
@@ -628,7 +638,7 @@ pub fn verify_capsule(bytes: &[u8], packs: &Packs, options: &VerifyOptions) -> C
         decision: None,
         tested_claim: None,
     };
-    let _ = check_links(bytes, packs, options, &mut out);
+    let _ = check_links(document, packs, options, &mut out);
     out
 }
 
@@ -688,12 +698,12 @@ fn field(v: &Value, key: &str) -> Value {
 /// Checks the links in their order ([`LINKS`]), one step each, recording each into `out`
 /// until one does not hold; when all hold, decides the capsule's answer.
 fn check_links(
-    bytes: &[u8],
+    document: Document<'_>,
     packs: &Packs,
     options: &VerifyOptions,
     out: &mut CapsuleReport,
 ) -> std::result::Result<(), Stopped> {
-    let (capsule, options) = out.record("format", check_format(bytes, options))?;
+    let (capsule, options) = out.record("format", check_format(document, options))?;
     out.options = Some(options.clone());
     let (prediction, pack) = out.record("prediction", check_prediction(&capsule, packs))?;
     out.prediction = Some(prediction.clone());
@@ -717,23 +727,8 @@ fn check_links(
 
 /// `format`: within the size budget, strict JSON, `counterlab.capsule/1`, recorded by this
 /// verifier, with options in their ranges (the options it is re-verified with).
-fn check_format(bytes: &[u8], options: &VerifyOptions) -> Step<(Value, VerifyOptions)> {
-    if bytes.len() > MAX_CAPSULE_BYTES {
-        return Err(Broken::fail(format!(
-            "{} bytes, over {MAX_CAPSULE_BYTES}",
-            bytes.len()
-        )));
-    }
-    let capsule = match crate::json::parse_strict(bytes) {
-        Ok(v) if v.get("format") == Some(&json!(CAPSULE_FORMAT)) => v,
-        Ok(_) => return Err(Broken::fail(format!("$.format is not {CAPSULE_FORMAT:?}"))),
-        Err(e) => {
-            return Err(Broken::fail(format!(
-                "not JSON at {}: {}",
-                e.path, e.message
-            )))
-        }
-    };
+fn check_format(document: Document<'_>, options: &VerifyOptions) -> Step<(Value, VerifyOptions)> {
+    let capsule = read_capsule(document)?;
     // Another verifier's capsule cannot be re-derived here (its selector, seed rule or
     // options may differ): INCONCLUSIVE before any link that would read them, never
     // REJECTED.
@@ -749,6 +744,28 @@ fn check_format(bytes: &[u8], options: &VerifyOptions) -> Step<(Value, VerifyOpt
         .map_err(|e| Broken::fail(e.to_string()))?;
     let detail = format!("{CAPSULE_FORMAT}, {VERIFIER_VERSION}, the recorded options");
     Ok(((capsule, options), detail))
+}
+
+/// The capsule a document holds (the `format` link's first conditions): at most
+/// [`MAX_CAPSULE_BYTES`], JSON, of [`CAPSULE_FORMAT`]; else which is not so.
+fn read_capsule(document: Document<'_>) -> std::result::Result<Value, Broken> {
+    let bytes = document.bytes().len();
+    if bytes > MAX_CAPSULE_BYTES {
+        return Err(Broken::fail(format!(
+            "{bytes} bytes, over {MAX_CAPSULE_BYTES}"
+        )));
+    }
+    match document.into_content() {
+        Content::Json(v) if v.get("format") == Some(&json!(CAPSULE_FORMAT)) => Ok(v.into_owned()),
+        Content::Json(_) => Err(Broken::fail(format!("$.format is not {CAPSULE_FORMAT:?}"))),
+        Content::NotJson(e) => Err(Broken::fail(format!(
+            "not JSON at {}: {}",
+            e.path, e.message
+        ))),
+        Content::OverBudget { budget } => {
+            Err(Broken::fail(format!("{bytes} bytes, over {budget}")))
+        }
+    }
 }
 
 /// `prediction`: a prediction with its hash, about a pack that is here (INCONCLUSIVE when
@@ -844,7 +861,7 @@ fn check_report(
     options: &VerifyOptions,
 ) -> Step<(Vec<u8>, Report)> {
     let payload_bytes = serde_json::to_vec(payload).expect("JSON encodes");
-    let report = verify(&payload_bytes, packs, options);
+    let report = verify_written(&payload_bytes, payload, packs, options);
     // The verdict as the capsule writes it (its name), compared in that form.
     if field(capsule, "report_hash") != json!(report.report_hash())
         || field(capsule, "verdict") != json!(report.verdict())

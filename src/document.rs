@@ -3,16 +3,23 @@
 //!
 //! This is the one entry behind the CLI's `counterlab verify` and the Python package's
 //! `counterlab.verify`: both give the same report, with the same hash, for the same bytes.
+//!
+//! A document is read once ([`crate::verify::Document`]: the byte budget, then one strict
+//! parse), then dispatched: the packs it names and the verifier that answers it are read
+//! off that one reading, and the verifier is handed the parsed value, never the bytes
+//! to parse again.
 
 use std::path::Path;
 
 use serde_json::Value;
 
-use crate::capsule::{verify_capsule, CapsuleReport, CAPSULE_FORMAT};
+use crate::capsule::{verify_read_capsule, CapsuleReport, CAPSULE_FORMAT};
 use crate::error::{Error, Result};
 use crate::input::{read_bounded, Bounded};
 use crate::pack::Packs;
-use crate::verify::{verify, Choices, Mode, Report, Verdict, VerifyOptions};
+use crate::verify::{
+    verify_read, Choices, Content, Document, Mode, Report, Verdict, VerifyOptions,
+};
 
 /// The answer to a document: a report (payload or boundary map) or a capsule report.
 #[derive(Debug, Clone)]
@@ -72,20 +79,57 @@ pub fn verify_document(
 ) -> Result<Verified> {
     // Bytes past the budget are never looked at (as read_document reads them).
     let bytes = &bytes[..bytes.len().min(options.max_payload_bytes.saturating_add(1))];
-    let value = lenient_json(bytes, options.max_payload_bytes);
-    let capsule = value.as_ref().is_some_and(is_capsule);
-    let named = value.as_ref().map_or_else(Vec::new, ids_named);
-    let only: Vec<&str> = named.iter().map(String::as_str).collect();
+    let document = Document::read(bytes, options.max_payload_bytes);
+    let dispatch = Dispatch::of(&document);
+    let only: Vec<&str> = dispatch.packs.iter().map(String::as_str).collect();
     let packs = if only.is_empty() {
         Packs::default()
     } else {
         Packs::open_folder(packs_dir, Some(&only), &options.fixture)?
     };
-    Ok(if capsule {
-        Verified::Capsule(verify_capsule(bytes, &packs, options))
+    Ok(if dispatch.capsule {
+        Verified::Capsule(verify_read_capsule(document, &packs, options))
     } else {
-        Verified::Report(verify(bytes, &packs, options))
+        Verified::Report(verify_read(&document, &packs, options))
     })
+}
+
+/// Where a document read once goes: which verifier answers it, and which packs to load.
+struct Dispatch {
+    /// A Proof Capsule (answered by its links), else a payload or a map (by a report, which
+    /// also says why anything else is neither).
+    capsule: bool,
+    /// The pack ids it names ([`ids_named`]).
+    packs: Vec<String>,
+}
+
+impl Dispatch {
+    /// Read off the document's one parse. A document the strict reader refused but
+    /// serde_json reads (a duplicate key: serde_json keeps the last) is read leniently
+    /// here, on this error path only, because its format has always decided its answer:
+    /// a capsule with a duplicate key is answered by the capsule's `format` link, not by a
+    /// payload report (and the packs it names are loaded, as they always were).
+    fn of(document: &Document<'_>) -> Dispatch {
+        let named = |value: &Value| Dispatch {
+            capsule: is_capsule(value),
+            packs: ids_named(value),
+        };
+        match document.content() {
+            Content::Json(value) => named(value),
+            Content::NotJson(_) => lenient_json(document.bytes(), usize::MAX)
+                .as_ref()
+                .map_or_else(Dispatch::nothing, named),
+            Content::OverBudget { .. } => Dispatch::nothing(),
+        }
+    }
+
+    /// A payload report that needs no pack: the document is over budget or not JSON.
+    fn nothing() -> Dispatch {
+        Dispatch {
+            capsule: false,
+            packs: Vec::new(),
+        }
+    }
 }
 
 /// Refuses options given for a Proof Capsule: a capsule is re-verified with the options

@@ -1,0 +1,179 @@
+//! The supported case, the stages payloads and boundary maps share: `kernel.version` (the
+//! document was recorded by this kernel), `pack.supported` (the verifier has its pack),
+//! `budget.fixture` and `budget.work` (the verification stays within its budgets). A case
+//! that is not supported is unverifiable (INCONCLUSIVE), never a failure.
+
+use super::checks::CheckId;
+use super::{mutations, Verification, VerifyOptions};
+use crate::budget::work_per_fit;
+use crate::experiment::Experiment;
+use crate::pack::{Lookup, Pack, Packs};
+use crate::run;
+use crate::table::Table;
+use serde_json::Value;
+
+impl Verification<'_> {
+    /// `pack.supported` is unverifiable: the verifier has no pack with this id.
+    fn unknown_pack(&mut self, id: &str) {
+        self.unverifiable(
+            CheckId::PackSupported,
+            format!("unsupported case: the verifier has no pack {id:?}"),
+        );
+    }
+
+    /// `kernel.version`; false (unverifiable, an unsupported case) when the payload
+    /// names another kernel or another kernel version. Read before the schema: another
+    /// version's payload may have another shape, and it is no forgery. A `kernel` that is
+    /// not an object of two strings is left to `payload.schema` (skipped here).
+    pub(super) fn kernel_supported(&mut self, value: &Value) -> bool {
+        let kernel = &value["kernel"];
+        let (Some(name), Some(version)) = (kernel["name"].as_str(), kernel["version"].as_str())
+        else {
+            self.skip(
+                CheckId::KernelVersion,
+                "the payload names no kernel as {name, version} strings (see payload.schema)",
+            );
+            return true;
+        };
+        if name != run::KERNEL_NAME {
+            self.unverifiable(
+                CheckId::KernelVersion,
+                format!("unsupported case: kernel {name:?} is not counterlab"),
+            );
+            return false;
+        }
+        if version != run::KERNEL_VERSION {
+            self.unverifiable(
+                CheckId::KernelVersion,
+                format!(
+                    "unsupported case: recorded by kernel {version:?}, this verifier computes kernel {:?}",
+                    run::KERNEL_VERSION
+                ),
+            );
+            return false;
+        }
+        self.pass(CheckId::KernelVersion);
+        true
+    }
+
+    /// The pack the payload names, loaded (the caller passes `pack.supported` once its
+    /// own conditions hold). A pack that exists but could not be loaded because its
+    /// fixture is over a budget passes `pack.supported` and leaves `budget.fixture`
+    /// unverifiable; any other load failure (the verifier's own pack is broken) is an
+    /// unsupported case.
+    pub(super) fn supported_pack<'p>(&mut self, packs: &'p Packs, id: &str) -> Option<&'p Pack> {
+        match packs.lookup(id) {
+            Lookup::Loaded(pack) => {
+                self.pack = Some(run::PackRef::of(pack));
+                Some(pack)
+            }
+            Lookup::Failed(error) => {
+                if let crate::ErrorKind::OverBudget { .. } = error.kind() {
+                    self.pass(CheckId::PackSupported);
+                    self.unverifiable(CheckId::BudgetFixture, error.to_string());
+                } else {
+                    self.unverifiable(
+                        CheckId::PackSupported,
+                        format!("unsupported case: the verifier's pack {id:?} cannot be loaded: {error}"),
+                    );
+                }
+                None
+            }
+            Lookup::Unknown(_) => {
+                self.unknown_pack(id);
+                None
+            }
+        }
+    }
+
+    /// `budget.fixture`; false (unverifiable) when the pack's fixture is over the byte,
+    /// column or row budget.
+    pub(super) fn fixture_in_budget(&mut self, pack: &Pack) -> bool {
+        let limits = self.options.fixture;
+        let table = pack.table();
+        let over = if pack.fixture_bytes() > limits.max_bytes {
+            Some(format!(
+                "the fixture has {} bytes, over the budget of {}",
+                pack.fixture_bytes(),
+                limits.max_bytes
+            ))
+        } else if table.n_columns() > limits.max_columns {
+            Some(format!(
+                "the fixture has {} columns, over the budget of {}",
+                table.n_columns(),
+                limits.max_columns
+            ))
+        } else if table.n_rows() > limits.max_rows {
+            Some(format!(
+                "the fixture has {} rows, over the budget of {}",
+                table.n_rows(),
+                limits.max_rows
+            ))
+        } else {
+            None
+        };
+        match over {
+            Some(reason) => {
+                self.unverifiable(CheckId::BudgetFixture, reason);
+                false
+            }
+            None => {
+                self.pass(CheckId::BudgetFixture);
+                true
+            }
+        }
+    }
+
+    /// `budget.work`: the model fits' work ([`work_units`]) and the prepared designs'
+    /// memory ([`crate::budget::design_bytes`]) within their budgets; false (unverifiable) otherwise.
+    pub(super) fn work_in_budget(&mut self, work: u64, design: u64) -> bool {
+        let o = self.options;
+        if work > o.max_work {
+            self.unverifiable(
+                CheckId::BudgetWork,
+                format!(
+                    "{work} work units needed, over the budget of {} (--max-work)",
+                    o.max_work
+                ),
+            );
+            false
+        } else if design > o.max_design_bytes {
+            self.unverifiable(
+                CheckId::BudgetWork,
+                format!(
+                    "{design} bytes of prepared designs needed, over the budget of {}",
+                    o.max_design_bytes
+                ),
+            );
+            false
+        } else {
+            self.pass(CheckId::BudgetWork);
+            true
+        }
+    }
+}
+
+/// Work in units of rows × ((features + 1)² + 32) per fit (a cross-validation arm: per
+/// fold), summed over every fit a verification makes: recompute, rerun, row-order shuffles and active label permutations (all arms and
+/// ablations), the claim's permutations and the claim's estimates. The permutations are
+/// counted as two nulls over every arm: exact for the row null, an upper bound for an
+/// entity-aware claim null, which refits only the claimed arms (the formula is a verdict
+/// rule, docs/VERDICTS.md, and is kept as it was when that null refitted every arm).
+pub fn work_units(experiment: &Experiment, table: &Table, o: &VerifyOptions) -> u64 {
+    // Every product and sum saturates: a hostile K or shuffle count gives u64::MAX, which
+    // is over any budget, never a wrapped small number.
+    let per_fit = work_per_fit(experiment, table);
+    let arms = crate::budget::arm_fits(experiment);
+    let fits_per_run = arms.saturating_mul(1 + experiment.ablation_list().len() as u64);
+    let full_runs =
+        (o.row_order_shuffles as u64).saturating_add(2 + mutations::ACTIVE_PERMUTATIONS as u64);
+    let permutation_fits = (o.permutations as u64)
+        .saturating_mul(2)
+        .saturating_add(2)
+        .saturating_mul(arms);
+    per_fit.saturating_mul(
+        fits_per_run
+            .saturating_mul(full_runs)
+            .saturating_add(permutation_fits),
+    )
+}

@@ -1,0 +1,209 @@
+//! The mutations, run only when nothing failed yet: the fixture's rows reloaded in seeded
+//! shuffled orders must give the same result hash (`mutation.row_order`), permuted labels
+//! must change it (`mutation.label.active`: the results respond to the labels), and under
+//! K permutations no label-dependent metric may stay above chance
+//! (`mutation.label.chance`: label information would leak past the permutation).
+
+use serde_json::json;
+
+use super::checks::CheckId;
+use super::{Counterexample, Verification};
+use crate::arm::PreparedExperiment;
+use crate::experiment::{Experiment, MetricName};
+use crate::json_path::JsonPath;
+use crate::pack::Pack;
+use crate::run::{self, RunOptions};
+use crate::stats::claim::{self, Null, NullArms, PermutationRuns};
+use crate::stats::mutation_seed;
+
+/// Row-level label permutations used by `mutation.label.active` (full result hashes).
+pub(super) const ACTIVE_PERMUTATIONS: usize = 5;
+
+/// `mutation.label.chance`: a mean permuted AUC (or balanced accuracy) above
+/// 0.5 + max(CHANCE_MARGIN, 4·sd/√K) means label information leaks past the permutation.
+pub(super) const CHANCE_MARGIN: f64 = 0.05;
+
+impl Verification<'_> {
+    /// `mutation.row_order`: the experiment run from scratch on the fixture reloaded in
+    /// each seeded shuffled row order gives the recomputed result hash (a kernel whose
+    /// results depend on row order would make any recorded number unreproducible).
+    pub(super) fn row_order(&mut self, pack: &Pack, experiment: &Experiment, expected_hash: &str) {
+        let o = self.options;
+        if o.row_order_shuffles == 0 {
+            self.unverifiable(CheckId::MutationRowOrder, "no row-order shuffles requested");
+            return;
+        }
+        let seeds: Vec<u64> = (0..o.row_order_shuffles)
+            .map(|k| mutation_seed(o.seed, "rows", k))
+            .collect();
+        let hashes = run::parallel_map(&seeds, o.threads, |&seed| {
+            let table = pack.table().reloaded_in_shuffled_order(seed);
+            run::compute_results(pack, &table, experiment, &RunOptions { threads: 1 })
+                .and_then(|r| run::result_hash(&r))
+        });
+        let mut ces = Vec::new();
+        for (seed, hash) in seeds.iter().zip(hashes) {
+            match hash {
+                Ok(h) if h == expected_hash => {}
+                Ok(h) => ces.push(Counterexample::new(
+                    CheckId::MutationRowOrder,
+                    json!(h),
+                    json!(expected_hash),
+                    json!({ "mutation_seed": seed }),
+                )),
+                Err(e) => ces.push(Counterexample::new(
+                    CheckId::MutationRowOrder,
+                    json!(e.to_string()),
+                    json!(expected_hash),
+                    json!({ "mutation_seed": seed }),
+                )),
+            }
+        }
+        self.pass_unless(CheckId::MutationRowOrder, ces, |_| {
+            "a row-order shuffle of the fixture changed the result hash".to_owned()
+        });
+    }
+
+    /// The result hashes of the active label mutations (None: a permutation that left
+    /// every label in place), computed from the recompute's preparation.
+    pub(super) fn label_active_outcomes(&self, prepared: &PreparedExperiment) -> ActiveOutcomes {
+        let o = self.options;
+        let table = prepared.table();
+        let seeds: Vec<u64> = (0..ACTIVE_PERMUTATIONS)
+            .map(|k| mutation_seed(o.seed, "labels/active", k))
+            .collect();
+        // Only the labels change: splits, designs and overlaps are the recompute's.
+        let outcomes = run::parallel_map(&seeds, o.threads, |&seed| {
+            let labels = table.labels_permuted_by_row(seed);
+            if labels == table.labels() {
+                return Ok(None);
+            }
+            prepared
+                .evaluate(&labels, 1)
+                .and_then(|r| run::result_hash(&r.results))
+                .map(Some)
+        });
+        ActiveOutcomes { seeds, outcomes }
+    }
+
+    /// `mutation.label.active`: a label permutation that moved a label changes the result
+    /// hash (results that ignore the labels measure nothing); unverifiable when every
+    /// permutation was vacuous or failed.
+    pub(super) fn label_active(&mut self, active: ActiveOutcomes, original_hash: &str) {
+        let ActiveOutcomes { seeds, outcomes } = active;
+        let mut ces = Vec::new();
+        let mut active = 0;
+        let mut errors = Vec::new();
+        for (seed, outcome) in seeds.iter().zip(outcomes) {
+            match outcome {
+                Ok(None) => {}
+                Ok(Some(hash)) if hash == original_hash => ces.push(Counterexample::new(
+                    CheckId::MutationLabelActive,
+                    json!(hash),
+                    json!("a different result hash"),
+                    json!({ "mutation_seed": seed, "mutation": "row-level label permutation" }),
+                )),
+                Ok(Some(_)) => active += 1,
+                Err(e) => errors.push(format!("seed {seed}: {e}")),
+            }
+        }
+        if !ces.is_empty() {
+            self.fail(
+                CheckId::MutationLabelActive,
+                "the results do not respond to the labels",
+                ces,
+            );
+        } else if active == 0 {
+            let why = if errors.is_empty() {
+                "every label permutation was vacuous".to_owned()
+            } else {
+                errors.join("; ")
+            };
+            self.unverifiable(CheckId::MutationLabelActive, why);
+        } else {
+            self.pass(CheckId::MutationLabelActive);
+        }
+    }
+
+    /// Runs K row-level label permutations on the pack's table, refitting every arm (the
+    /// chance check watches them all; the claim's p-value reuses these runs for a row null).
+    pub(super) fn row_null(&self, prepared: &PreparedExperiment) -> PermutationRuns {
+        claim::permutation_runs(prepared, Null::Row, NullArms::All, &self.claim_settings())
+    }
+
+    /// `mutation.label.chance`: under the row null, each arm's mean permuted ROC AUC or
+    /// balanced accuracy stays within [`CHANCE_MARGIN`] (or 4 standard errors) of 0.5.
+    pub(super) fn label_chance(&mut self, experiment: &Experiment, runs: &PermutationRuns) {
+        let watched: Vec<MetricName> = experiment
+            .metrics
+            .iter()
+            .copied()
+            .filter(|m| matches!(m, MetricName::RocAuc | MetricName::BalancedAccuracy))
+            .collect();
+        if watched.is_empty() {
+            self.skip(
+                CheckId::MutationLabelChance,
+                "no metric with a fixed chance level (roc_auc, balanced_accuracy) is asked for",
+            );
+            return;
+        }
+        if let Some(e) = runs.first_error() {
+            self.unverifiable(
+                CheckId::MutationLabelChance,
+                format!("a permutation could not run: {e}"),
+            );
+            return;
+        }
+        let mut ces = Vec::new();
+        let mut measured = 0;
+        for arm in &experiment.arms {
+            for &metric in &watched {
+                let values: Vec<f64> = runs.values(&arm.name, metric.as_str());
+                if values.len() < 2 {
+                    continue;
+                }
+                measured += 1;
+                let (mean, sd) = mean_sd(&values);
+                let limit = 0.5 + CHANCE_MARGIN.max(4.0 * sd / (values.len() as f64).sqrt());
+                if mean > limit {
+                    ces.push(Counterexample::new(
+                        CheckId::MutationLabelChance,
+                        json!(mean),
+                        json!(format!("<= {limit}")),
+                        json!({ "path": JsonPath::field("results").key(&arm.name).key("metrics").key(metric.as_str()), "permutations": values.len(), "mutation": "row-level label permutation" }),
+                    ));
+                }
+            }
+        }
+        if !ces.is_empty() {
+            self.fail(CheckId::MutationLabelChance, "a label-dependent metric stays above chance when labels are permuted: label information leaks", ces);
+        } else if measured == 0 {
+            self.unverifiable(
+                CheckId::MutationLabelChance,
+                "too few non-vacuous permutations with a defined metric",
+            );
+        } else {
+            self.pass(CheckId::MutationLabelChance);
+        }
+    }
+}
+
+/// Per active label mutation: its seed and the result hash it gave (None when vacuous).
+pub(super) struct ActiveOutcomes {
+    seeds: Vec<u64>,
+    outcomes: Vec<Result<Option<String>, crate::Error>>,
+}
+
+fn mean_sd(values: &[f64]) -> (f64, f64) {
+    let n = values.len() as f64;
+    let mut sum = 0.0;
+    for v in values {
+        sum += v;
+    }
+    let mean = sum / n;
+    let mut ss = 0.0;
+    for v in values {
+        ss += (v - mean) * (v - mean);
+    }
+    (mean, (ss / (n - 1.0)).sqrt())
+}
