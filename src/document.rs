@@ -4,9 +4,9 @@
 //! This is the one entry behind the CLI's `counterlab verify` and the Python package's
 //! `counterlab.verify`: both give the same report, with the same hash, for the same bytes.
 //!
-//! A document is read once ([`crate::verify::Document`]: the byte budget, then one strict
-//! parse), then dispatched: the packs it names and the verifier that answers it are read
-//! off that one reading, and the verifier is handed the parsed value, never the bytes
+//! A document is read once (`Document`, src/verify/read.rs: the byte budget, then one
+//! strict parse), then dispatched: the packs it names and the verifier that answers it are
+//! read off that one reading, and the verifier is handed the parsed value, never the bytes
 //! to parse again.
 
 use std::path::Path;
@@ -175,6 +175,10 @@ pub fn named_packs(bytes: &[u8], max_payload_bytes: usize) -> Vec<String> {
     lenient_json(bytes, max_payload_bytes).map_or_else(Vec::new, |v| ids_named(&v))
 }
 
+/// serde_json's own reading (a duplicate key keeps the last), for what must answer as it
+/// always has before or beside a [`Document`]: the front ends' option refusal and a
+/// revision chain's packs read the bytes before any verification, and the dispatch of a
+/// document the strict reader refused.
 fn lenient_json(bytes: &[u8], max_payload_bytes: usize) -> Option<Value> {
     if bytes.len() > max_payload_bytes {
         return None;

@@ -4,7 +4,7 @@
 //! that is not supported is unverifiable (INCONCLUSIVE), never a failure.
 
 use super::checks::CheckId;
-use super::{mutations, Verification, VerifyOptions};
+use super::{Verification, VerifyOptions, ACTIVE_PERMUTATIONS};
 use crate::budget::work_per_fit;
 use crate::experiment::Experiment;
 use crate::pack::{Lookup, Pack, Packs};
@@ -165,8 +165,7 @@ pub fn work_units(experiment: &Experiment, table: &Table, o: &VerifyOptions) -> 
     let per_fit = work_per_fit(experiment, table);
     let arms = crate::budget::arm_fits(experiment);
     let fits_per_run = arms.saturating_mul(1 + experiment.ablation_list().len() as u64);
-    let full_runs =
-        (o.row_order_shuffles as u64).saturating_add(2 + mutations::ACTIVE_PERMUTATIONS as u64);
+    let full_runs = (o.row_order_shuffles as u64).saturating_add(2 + ACTIVE_PERMUTATIONS as u64);
     let permutation_fits = (o.permutations as u64)
         .saturating_mul(2)
         .saturating_add(2)

@@ -65,6 +65,13 @@ pub const CHECK_IDS: [&str; 20] = checks::names(PAYLOAD_CHECKS);
 /// At most this many counterexamples per check.
 pub const MAX_COUNTEREXAMPLES: usize = 3;
 
+/// Row-level label permutations used by `mutation.label.active` (full result hashes).
+const ACTIVE_PERMUTATIONS: usize = 5;
+
+/// `mutation.label.chance`: a mean permuted AUC (or balanced accuracy) above
+/// 0.5 + max(CHANCE_MARGIN, 4·sd/√K) means label information leaks past the permutation.
+const CHANCE_MARGIN: f64 = 0.05;
+
 /// Enforce (exit code follows the verdict) or observe (same report, exit 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -117,7 +124,7 @@ pub struct VerifyOptions {
     /// time (docs/VERDICTS.md, "Budgets").
     pub max_work: u64,
     /// Largest memory for the prepared designs a verification holds at once, in bytes;
-    /// see [`design_bytes`].
+    /// see [`crate::budget::design_bytes`].
     pub max_design_bytes: u64,
     /// Worker threads (never changes the report; at most [`crate::run::MAX_THREADS`] are
     /// used).
@@ -219,8 +226,8 @@ pub fn rules() -> Value {
         "version": VERIFIER_VERSION,
         "checks": CHECK_IDS,
         "max_counterexamples": MAX_COUNTEREXAMPLES,
-        "active_permutations": mutations::ACTIVE_PERMUTATIONS,
-        "chance_margin": mutations::CHANCE_MARGIN,
+        "active_permutations": ACTIVE_PERMUTATIONS,
+        "chance_margin": CHANCE_MARGIN,
         "work_unit": "rows x ((features + 1)^2 + 32) per model fit",
         "design_bytes": "16 x rows x (features + 1) per prepared feature set, every arm (every fold of a cross-validation arm) and ablation at once",
         "work_per_arm": "one fit per arm, one per fold of a cross-validation arm",

@@ -7,7 +7,7 @@
 use serde_json::json;
 
 use super::checks::CheckId;
-use super::{Counterexample, Verification};
+use super::{Counterexample, Verification, ACTIVE_PERMUTATIONS, CHANCE_MARGIN};
 use crate::arm::PreparedExperiment;
 use crate::experiment::{Experiment, MetricName};
 use crate::json_path::JsonPath;
@@ -15,13 +15,6 @@ use crate::pack::Pack;
 use crate::run::{self, RunOptions};
 use crate::stats::claim::{self, Null, NullArms, PermutationRuns};
 use crate::stats::mutation_seed;
-
-/// Row-level label permutations used by `mutation.label.active` (full result hashes).
-pub(super) const ACTIVE_PERMUTATIONS: usize = 5;
-
-/// `mutation.label.chance`: a mean permuted AUC (or balanced accuracy) above
-/// 0.5 + max(CHANCE_MARGIN, 4·sd/√K) means label information leaks past the permutation.
-pub(super) const CHANCE_MARGIN: f64 = 0.05;
 
 impl Verification<'_> {
     /// `mutation.row_order`: the experiment run from scratch on the fixture reloaded in

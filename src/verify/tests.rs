@@ -86,7 +86,7 @@ fn a_verification_prepares_each_arm_once_per_table_and_fits_it_once_per_labellin
         ..VerifyOptions::default()
     };
     let r = options.row_order_shuffles as u64;
-    let active = mutations::ACTIVE_PERMUTATIONS as u64;
+    let active = ACTIVE_PERMUTATIONS as u64;
     let k = k as u64;
     let mut payloads = 0;
     let mut maps = 0;
