@@ -28,7 +28,7 @@ use crate::error::{Error, Result};
 use crate::init::{scaffold, ExperimentFile, InitOptions, Scaffold};
 use crate::pack::{LoadLimits, Pack, Packs};
 use crate::run::{run_with, Payload, RunOptions};
-use crate::split::{LookAlikes, Overlap};
+use crate::split::{LookAlikePair, LookAlikes, Overlap};
 use crate::stats::IntervalLabel;
 use crate::verify::{verify, Report, Verdict, VerifyOptions};
 use crate::Experiment;
@@ -122,13 +122,7 @@ struct LookAlikeEntities<'a> {
     count: u64,
     test_rows: u64,
     pairs: u64,
-    first: Vec<LookAlikePair<'a>>,
-}
-
-#[derive(Serialize)]
-struct LookAlikePair<'a> {
-    test: &'a str,
-    train: &'a str,
+    first: &'a [LookAlikePair],
 }
 
 /// The two arms' AUC and the verifier's decision on their gap.
@@ -171,12 +165,7 @@ impl Audit {
                 count: self.look_alikes.entities,
                 test_rows: self.look_alikes.test_rows,
                 pairs: self.look_alikes.pairs,
-                first: self
-                    .look_alikes
-                    .first_pairs
-                    .iter()
-                    .map(|(test, train)| LookAlikePair { test, train })
-                    .collect(),
+                first: &self.look_alikes.first_pairs,
             },
             temporal_overlap_rows: self.overlap.temporal_rows,
             duplicate_feature_rows: self.overlap.duplicate_feature_rows,
@@ -349,7 +338,7 @@ fn look_alike_reason(look_alikes: &LookAlikes) -> String {
     let shown: Vec<String> = look_alikes
         .first_pairs
         .iter()
-        .map(|(test, train)| format!("test {} ~ training {}", quoted(test), quoted(train)))
+        .map(|p| format!("test {} ~ training {}", quoted(&p.test), quoted(&p.train)))
         .collect();
     format!(
         "possible leak: {} test entities ({} test rows) have no training row but an id that looks like a training entity's id after normalisation ({}{}): if they are one entity written two ways, write each id one way (the split then shares the entity); if they are distinct entities, give them ids that do not look alike",

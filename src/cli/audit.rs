@@ -115,7 +115,7 @@ fn print_split(audit: &Audit) {
         .look_alikes
         .first_pairs
         .iter()
-        .map(|(test, train)| format!("{} ~ {}", quoted(test), quoted(train)))
+        .map(|p| format!("{} ~ {}", quoted(&p.test), quoted(&p.train)))
         .collect();
     outln!(
         "look-alike ids    {} test entities have no training row but an id that looks like a training id{}",

@@ -578,10 +578,19 @@ pub struct LookAlikes {
     pub entities: u64,
     /// Their test rows (summed over the folds).
     pub test_rows: u64,
-    /// (test id, training id) pairs: the first [`OVERLAP_IDS_SHOWN`] in byte order.
-    pub first_pairs: Vec<(String, String)>,
+    /// The first [`OVERLAP_IDS_SHOWN`] pairs, in byte order of (test, train).
+    pub first_pairs: Vec<LookAlikePair>,
     /// How many distinct pairs there are.
     pub pairs: u64,
+}
+
+/// A test entity's id and a training entity's id that look alike.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LookAlikePair {
+    /// The id of the entity with test rows and no training row.
+    pub test: String,
+    /// The id of the entity with training rows it looks like.
+    pub train: String,
 }
 
 /// The table's groups of distinct entity ids that look alike, as entity indices: what
@@ -645,7 +654,10 @@ pub fn look_alikes(table: &Table, groups: &[Vec<usize>], splits: &[&Split]) -> L
         first_pairs: pairs
             .iter()
             .take(OVERLAP_IDS_SHOWN)
-            .map(|&(test, train)| (test.to_owned(), train.to_owned()))
+            .map(|&(test, train)| LookAlikePair {
+                test: test.to_owned(),
+                train: train.to_owned(),
+            })
             .collect(),
         pairs: pairs.len() as u64,
     }

@@ -18,7 +18,7 @@ use crate::json_path::JsonPath;
 use crate::metrics::MetricValue;
 use crate::pack::Pack;
 use crate::run::{self, ArmResult, RunOptions};
-use crate::split::LookAlikes;
+use crate::split::{LookAlikePair, LookAlikes};
 use crate::table::Table;
 
 impl Verification<'_> {
@@ -303,7 +303,7 @@ pub(super) fn caveats(
             });
         }
         if let Some(look_alikes) = look_alikes.get(index).and_then(Option::as_ref) {
-            if let Some((test, train)) = look_alikes.first_pairs.first() {
+            if let Some(LookAlikePair { test, train }) = look_alikes.first_pairs.first() {
                 out.push(Caveat {
                     arm: arm.name.clone(),
                     kind: "look_alike_entities".into(),
