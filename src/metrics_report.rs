@@ -183,6 +183,12 @@ struct MetricsReport {
     paired: Option<Paired>,
 }
 
+/// The paired interval's `conditional_on`: it treats the two given scores as fixed. It
+/// covers which rows (entities) were sampled, not that another fit or another fold
+/// assignment would have scored them differently (docs/METRICS.md, "What a paired interval
+/// of out-of-fold predictions does not include").
+pub const CONDITIONAL_ON_SCORES: &str = "given_scores";
+
 /// The paired comparison of the second score with the first, or why it is undefined.
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
@@ -195,6 +201,8 @@ enum Paired {
         z: f64,
         p_value: f64,
         interval: IntervalMethod,
+        /// What the interval holds fixed: [`CONDITIONAL_ON_SCORES`].
+        conditional_on: &'static str,
     },
     Undefined {
         undefined: Undefined,
@@ -282,6 +290,7 @@ pub fn metrics_json(p: &Predictions, threshold: f64) -> Value {
                         z,
                         p_value: libm::erfc(z.abs() / std::f64::consts::SQRT_2),
                         interval: e.method,
+                        conditional_on: CONDITIONAL_ON_SCORES,
                     }
                 }
                 (Err(undefined), _) | (_, Err(undefined)) => Paired::Undefined { undefined },

@@ -408,7 +408,9 @@ def metrics(
             Obuchowski's clustered one. Ids are compared as text (``str(v)``).
         y_score2: a second score of the same rows: ``result["paired"]`` compares the two
             AUCs by the paired DeLong test (pROC's ``roc.test(paired = TRUE)``), clustered
-            with ``entity``.
+            with ``entity``. Its interval holds the two scores fixed
+            (``conditional_on == "given_scores"``): another fit or fold assignment would
+            score the rows differently, and the interval leaves that out.
         one_vs_rest: read more than two classes as ``positive`` against all the others
             (``--one-vs-rest``). Without it, a third class is a ``DataError``.
 

@@ -72,6 +72,7 @@ def test_same_numbers_as_the_cli_plain_clustered_and_paired(cli_json, tmp_path):
     paired = counterlab.metrics(y, p, entity=frame["patient"], y_score2=p_old)
     assert paired == _cli_metrics(cli_json, tmp_path, frame, "--entity", "patient", "--score2", "p_old")
     assert set(paired["paired"]) >= {"difference", "ci", "z", "p_value", "interval"}
+    assert paired["paired"]["conditional_on"] == "given_scores"
     unclustered = counterlab.metrics(y, p, y_score2=p_old)
     assert unclustered == _cli_metrics(cli_json, tmp_path, frame, "--score2", "p_old")
 

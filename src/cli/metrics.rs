@@ -146,6 +146,11 @@ fn print_paired(paired: &Value) {
                 f("p_value"),
                 paired["interval"].as_str().unwrap_or_default()
             );
+            // The interval is about these scores only: say so where the number is read.
+            outln!(
+                "{:<28} conditional on the given scores: another fit or fold assignment would score the rows differently, and this interval leaves that out",
+                ""
+            );
         }
     }
 }

@@ -115,6 +115,8 @@ fn cli_metrics_score2_matches_proc() {
         assert_eq!(v["roc_auc_interval"], "delong");
         let p = &v["paired"];
         assert_eq!(p["interval"], "delong-paired", "{}", case.name);
+        // The interval holds the scores fixed, and the JSON says so (issue 32, item 6).
+        assert_eq!(p["conditional_on"], "given_scores", "{}", case.name);
         close("roc_auc2", &p["roc_auc2"], case.auc2);
         close("difference", &p["difference"], case.auc1 - case.auc2);
         close("se", &p["se"], case.se_diff);
