@@ -119,13 +119,7 @@ fn k_fold(
     if assignment == Assignment::Seeded {
         rng::shuffle(&mut order, &mut rng::stream(seed, "split/k_fold"));
     }
-    let mut fold_of_row = vec![0u32; n];
-    for (f, range) in consecutive_blocks(n, k as usize).into_iter().enumerate() {
-        for &row in &order[range] {
-            fold_of_row[row] = f as u32;
-        }
-    }
-    Ok(Folds::complementary(fold_of_row, k))
+    Ok(Folds::complementary(fold_of_each(&order, k as usize), k))
 }
 
 /// `entity_k_fold`: whole entities dealt to the folds, largest first (scikit-learn's
@@ -303,6 +297,19 @@ fn time_series_split_starts(values: &[i64], k: usize, test_size: usize) -> Vec<i
 
 /// `k` consecutive index ranges over `0..n`: sizes `n / k`, the first `n % k` one larger
 /// (`KFold`'s).
+/// Per item, its fold when `order` (a permutation of the items) is cut into `k`
+/// [`consecutive_blocks`]: `KFold`'s folds of the rows, and `np.array_split`'s sections of
+/// scikit-learn's shuffled groups (src/split/numpy_random.rs).
+pub(super) fn fold_of_each(order: &[usize], k: usize) -> Vec<u32> {
+    let mut fold = vec![0u32; order.len()];
+    for (f, range) in consecutive_blocks(order.len(), k).into_iter().enumerate() {
+        for &item in &order[range] {
+            fold[item] = f as u32;
+        }
+    }
+    fold
+}
+
 fn consecutive_blocks(n: usize, k: usize) -> Vec<std::ops::Range<usize>> {
     let (base, extra) = (n / k, n % k);
     let mut start = 0;

@@ -26,6 +26,7 @@
 //!   permutes its sorted unique groups) shuffles a copy with the same draws, so it is the
 //!   array indexed by `permutation(len)`.
 
+use super::folds::fold_of_each;
 use crate::error::{Error, Result};
 
 /// MT19937's state size (words).
@@ -165,13 +166,6 @@ fn check_folds(k: u32, n_rows: usize, what: &str) -> Result<()> {
     Ok(())
 }
 
-/// Position p of `0..len` cut into k consecutive blocks of `len / k`, the first `len % k`
-/// one larger (`KFold`'s fold sizes and `np.array_split`'s section sizes): its block.
-fn block_of_position(len: usize, k: usize) -> impl Iterator<Item = u32> {
-    let (base, extra) = (len / k, len % k);
-    (0..k).flat_map(move |f| std::iter::repeat_n(f as u32, base + usize::from(f < extra)))
-}
-
 /// Per row, its test fold under scikit-learn 1.9.1's `KFold(n_splits=k, shuffle=True,
 /// random_state=random_state)` over `n_rows` rows in order: `indices = arange(n_rows)`
 /// shuffled by `RandomState(random_state)`, then cut into consecutive folds of
@@ -180,11 +174,7 @@ fn block_of_position(len: usize, k: usize) -> impl Iterator<Item = u32> {
 pub fn k_fold_shuffled(n_rows: usize, k: u32, random_state: u32) -> Result<Vec<u32>> {
     check_folds(k, n_rows, "KFold")?;
     let order = RandomState::new(random_state).permutation(n_rows);
-    let mut fold_of_row = vec![0u32; n_rows];
-    for (&row, fold) in order.iter().zip(block_of_position(n_rows, k as usize)) {
-        fold_of_row[row] = fold;
-    }
-    Ok(fold_of_row)
+    Ok(fold_of_each(&order, k as usize))
 }
 
 /// Per row, its test fold under scikit-learn 1.9.1's `GroupKFold(n_splits=k, shuffle=True,
@@ -233,12 +223,7 @@ pub fn group_k_fold_shuffled(
 /// Per group (in sorted order), its fold: the groups permuted, then cut by
 /// `np.array_split` into k sections (k ≤ n_groups, checked by the caller).
 fn fold_of_group_shuffled(n_groups: usize, k: usize, random_state: u32) -> Vec<u32> {
-    let permuted = RandomState::new(random_state).permutation(n_groups);
-    let mut fold_of_group = vec![0u32; n_groups];
-    for (&group, fold) in permuted.iter().zip(block_of_position(n_groups, k)) {
-        fold_of_group[group] = fold;
-    }
-    fold_of_group
+    fold_of_each(&RandomState::new(random_state).permutation(n_groups), k)
 }
 
 #[cfg(test)]
