@@ -66,9 +66,32 @@ pub struct ArmResult {
     /// Per ablation name, its results (a cross-validation arm refits each fold without the
     /// dropped features and pools).
     pub ablations: BTreeMap<String, AblationResult>,
-    /// A cross-validation arm's folds, in fold order (absent for a single split).
+    /// A cross-validation arm's folds, in fold order (absent for a single split); a
+    /// repeated arm's, repeat after repeat (fold f of repeat r is `folds[r·K + f]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub folds: Option<Vec<FoldResult>>,
+    /// A repeated cross-validation arm's repeats, in repeat order (absent for one repeat).
+    /// The arm's `metrics` are then the mean of the repeats' pooled metrics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<Vec<RepeatResult>>,
+    /// A repeated cross-validation arm's between-repeat standard deviation of each metric
+    /// (denominator R − 1), by name; undefined where a repeat's metric is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub between_repeat_sd: Option<BTreeMap<String, MetricValue>>,
+}
+
+/// One repeat of a repeated cross-validation arm: its fold assignment and the metrics of
+/// its pooled out-of-fold predictions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepeatResult {
+    /// The repeat's fold assignment ([`Folds::membership_hash`]).
+    pub membership_hash: String,
+    /// The experiment's metrics on the repeat's pooled out-of-fold predictions.
+    pub metrics: BTreeMap<String, MetricValue>,
+    /// DeLong SE and 95% CI of the repeat's pooled ROC AUC (when `roc_auc` is asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roc_auc_delong: Option<DeLongSummary>,
 }
 
 /// One fold of a cross-validation arm.
@@ -137,13 +160,22 @@ pub struct AblationResult {
 }
 
 /// What an arm's model predicts on its test rows (a cross-validation arm's: on its pooled
-/// out-of-fold rows): the raw material of claim evidence.
+/// out-of-fold rows; a repeated one's: once per repeat, on the same rows): the raw material
+/// of claim evidence.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArmPredictions {
     /// Canonical indices of the test rows, ascending.
     pub test_rows: Vec<usize>,
     /// Labels of the test rows.
     pub test_labels: Vec<bool>,
+    /// Per repeat, in repeat order, the scores of the test rows: one for every arm but a
+    /// repeated cross-validation.
+    pub repeats: Vec<Scores>,
+}
+
+/// One model's (or one repeat's pooled models') scores of an arm's test rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scores {
     /// Predicted probability of each test row.
     pub test_scores: Vec<f64>,
     /// Per test row, the class the majority baseline predicts for it: the majority class
@@ -154,16 +186,98 @@ pub struct ArmPredictions {
 }
 
 impl ArmPredictions {
-    /// The experiment's metrics `names` on these predictions (see [`compute_metrics`]).
+    /// The experiment's metrics `names` on these predictions (see [`compute_metrics`]): a
+    /// repeated arm's are the mean over its repeats ([`mean_over_repeats`]).
     pub fn metrics(&self, names: &[MetricName]) -> BTreeMap<String, MetricValue> {
-        compute_metrics(
-            names,
-            &self.test_labels,
-            &self.baseline,
-            &self.test_scores,
-            self.fit_failure.as_deref(),
-        )
+        mean_over_repeats(names, &self.repeat_metrics(names))
     }
+
+    /// Per repeat, the metrics `names` of its scores.
+    pub fn repeat_metrics(&self, names: &[MetricName]) -> Vec<BTreeMap<String, MetricValue>> {
+        self.repeats
+            .iter()
+            .map(|scores| {
+                compute_metrics(
+                    names,
+                    &self.test_labels,
+                    &scores.baseline,
+                    &scores.test_scores,
+                    scores.fit_failure.as_deref(),
+                )
+            })
+            .collect()
+    }
+
+    /// The first repeat's scores (an unrepeated arm's only ones).
+    pub fn first(&self) -> &Scores {
+        &self.repeats[0]
+    }
+}
+
+/// Per metric, the mean of its values over the repeats, summed in repeat order and divided
+/// by their number (one repeat's value is itself, bit for bit); undefined, with the first
+/// undefined repeat's reason, when any repeat's is.
+pub fn mean_over_repeats(
+    names: &[MetricName],
+    repeats: &[BTreeMap<String, MetricValue>],
+) -> BTreeMap<String, MetricValue> {
+    if let [only] = repeats {
+        return only.clone();
+    }
+    names
+        .iter()
+        .map(|name| {
+            let key = name.as_str();
+            (
+                key.to_owned(),
+                repeat_statistic(key, repeats, |values| {
+                    values.iter().sum::<f64>() / values.len() as f64
+                }),
+            )
+        })
+        .collect()
+}
+
+/// Per metric, the sample standard deviation (denominator R − 1) of its values over R ≥ 2
+/// repeats; undefined as [`mean_over_repeats`].
+pub fn sd_over_repeats(
+    names: &[MetricName],
+    repeats: &[BTreeMap<String, MetricValue>],
+) -> BTreeMap<String, MetricValue> {
+    names
+        .iter()
+        .map(|name| {
+            let key = name.as_str();
+            (
+                key.to_owned(),
+                repeat_statistic(key, repeats, |values| {
+                    let mean = values.iter().sum::<f64>() / values.len() as f64;
+                    let squares: f64 = values.iter().map(|v| (v - mean) * (v - mean)).sum();
+                    (squares / (values.len() - 1) as f64).sqrt()
+                }),
+            )
+        })
+        .collect()
+}
+
+/// `statistic` of metric `key`'s values over the repeats, or the first undefined repeat's
+/// reason.
+fn repeat_statistic(
+    key: &str,
+    repeats: &[BTreeMap<String, MetricValue>],
+    statistic: impl Fn(&[f64]) -> f64,
+) -> MetricValue {
+    let mut values = Vec::with_capacity(repeats.len());
+    for (r, metrics) in repeats.iter().enumerate() {
+        match metrics.get(key) {
+            Some(MetricValue::Value(v)) => values.push(*v),
+            Some(MetricValue::Undefined { undefined }) => {
+                return MetricValue::undefined(format!("repeat {r}: {undefined}"))
+            }
+            None => unreachable!("every repeat computes the same metrics"),
+        }
+    }
+    MetricValue::Value(statistic(&values))
 }
 
 /// Every arm of an experiment evaluated under one label vector: the results a payload
@@ -377,7 +491,7 @@ impl<'a> PreparedExperiment<'a> {
         assert_eq!(labels.len(), self.table.n_rows(), "one label per row");
         let arm = self.arms[index].as_ref().map_err(Clone::clone)?;
         Ok(arm
-            .fit(self.experiment, 0, labels, NULL_FIT_TOL)?
+            .fit(self.experiment, 0, labels, Fitting::null())?
             .predictions)
     }
 }
@@ -392,17 +506,51 @@ pub fn arm_predictions(
 ) -> Result<ArmPredictions> {
     let arm = PreparedArm::new(pack, table, experiment, index, Scope::ArmOnly)?;
     Ok(arm
-        .fit(experiment, 0, table.labels(), DEFAULT_TOL)?
+        .fit(experiment, 0, table.labels(), Fitting::full())?
         .predictions)
 }
 
+/// How a feature set of an arm is fitted.
+#[derive(Debug, Clone, Copy)]
+struct Fitting {
+    /// The solver's gradient tolerance.
+    tol: f64,
+    /// Fit a repeated cross-validation's first repeat only.
+    first_repeat_only: bool,
+}
+
+impl Fitting {
+    /// A result's fits: every fold of every repeat, to [`DEFAULT_TOL`].
+    fn full() -> Fitting {
+        Fitting {
+            tol: DEFAULT_TOL,
+            first_repeat_only: false,
+        }
+    }
+
+    /// A permutation null's fits: to [`NULL_FIT_TOL`], and a repeated cross-validation's
+    /// first repeat only. The observed statistic is the mean over R repeats, whose
+    /// fold-assignment noise is R times smaller than one repeat's: a null of one repeat is
+    /// at least as wide as the observed statistic's null distribution, so its p-value is
+    /// conservative, at 1/R of the fits (docs/VERDICTS.md, "p-value"; measured in
+    /// docs/CALIBRATION.md).
+    fn null() -> Fitting {
+        Fitting {
+            tol: NULL_FIT_TOL,
+            first_repeat_only: true,
+        }
+    }
+}
+
 /// One arm with everything that does not depend on the labels: its folds (one for a
-/// single train/test split), each split and standardised.
+/// single train/test split; every repeat's, repeat after repeat, for a repeated
+/// cross-validation), each split and standardised.
 struct PreparedArm {
     index: usize,
     folds: Vec<PreparedFold>,
-    /// A cross-validation arm's fold assignment and pooled rows; `None` for a single split.
-    cv: Option<Pooling>,
+    /// A cross-validation arm's fold assignment and pooled rows, per repeat; `None` for a
+    /// single split.
+    cv: Option<Vec<Pooling>>,
 }
 
 /// One train/test split of an arm: a single split's only one, or one fold.
@@ -417,12 +565,15 @@ struct PreparedFold {
     overlap: Option<Overlap>,
 }
 
-/// How a cross-validation arm's out-of-fold predictions are pooled.
+/// How one repeat of a cross-validation arm's out-of-fold predictions are pooled.
 struct Pooling {
     folds: Folds,
+    /// The index of the repeat's first fold in the arm's `folds`.
+    first_fold: usize,
     /// Canonical rows with an out-of-fold prediction, ascending.
     rows: Vec<usize>,
-    /// Per pooled row: its fold and its position among that fold's test rows.
+    /// Per pooled row: its fold (an index into the arm's `folds`, every repeat's) and its
+    /// position among that fold's test rows.
     origin: Vec<(usize, usize)>,
 }
 
@@ -482,8 +633,9 @@ impl PreparedArm {
         let spec = &experiment.arms[index].split;
         let features = &experiment.model_features(pack)[..];
         let (splits, cv) = if spec.cross_validation().is_some() {
-            let folds = split::folds(table, spec, experiment.seed, &arm_path)?;
-            (folds.splits.clone(), Some(folds))
+            let repeats = split::folds(table, spec, experiment.seed, &arm_path)?;
+            let splits = repeats.iter().flat_map(|f| f.splits.clone()).collect();
+            (splits, Some(repeats))
         } else {
             (
                 vec![split::split(table, spec, experiment.seed, &arm_path)?],
@@ -494,23 +646,33 @@ impl PreparedArm {
             .into_iter()
             .map(|split| PreparedFold::new(table, experiment, features, split, scope))
             .collect();
-        let cv = cv.map(|assignment| {
-            let mut origin_of_row = vec![None; table.n_rows()];
-            for (f, fold) in folds.iter().enumerate() {
-                for (position, &row) in fold.test_rows.iter().enumerate() {
-                    origin_of_row[row] = Some((f, position));
-                }
-            }
-            let (rows, origin) = origin_of_row
+        let cv = cv.map(|repeats| {
+            let mut first = 0;
+            repeats
                 .into_iter()
-                .enumerate()
-                .filter_map(|(row, origin)| origin.map(|o| (row, o)))
-                .unzip();
-            Pooling {
-                folds: assignment,
-                rows,
-                origin,
-            }
+                .map(|assignment| {
+                    let in_repeat = first..first + assignment.splits.len();
+                    let in_repeat_start = first;
+                    first = in_repeat.end;
+                    let mut origin_of_row = vec![None; table.n_rows()];
+                    for f in in_repeat {
+                        for (position, &row) in folds[f].test_rows.iter().enumerate() {
+                            origin_of_row[row] = Some((f, position));
+                        }
+                    }
+                    let (rows, origin) = origin_of_row
+                        .into_iter()
+                        .enumerate()
+                        .filter_map(|(row, origin)| origin.map(|o| (row, o)))
+                        .unzip();
+                    Pooling {
+                        folds: assignment,
+                        first_fold: in_repeat_start,
+                        rows,
+                        origin,
+                    }
+                })
+                .collect()
         });
         Ok(PreparedArm { index, folds, cv })
     }
@@ -522,22 +684,40 @@ impl PreparedArm {
         experiment: &Experiment,
         which: usize,
         labels: &[bool],
-        tol: f64,
+        fitting: Fitting,
     ) -> Result<SetFit> {
         let arm = &experiment.arms[self.index].name;
         let ModelSpec::Logistic { c } = experiment.model;
         let model = LogisticRegression {
-            tol,
+            tol: fitting.tol,
             ..LogisticRegression::new(c)
         };
-        let folds = self
-            .folds
+        // A null fits the first repeat only (`Fitting::null`).
+        let repeats = match (&self.cv, fitting.first_repeat_only) {
+            (Some(repeats), true) => &repeats[..1],
+            (Some(repeats), false) => &repeats[..],
+            (None, _) => &[],
+        };
+        let fitted_folds = repeats
+            .last()
+            .map_or(self.folds.len(), |p| p.first_fold + p.folds.splits.len());
+        let folds = self.folds[..fitted_folds]
             .iter()
             .enumerate()
             .map(|(f, fold)| {
-                let in_arm = |e: Error| match self.cv {
-                    None => Error::invalid(format!("arm {arm:?}: {e}")),
-                    Some(_) => Error::invalid(format!("arm {arm:?}, fold {f}: {e}")),
+                let in_arm = |e: Error| match repeats {
+                    [] => Error::invalid(format!("arm {arm:?}: {e}")),
+                    [only] => {
+                        Error::invalid(format!("arm {arm:?}, fold {}: {e}", f - only.first_fold))
+                    }
+                    _ => {
+                        let per_repeat = self.folds.len() / self.cv.as_ref().map_or(1, Vec::len);
+                        Error::invalid(format!(
+                            "arm {arm:?}, repeat {}, fold {}: {e}",
+                            f / per_repeat,
+                            f % per_repeat
+                        ))
+                    }
                 };
                 fold.fit(&model, which, labels).map_err(in_arm)
             })
@@ -548,37 +728,17 @@ impl PreparedArm {
                 ArmPredictions {
                     test_rows: self.folds[0].test_rows.clone(),
                     test_labels: fold.test_labels.clone(),
-                    test_scores: fold.scored.test_probability.clone(),
-                    baseline: vec![majority_class(&fold.train_labels); fold.test_labels.len()],
-                    fit_failure: fit_failure(&fold.scored.fitted, &fold.scored.test_probability),
+                    repeats: vec![Scores {
+                        test_scores: fold.scored.test_probability.clone(),
+                        baseline: vec![majority_class(&fold.train_labels); fold.test_labels.len()],
+                        fit_failure: fit_failure(
+                            &fold.scored.fitted,
+                            &fold.scored.test_probability,
+                        ),
+                    }],
                 }
             }
-            Some(pooling) => {
-                let majority: Vec<bool> = folds
-                    .iter()
-                    .map(|f| majority_class(&f.train_labels))
-                    .collect();
-                let mut predictions = ArmPredictions {
-                    test_rows: pooling.rows.clone(),
-                    test_labels: Vec::with_capacity(pooling.rows.len()),
-                    test_scores: Vec::with_capacity(pooling.rows.len()),
-                    baseline: Vec::with_capacity(pooling.rows.len()),
-                    fit_failure: None,
-                };
-                for &(f, position) in &pooling.origin {
-                    predictions.test_labels.push(folds[f].test_labels[position]);
-                    predictions
-                        .test_scores
-                        .push(folds[f].scored.test_probability[position]);
-                    predictions.baseline.push(majority[f]);
-                }
-                // The first fold whose model is no model's makes the pooled scores none.
-                predictions.fit_failure = folds.iter().enumerate().find_map(|(f, fold)| {
-                    fit_failure(&fold.scored.fitted, &fold.scored.test_probability)
-                        .map(|why| format!("fold {f}: {why}"))
-                });
-                predictions
-            }
+            Some(_) => pooled_predictions(repeats, &folds),
         };
         Ok(SetFit { folds, predictions })
     }
@@ -591,12 +751,12 @@ impl PreparedArm {
         labels: &[bool],
     ) -> Result<(ArmResult, ArmPredictions)> {
         let kind = experiment.arms[self.index].split.kind();
-        let own = self.fit(experiment, 0, labels, DEFAULT_TOL)?;
+        let own = self.fit(experiment, 0, labels, Fitting::full())?;
         let metrics = own.predictions.metrics(&experiment.metrics);
-        let roc_auc_delong = experiment
-            .metrics
-            .contains(&MetricName::RocAuc)
-            .then(|| delong_summary(&own.predictions));
+        let with_delong = experiment.metrics.contains(&MetricName::RocAuc);
+        let delong_of = |scores: &Scores| {
+            with_delong.then(|| delong_summary(&own.predictions.test_labels, scores))
+        };
         let ablations = self.ablation_results(experiment, labels, &own.predictions, &metrics)?;
         let result = match &self.cv {
             None => ArmResult {
@@ -604,22 +764,46 @@ impl PreparedArm {
                 overlap: self.folds[0].full_overlap(),
                 model: Some(self.folds[0].model_summary(table, &own.folds[0])),
                 metrics,
-                roc_auc_delong,
+                roc_auc_delong: delong_of(own.predictions.first()),
                 ablations,
                 folds: None,
+                repeats: None,
+                between_repeat_sd: None,
             },
-            Some(pooling) => {
+            Some(repeats) => {
                 let splits: Vec<&Split> = self.folds.iter().map(|f| &f.split).collect();
                 let overlaps: Vec<Overlap> =
                     self.folds.iter().map(PreparedFold::full_overlap).collect();
+                // One repeat keeps the unrepeated arm's form; R ≥ 2 give each repeat's
+                // pooled metrics and DeLong interval, and the spread between them.
+                let (roc_auc_delong, repeat_results, between_repeat_sd) = match &repeats[..] {
+                    [_] => (delong_of(own.predictions.first()), None, None),
+                    _ => {
+                        let per_repeat = own.predictions.repeat_metrics(&experiment.metrics);
+                        let sd = sd_over_repeats(&experiment.metrics, &per_repeat);
+                        let results = repeats
+                            .iter()
+                            .zip(per_repeat)
+                            .zip(&own.predictions.repeats)
+                            .map(|((pooling, metrics), scores)| RepeatResult {
+                                membership_hash: pooling.folds.membership_hash(),
+                                metrics,
+                                roc_auc_delong: delong_of(scores),
+                            })
+                            .collect();
+                        (None, Some(results), Some(sd))
+                    }
+                };
                 ArmResult {
-                    split: split::summarize_folds(table, &pooling.folds, kind, labels),
+                    split: split::summarize_folds(table, &repeats[0].folds, kind, labels),
                     overlap: split::pooled_overlap(table, &splits, &overlaps),
                     model: None,
                     metrics,
                     roc_auc_delong,
                     ablations,
                     folds: Some(self.fold_results(table, experiment, labels, &own.folds)),
+                    repeats: repeat_results,
+                    between_repeat_sd,
                 }
             }
         };
@@ -638,7 +822,7 @@ impl PreparedArm {
         let mut ablations = BTreeMap::new();
         for (a, ablation) in experiment.ablation_list().iter().enumerate() {
             let ablated = self
-                .fit(experiment, 1 + a, labels, DEFAULT_TOL)?
+                .fit(experiment, 1 + a, labels, Fitting::full())?
                 .predictions;
             let ablated_metrics = ablated.metrics(&experiment.metrics);
             let roc_auc_delta = match (metrics.get("roc_auc"), ablated_metrics.get("roc_auc")) {
@@ -647,7 +831,13 @@ impl PreparedArm {
                 }
                 _ => None,
             };
-            let pairs = predictions.test_scores.iter().zip(&ablated.test_scores);
+            // A repeated arm's rows are compared repeat by repeat: counts are of (row,
+            // repeat) pairs.
+            let pairs = predictions
+                .repeats
+                .iter()
+                .zip(&ablated.repeats)
+                .flat_map(|(arm, ablated)| arm.test_scores.iter().zip(&ablated.test_scores));
             let changed_predictions = pairs
                 .clone()
                 .filter(|(a, b)| (**a >= 0.5) != (**b >= 0.5))
@@ -700,12 +890,58 @@ impl PreparedArm {
     }
 }
 
-/// The DeLong SE and CI of the predictions' ROC AUC, or why they are undefined (a fit
-/// failure's reason first).
-fn delong_summary(predictions: &ArmPredictions) -> DeLongSummary {
-    let delong = match &predictions.fit_failure {
+/// A cross-validation arm's out-of-fold predictions, pooled per repeat from its fitted
+/// `folds` (every repeat's). Every repeat tests the same rows (a rolling origin, whose
+/// first block is never tested, has one repeat).
+fn pooled_predictions(repeats: &[Pooling], folds: &[FoldFit]) -> ArmPredictions {
+    let majority: Vec<bool> = folds
+        .iter()
+        .map(|f| majority_class(&f.train_labels))
+        .collect();
+    let first = &repeats[0];
+    let test_labels = first
+        .origin
+        .iter()
+        .map(|&(f, position)| folds[f].test_labels[position])
+        .collect();
+    let scores = repeats
+        .iter()
+        .map(|pooling| {
+            debug_assert_eq!(pooling.rows, first.rows, "every repeat tests the same rows");
+            let mut scores = Scores {
+                test_scores: Vec::with_capacity(pooling.rows.len()),
+                baseline: Vec::with_capacity(pooling.rows.len()),
+                fit_failure: None,
+            };
+            for &(f, position) in &pooling.origin {
+                scores
+                    .test_scores
+                    .push(folds[f].scored.test_probability[position]);
+                scores.baseline.push(majority[f]);
+            }
+            // The first fold whose model is no model's makes the repeat's pooled scores
+            // none. Folds are numbered within their repeat.
+            let in_repeat = pooling.first_fold..pooling.first_fold + pooling.folds.splits.len();
+            scores.fit_failure = in_repeat.clone().find_map(|f| {
+                fit_failure(&folds[f].scored.fitted, &folds[f].scored.test_probability)
+                    .map(|why| format!("fold {}: {why}", f - in_repeat.start))
+            });
+            scores
+        })
+        .collect();
+    ArmPredictions {
+        test_rows: first.rows.clone(),
+        test_labels,
+        repeats: scores,
+    }
+}
+
+/// The DeLong SE and CI of the ROC AUC of `scores` of rows labelled `test_labels`, or why
+/// they are undefined (a fit failure's reason first).
+fn delong_summary(test_labels: &[bool], scores: &Scores) -> DeLongSummary {
+    let delong = match &scores.fit_failure {
         Some(reason) => Err(metrics::Undefined(reason.clone())),
-        None => metrics::delong(&predictions.test_labels, &predictions.test_scores),
+        None => metrics::delong(test_labels, &scores.test_scores),
     };
     match delong {
         Ok(d) => DeLongSummary::Value {

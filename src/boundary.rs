@@ -555,9 +555,10 @@ pub fn chart_data(
 pub fn work_units(spec: &BoundarySpec, experiment: &Experiment, table: &Table) -> u64 {
     let per_fit = crate::budget::work_per_fit(experiment, table);
     let arms = crate::budget::arm_fits(experiment);
+    let null_arms = crate::budget::null_arm_fits(experiment);
     let fits_per_cell = arms
         .saturating_mul(1 + experiment.ablation_list().len() as u64)
-        .saturating_add(arms.saturating_mul(spec.permutations as u64 + 1));
+        .saturating_add(null_arms.saturating_mul(spec.permutations as u64 + 1));
     let cells: u64 = spec.axes.iter().map(|a| a.values.len() as u64).product();
     per_fit.saturating_mul(fits_per_cell).saturating_mul(cells)
 }

@@ -23,16 +23,27 @@ pub fn work_per_fit(experiment: &Experiment, table: &Table) -> u64 {
 pub const ROW_WORK: u64 = 32;
 
 /// The fits one labelling of the experiment's arms takes per feature set: one per arm, and
-/// one per fold for a cross-validation arm (each fold fits on fewer rows than the table,
-/// so a fold counted as a fit on every row is an upper bound).
+/// one per fold of every repeat for a cross-validation arm (each fold fits on fewer rows
+/// than the table, so a fold counted as a fit on every row is an upper bound).
 pub fn arm_fits(experiment: &Experiment) -> u64 {
+    fits(experiment, true)
+}
+
+/// The fits one permutation of a null takes of the experiment's arms: as [`arm_fits`], but
+/// a repeated cross-validation's first repeat only (a null fits one repeat, `arm.rs`).
+pub fn null_arm_fits(experiment: &Experiment) -> u64 {
+    fits(experiment, false)
+}
+
+fn fits(experiment: &Experiment, every_repeat: bool) -> u64 {
     experiment
         .arms
         .iter()
         .map(|arm| {
-            arm.split
-                .cross_validation()
-                .map_or(1, |(folds, _)| u64::from(folds))
+            let repeats = if every_repeat { arm.split.repeats() } else { 1 };
+            arm.split.cross_validation().map_or(1, |(folds, _)| {
+                u64::from(folds).saturating_mul(u64::from(repeats))
+            })
         })
         .fold(0u64, u64::saturating_add)
 }

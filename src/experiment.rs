@@ -411,6 +411,38 @@ impl Experiment {
 
     /// The claim reads a listed metric, names existing arms (two different ones for a gap)
     /// and finite numbers.
+    /// Two cross-validation arms of a gap claim are compared repeat by repeat
+    /// (`stats::intervals::paired_gap`), so two that draw their folds (`k_fold`,
+    /// `entity_k_fold`) must repeat equally often; a `rolling_origin` draws nothing, and its
+    /// one repeat pairs with every repeat of the other arm.
+    fn check_gap_repeats(&self, higher: &str, lower: &str) -> Result<()> {
+        let arm = |name: &str| self.arms.iter().position(|a| a.name == name);
+        let (Some(h), Some(l)) = (arm(higher), arm(lower)) else {
+            return Ok(());
+        };
+        let (split_h, split_l) = (&self.arms[h].split, &self.arms[l].split);
+        if split_h.cross_validation().is_none() || split_l.cross_validation().is_none() {
+            return Ok(());
+        }
+        let draws = |split: &SplitSpec| {
+            matches!(
+                split,
+                SplitSpec::KFold { .. } | SplitSpec::EntityKFold { .. }
+            )
+        };
+        if split_h.repeats() == split_l.repeats() || !draws(split_h) || !draws(split_l) {
+            return Ok(());
+        }
+        Err(Error::experiment(
+            JsonPath::field("arms").index(l).key("split").key("repeats"),
+            format!(
+                "the claim compares {higher:?} ({} repeats) with {lower:?} ({} repeats): two cross-validation arms of a gap are paired repeat by repeat, so give both the same repeats",
+                split_h.repeats(),
+                split_l.repeats()
+            ),
+        ))
+    }
+
     fn check_claim(&self, claim: &Claim, arm_names: &BTreeSet<&str>) -> Result<()> {
         let at = JsonPath::field("claim");
         if !self.metrics.contains(&claim.metric()) {
@@ -451,6 +483,7 @@ impl Experiment {
                         "must name another arm than $.claim.higher",
                     ));
                 }
+                self.check_gap_repeats(higher, lower)?;
                 finite("at_least", *at_least)
             }
             Claim::MetricAtLeast { arm, value, .. } | Claim::MetricAtMost { arm, value, .. } => {

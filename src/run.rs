@@ -17,7 +17,7 @@ use crate::table::Table;
 
 pub use crate::arm::{
     arm_predictions, compute_metrics, design_matrix, fit_failure, AblationResult, ArmPredictions,
-    ArmResult, DeLongSummary, ModelSummary,
+    ArmResult, DeLongSummary, ModelSummary, RepeatResult, Scores,
 };
 pub use crate::parallel::{parallel_map, MAX_THREADS};
 

@@ -467,8 +467,10 @@ fn held_out_entities(
 ) -> Result<u64> {
     let table = pack.table();
     let test_rows: Vec<usize> = if arm.split.cross_validation().is_some() {
-        let folds = crate::split::folds(table, &arm.split, experiment.seed, &JsonPath::root())?;
-        folds
+        // Every repeat tests the same rows (all of them, but a rolling origin's first
+        // block, which has one repeat): the first says which.
+        let repeats = crate::split::folds(table, &arm.split, experiment.seed, &JsonPath::root())?;
+        repeats[0]
             .fold_of_row()
             .iter()
             .enumerate()

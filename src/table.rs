@@ -219,6 +219,14 @@ impl Table {
     /// canonical table of those rows.
     pub fn subset(&self, rows: &[usize]) -> Table {
         debug_assert!(rows.windows(2).all(|w| w[0] < w[1]), "rows ascending");
+        self.resample(rows)
+    }
+
+    /// The table of `rows` (canonical indices, ascending, a row repeated as many times as
+    /// it is drawn): an entity bootstrap's sample, in which the copies of an entity's rows
+    /// stay rows of that one entity (so an entity-grouped split keeps them on one side).
+    pub fn resample(&self, rows: &[usize]) -> Table {
+        debug_assert!(rows.windows(2).all(|w| w[0] <= w[1]), "rows ascending");
         let mut entity_ids: Vec<String> = Vec::new();
         let mut entity_of_row = Vec::with_capacity(rows.len());
         let mut last_entity = None;

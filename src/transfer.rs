@@ -281,13 +281,7 @@ fn separation(
     })?;
     let (baseline, baseline_is) = match metric {
         MetricName::Accuracy | MetricName::MajorityBaselineAccuracy => {
-            let m = run::compute_metrics(
-                &[MetricName::MajorityBaselineAccuracy],
-                &p.test_labels,
-                &p.baseline,
-                &p.test_scores,
-                p.fit_failure.as_deref(),
-            );
+            let m = p.metrics(&[MetricName::MajorityBaselineAccuracy]);
             let value = m
                 .get(MetricName::MajorityBaselineAccuracy.as_str())
                 .and_then(MetricValue::value)

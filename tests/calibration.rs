@@ -339,16 +339,16 @@ fn row_level_estimate(metric: MetricName, p: &ArmPredictions) -> Option<interval
         metric,
         &TestRows {
             labels: &p.test_labels,
-            scores: &p.test_scores,
+            scores: &p.first().test_scores,
             entities: &singletons,
-            baseline: &p.baseline,
+            baseline: &p.first().baseline,
         },
         intervals::Z95,
     )
     .ok()?;
     if metric == MetricName::RocAuc {
         // The same numbers as the kernel's DeLong (the brief's "row-level DeLong").
-        let d = counterlab::metrics::delong(&p.test_labels, &p.test_scores).unwrap();
+        let d = counterlab::metrics::delong(&p.test_labels, &p.first().test_scores).unwrap();
         assert_eq!((e.value, e.ci), (d.auc, d.ci));
     }
     Some(e)
@@ -360,13 +360,7 @@ fn arm_metrics(pack: &Pack, table: &counterlab::pack::Table, e: &Experiment) -> 
     let mut out = ArmMetrics::new();
     for (i, arm) in e.arms.iter().enumerate() {
         let p = run::arm_predictions(pack, table, e, i).unwrap();
-        let metrics = run::compute_metrics(
-            &e.metrics,
-            &p.test_labels,
-            &p.baseline,
-            &p.test_scores,
-            p.fit_failure.as_deref(),
-        );
+        let metrics = p.metrics(&e.metrics);
         out.insert(
             arm.name.clone(),
             metrics

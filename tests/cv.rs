@@ -134,10 +134,12 @@ fn folds_keep_their_invariants_on_every_bundled_pack() {
                     SplitSpec::KFold {
                         folds: k,
                         assignment,
+                        repeats: None,
                     },
                     SplitSpec::EntityKFold {
                         folds: k,
                         assignment,
+                        repeats: None,
                     },
                 ];
                 if table.time().is_some() {
@@ -159,7 +161,7 @@ fn folds_keep_their_invariants_on_every_bundled_pack() {
                         11,
                         &counterlab::JsonPath::field("arms").index(0).key("split"),
                     ) {
-                        Ok(folds) => folds,
+                        Ok(mut repeats) => repeats.remove(0),
                         // A tested period of few time values cannot hold 7 blocks: an
                         // error that names the fold count, never a panic or empty fold.
                         Err(e)
@@ -200,7 +202,8 @@ fn folds_keep_their_invariants_on_every_bundled_pack() {
                     }
                     let again =
                         counterlab::split::folds(table, &spec, 11, &counterlab::JsonPath::root())
-                            .expect("folds");
+                            .expect("folds")
+                            .remove(0);
                     assert_eq!(again, folds, "deterministic");
                 }
             }
@@ -212,12 +215,13 @@ fn folds_keep_their_invariants_on_every_bundled_pack() {
                 &SplitSpec::KFold {
                     folds: 5,
                     assignment: None,
+                    repeats: None,
                 },
                 seed,
                 &counterlab::JsonPath::root(),
             )
-            .expect("folds")
-            .membership_hash()
+            .expect("folds")[0]
+                .membership_hash()
         };
         assert_ne!(seeded(1), seeded(2), "{}", pack.id());
     }
@@ -280,6 +284,7 @@ fn boundary_maps_accept_cross_validation_arms() {
     experiment.arms[0].split = SplitSpec::EntityKFold {
         folds: 3,
         assignment: None,
+        repeats: None,
     };
     let one = counterlab::boundary::compute_with(pack, pack.table(), &spec, &experiment, 1)
         .expect("a map");

@@ -12,6 +12,7 @@ mod chart;
 mod cli;
 mod common;
 mod cv;
+mod cv_interval;
 mod determinism;
 mod docs;
 mod guide;

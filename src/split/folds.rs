@@ -20,6 +20,7 @@ use crate::json_path::JsonPath;
 use crate::rng;
 use crate::table::Table;
 
+use super::numpy_random::{self, RandomState};
 use super::{Assignment, Split, SplitSpec};
 
 /// The most folds a cross-validation split may have (docs/payload.schema.json).
@@ -67,10 +68,24 @@ impl Folds {
     }
 }
 
-/// The folds of a cross-validation split spec on `table`. `arm_path` (`$.arms[i].split`)
-/// names the arm in errors; a fold count the table cannot fill is an error at
-/// `…split.folds`.
-pub fn folds(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &JsonPath) -> Result<Folds> {
+/// The folds of a cross-validation split spec on `table`, one [`Folds`] per repeat (one
+/// for a spec without `repeats`, and always one for `rolling_origin`, which draws
+/// nothing). `arm_path` (`$.arms[i].split`) names the arm in errors; a fold count the
+/// table cannot fill is an error at `…split.folds`.
+///
+/// Repeat r of the seeded assignment shuffles with the stream `split/<kind>` for r = 0 (so
+/// one repeat is the unrepeated split, bit for bit) and `split/<kind>/repeat/<r>` for
+/// r ≥ 1. The `sklearn` assignment with one repeat is `KFold`/`GroupKFold` without
+/// shuffling; with R ≥ 2 repeats it is scikit-learn's `RepeatedKFold(n_splits=K,
+/// n_repeats=R, random_state=seed)` exactly — one `RandomState(seed)` handed to R
+/// `KFold(shuffle=True)` in turn — and the same for `GroupKFold(shuffle=True)`, so the seed
+/// must then be a numpy seed (at most 2³² − 1; `$.seed` otherwise).
+pub fn folds(
+    table: &Table,
+    spec: &SplitSpec,
+    seed: u64,
+    arm_path: &JsonPath,
+) -> Result<Vec<Folds>> {
     let Some((k, assignment)) = spec.cross_validation() else {
         return Err(Error::experiment(
             arm_path.key("kind"),
@@ -83,13 +98,69 @@ pub fn folds(table: &Table, spec: &SplitSpec, seed: u64, arm_path: &JsonPath) ->
             format!("folds must be an integer in [2, {MAX_FOLDS}], got {k}"),
         ));
     }
-    match spec {
-        SplitSpec::KFold { .. } => k_fold(table, k, assignment, seed, arm_path),
-        SplitSpec::EntityKFold { .. } => entity_k_fold(table, k, assignment, seed, arm_path),
+    let repeats = spec.repeats();
+    if !(1..=MAX_REPEATS).contains(&repeats) {
+        return Err(Error::experiment(
+            arm_path.key("repeats"),
+            format!("repeats must be an integer in [1, {MAX_REPEATS}], got {repeats}"),
+        ));
+    }
+    let draw = Draw {
+        assignment,
+        repeats,
+        seed,
+    };
+    let per_repeat = match spec {
+        SplitSpec::KFold { .. } => k_fold(table, k, &draw, arm_path)?,
+        SplitSpec::EntityKFold { .. } => entity_k_fold(table, k, &draw, arm_path)?,
         SplitSpec::RollingOrigin { test_fraction, .. } => {
-            rolling_origin(table, k, assignment, *test_fraction, arm_path)
+            return Ok(vec![rolling_origin(
+                table,
+                k,
+                assignment,
+                *test_fraction,
+                arm_path,
+            )?])
         }
         _ => unreachable!("cross_validation() is Some only for the fold kinds"),
+    };
+    Ok(per_repeat
+        .into_iter()
+        .map(|fold_of_row| Folds::complementary(fold_of_row, k))
+        .collect())
+}
+
+/// The most repeats a cross-validation split may have (docs/payload.schema.json).
+pub const MAX_REPEATS: u32 = 50;
+
+/// How a `k_fold` or `entity_k_fold` arm draws its repeats.
+struct Draw {
+    assignment: Assignment,
+    repeats: u32,
+    seed: u64,
+}
+
+impl Draw {
+    /// The ChaCha stream of repeat `r` of the seeded assignment (`folds`).
+    fn seeded_stream(&self, kind_stream: &str, r: u32) -> rand_chacha::ChaCha20Rng {
+        if r == 0 {
+            rng::stream(self.seed, kind_stream)
+        } else {
+            rng::stream(self.seed, &format!("{kind_stream}/repeat/{r}"))
+        }
+    }
+
+    /// The `RandomState` every shuffled scikit-learn repeat draws from in turn.
+    fn numpy_random_state(&self) -> Result<RandomState> {
+        RandomState::from_seed(self.seed).map_err(|_| {
+            Error::experiment(
+                JsonPath::field("seed"),
+                format!(
+                    "the sklearn assignment with repeats is scikit-learn's RepeatedKFold(random_state=seed), and numpy takes seeds from 0 to 2**32 - 1, found {}; choose a smaller seed or the seeded assignment",
+                    self.seed
+                ),
+            )
+        })
     }
 }
 
@@ -102,35 +173,46 @@ fn too_many_folds(arm_path: &JsonPath, k: u32, units: usize, what: &str) -> Erro
     )
 }
 
-/// `k_fold`: consecutive blocks of the rows, in canonical order (scikit-learn's `KFold`)
-/// or shuffled from the seed.
-fn k_fold(
-    table: &Table,
-    k: u32,
-    assignment: Assignment,
-    seed: u64,
-    arm_path: &JsonPath,
-) -> Result<Folds> {
+/// A scikit-learn splitter's refusal (which the checks before it rule out) at the arm's
+/// folds.
+fn sklearn_refusal(arm_path: &JsonPath) -> impl Fn(Error) -> Error + '_ {
+    move |e| Error::experiment(arm_path.key("folds"), e.to_string())
+}
+
+/// `k_fold`, per repeat the test fold of each row: consecutive blocks of the rows, in
+/// canonical order (scikit-learn's `KFold`), shuffled by numpy (`RepeatedKFold`) or
+/// shuffled from the seed.
+fn k_fold(table: &Table, k: u32, draw: &Draw, arm_path: &JsonPath) -> Result<Vec<Vec<u32>>> {
     let n = table.n_rows();
     if n < k as usize {
         return Err(too_many_folds(arm_path, k, n, "rows"));
     }
-    let mut order: Vec<usize> = (0..n).collect();
-    if assignment == Assignment::Seeded {
-        rng::shuffle(&mut order, &mut rng::stream(seed, "split/k_fold"));
+    match (draw.assignment, draw.repeats) {
+        (Assignment::Sklearn, 1) => Ok(vec![fold_of_each(&(0..n).collect::<Vec<_>>(), k as usize)]),
+        (Assignment::Sklearn, _) => {
+            let mut numpy = draw.numpy_random_state()?;
+            (0..draw.repeats)
+                .map(|_| {
+                    numpy_random::k_fold_shuffled_by(n, k, &mut numpy)
+                        .map_err(sklearn_refusal(arm_path))
+                })
+                .collect()
+        }
+        (Assignment::Seeded, _) => Ok((0..draw.repeats)
+            .map(|r| {
+                let mut order: Vec<usize> = (0..n).collect();
+                rng::shuffle(&mut order, &mut draw.seeded_stream("split/k_fold", r));
+                fold_of_each(&order, k as usize)
+            })
+            .collect()),
     }
-    Ok(Folds::complementary(fold_of_each(&order, k as usize), k))
 }
 
-/// `entity_k_fold`: whole entities dealt to the folds, largest first (scikit-learn's
-/// `GroupKFold`) or in a seeded shuffle, each to the fold with the fewest rows so far.
-fn entity_k_fold(
-    table: &Table,
-    k: u32,
-    assignment: Assignment,
-    seed: u64,
-    arm_path: &JsonPath,
-) -> Result<Folds> {
+/// `entity_k_fold`, per repeat the test fold of each row: whole entities dealt to the
+/// folds, largest first (scikit-learn's `GroupKFold`) or in a seeded shuffle, each to the
+/// fold with the fewest rows so far; or (`sklearn` with repeats) the entities permuted by
+/// numpy and cut into folds of equal entity counts (`GroupKFold(shuffle=True)`).
+fn entity_k_fold(table: &Table, k: u32, draw: &Draw, arm_path: &JsonPath) -> Result<Vec<Vec<u32>>> {
     let entities = table.n_entities();
     if entities < k as usize {
         return Err(too_many_folds(arm_path, k, entities, "entities"));
@@ -139,39 +221,63 @@ fn entity_k_fold(
     for &e in table.entity_of_row() {
         size[e as usize] += 1;
     }
-    let order: Vec<usize> = match assignment {
-        Assignment::Sklearn => {
+    let orders: Vec<Vec<usize>> = match (draw.assignment, draw.repeats) {
+        (Assignment::Sklearn, 1) => {
             // np.argsort(sizes, kind="stable")[::-1]: ascending by size with ties
             // in entity order, then reversed.
             let mut order: Vec<usize> = (0..entities).collect();
             order.sort_by_key(|&e| size[e]);
             order.reverse();
-            order
+            vec![order]
         }
-        Assignment::Seeded => {
-            let mut order: Vec<usize> = (0..entities).collect();
-            rng::shuffle(&mut order, &mut rng::stream(seed, "split/entity_k_fold"));
-            order
+        (Assignment::Sklearn, _) => {
+            // The table's entities are in byte order, np.unique's order for text ids.
+            let mut numpy = draw.numpy_random_state()?;
+            return (0..draw.repeats)
+                .map(|_| {
+                    numpy_random::group_k_fold_shuffled_by(
+                        table.entity_of_row(),
+                        entities,
+                        k,
+                        &mut numpy,
+                    )
+                    .map_err(sklearn_refusal(arm_path))
+                })
+                .collect();
         }
+        (Assignment::Seeded, _) => (0..draw.repeats)
+            .map(|r| {
+                let mut order: Vec<usize> = (0..entities).collect();
+                rng::shuffle(
+                    &mut order,
+                    &mut draw.seeded_stream("split/entity_k_fold", r),
+                );
+                order
+            })
+            .collect(),
     };
-    // Each entity in turn to the fold with the fewest rows so far (the lowest
-    // index among equals): GroupKFold's rule, and a row-balanced deal of the
-    // shuffled entities for the seeded assignment.
-    let mut rows_in = vec![0usize; k as usize];
-    let mut fold_of_entity = vec![0u32; entities];
-    for e in order {
-        let lightest = (0..k as usize)
-            .min_by_key(|&f| (rows_in[f], f))
-            .expect("k ≥ 2");
-        rows_in[lightest] += size[e];
-        fold_of_entity[e] = lightest as u32;
-    }
-    let fold_of_row = table
-        .entity_of_row()
-        .iter()
-        .map(|&e| fold_of_entity[e as usize])
-        .collect();
-    Ok(Folds::complementary(fold_of_row, k))
+    Ok(orders
+        .into_iter()
+        .map(|order| {
+            // Each entity in turn to the fold with the fewest rows so far (the lowest
+            // index among equals): GroupKFold's rule, and a row-balanced deal of the
+            // shuffled entities for the seeded assignment.
+            let mut rows_in = vec![0usize; k as usize];
+            let mut fold_of_entity = vec![0u32; entities];
+            for e in order {
+                let lightest = (0..k as usize)
+                    .min_by_key(|&f| (rows_in[f], f))
+                    .expect("k ≥ 2");
+                rows_in[lightest] += size[e];
+                fold_of_entity[e] = lightest as u32;
+            }
+            table
+                .entity_of_row()
+                .iter()
+                .map(|&e| fold_of_entity[e as usize])
+                .collect()
+        })
+        .collect())
 }
 
 /// `rolling_origin`: k consecutive blocks of time values, fold f testing block f and

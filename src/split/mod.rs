@@ -16,7 +16,7 @@ use crate::table::Table;
 
 mod folds;
 pub mod numpy_random;
-pub use folds::{folds, Folds, MAX_FOLDS};
+pub use folds::{folds, Folds, MAX_FOLDS, MAX_REPEATS};
 
 /// How an arm divides rows into train and test.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -63,6 +63,10 @@ pub enum SplitSpec {
         /// How rows are dealt to folds; omitted = seeded.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         assignment: Option<Assignment>,
+        /// How many times the whole K-fold assignment is drawn (repeated cross-validation,
+        /// `folds.rs`); omitted = 1.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        repeats: Option<u32>,
     },
     /// K-fold cross-validation over entities: all rows of an entity are in one fold, so no
     /// entity is on both sides of any fold.
@@ -72,6 +76,10 @@ pub enum SplitSpec {
         /// How entities are dealt to folds; omitted = seeded.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         assignment: Option<Assignment>,
+        /// How many times the whole K-fold assignment is drawn (repeated cross-validation,
+        /// `folds.rs`); omitted = 1.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        repeats: Option<u32>,
     },
     /// Rolling-origin (time-series) cross-validation: the time values are cut into
     /// `folds + 1` consecutive blocks; fold k tests block k + 1 and trains on every earlier
@@ -106,7 +114,7 @@ pub enum Assignment {
 
 impl SplitSpec {
     /// The split's design normal form (src/design.rs): its typed value with defaults left
-    /// out (`"assignment": "seeded"` is no assignment) and an `entity_overlap` of overlap 0
+    /// out (`"assignment": "seeded"` is no assignment, `"repeats": 1` no repeats) and an `entity_overlap` of overlap 0
     /// written as the `entity_grouped` split it is exactly. Two splits with one normal
     /// form select the same rows under every seed.
     pub fn normal_form(&self) -> serde_json::Value {
@@ -120,11 +128,12 @@ impl SplitSpec {
             other => other.clone(),
         };
         let mut value = crate::canon::to_value(&split).expect("a split encodes");
-        if value.get("assignment").and_then(serde_json::Value::as_str) == Some("seeded") {
-            value
-                .as_object_mut()
-                .expect("a split is an object")
-                .remove("assignment");
+        let object = value.as_object_mut().expect("a split is an object");
+        if object.get("assignment").and_then(serde_json::Value::as_str) == Some("seeded") {
+            object.remove("assignment");
+        }
+        if object.get("repeats").and_then(serde_json::Value::as_u64) == Some(1) {
+            object.remove("repeats");
         }
         value
     }
@@ -147,12 +156,27 @@ impl SplitSpec {
     /// train/test split.
     pub fn cross_validation(&self) -> Option<(u32, Assignment)> {
         match self {
-            SplitSpec::KFold { folds, assignment }
-            | SplitSpec::EntityKFold { folds, assignment }
+            SplitSpec::KFold {
+                folds, assignment, ..
+            }
+            | SplitSpec::EntityKFold {
+                folds, assignment, ..
+            }
             | SplitSpec::RollingOrigin {
                 folds, assignment, ..
             } => Some((*folds, assignment.unwrap_or(Assignment::Seeded))),
             _ => None,
+        }
+    }
+
+    /// How many times a cross-validation split's fold assignment is drawn: its `repeats`
+    /// (1 when omitted, and for every split that has no `repeats`).
+    pub fn repeats(&self) -> u32 {
+        match self {
+            SplitSpec::KFold { repeats, .. } | SplitSpec::EntityKFold { repeats, .. } => {
+                repeats.unwrap_or(1)
+            }
+            _ => 1,
         }
     }
 

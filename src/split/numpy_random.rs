@@ -172,8 +172,15 @@ fn check_folds(k: u32, n_rows: usize, what: &str) -> Result<()> {
 /// `n_rows // k`, the first `n_rows % k` one larger. Refused as scikit-learn refuses: k < 2
 /// or k > n_rows.
 pub fn k_fold_shuffled(n_rows: usize, k: u32, random_state: u32) -> Result<Vec<u32>> {
+    k_fold_shuffled_by(n_rows, k, &mut RandomState::new(random_state))
+}
+
+/// [`k_fold_shuffled`] drawing from a `RandomState` the caller holds, as scikit-learn's
+/// `KFold(shuffle=True, random_state=rng)` does when handed a `RandomState` instance
+/// (`RepeatedKFold` hands every repeat the same one, so repeat r continues its stream).
+pub fn k_fold_shuffled_by(n_rows: usize, k: u32, rng: &mut RandomState) -> Result<Vec<u32>> {
     check_folds(k, n_rows, "KFold")?;
-    let order = RandomState::new(random_state).permutation(n_rows);
+    let order = rng.permutation(n_rows);
     Ok(fold_of_each(&order, k as usize))
 }
 
@@ -191,6 +198,22 @@ pub fn group_k_fold_shuffled(
     n_groups: usize,
     k: u32,
     random_state: u32,
+) -> Result<Vec<u32>> {
+    group_k_fold_shuffled_by(
+        group_of_row,
+        n_groups,
+        k,
+        &mut RandomState::new(random_state),
+    )
+}
+
+/// [`group_k_fold_shuffled`] drawing from a `RandomState` the caller holds
+/// (`GroupKFold(shuffle=True, random_state=rng)` with a `RandomState` instance).
+pub fn group_k_fold_shuffled_by(
+    group_of_row: &[u32],
+    n_groups: usize,
+    k: u32,
+    rng: &mut RandomState,
 ) -> Result<Vec<u32>> {
     check_folds(k, group_of_row.len(), "GroupKFold")?;
     let mut rows_of_group = vec![0usize; n_groups];
@@ -213,17 +236,11 @@ pub fn group_k_fold_shuffled(
             "GroupKFold: cannot have number of splits n_splits={k} greater than the number of groups: {n_groups}"
         )));
     }
-    let fold_of_group = fold_of_group_shuffled(n_groups, k as usize, random_state);
+    let fold_of_group = fold_of_each(&rng.permutation(n_groups), k as usize);
     Ok(group_of_row
         .iter()
         .map(|&g| fold_of_group[g as usize])
         .collect())
-}
-
-/// Per group (in sorted order), its fold: the groups permuted, then cut by
-/// `np.array_split` into k sections (k ≤ n_groups, checked by the caller).
-fn fold_of_group_shuffled(n_groups: usize, k: usize, random_state: u32) -> Vec<u32> {
-    fold_of_each(&RandomState::new(random_state).permutation(n_groups), k)
 }
 
 #[cfg(test)]
@@ -353,7 +370,7 @@ mod tests {
             .flat_map(|&g| std::iter::repeat_n(g, if g == 2 { 50 } else { 1 }))
             .collect();
         let fold_of_row = group_k_fold_shuffled(&group_of_row, 5, 2, 9).unwrap();
-        let fold_of_group = fold_of_group_shuffled(5, 2, 9);
+        let fold_of_group = fold_of_each(&RandomState::new(9).permutation(5), 2);
         for (g, f) in group_of_row.iter().zip(&fold_of_row) {
             assert_eq!(fold_of_group[*g as usize], *f);
         }

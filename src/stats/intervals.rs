@@ -16,7 +16,7 @@
 
 use crate::experiment::MetricName;
 use crate::metrics::{self, Undefined};
-use crate::run::ArmPredictions;
+use crate::run::{ArmPredictions, Scores};
 use crate::table::Table;
 
 /// z for a two-sided 95% interval.
@@ -74,6 +74,11 @@ pub enum IntervalMethod {
     /// A gap of two estimates made by different methods.
     #[serde(rename = "mixed")]
     Mixed,
+    /// A repeated cross-validation's estimate: the mean over its repeats, its variance the
+    /// mean of the repeats' own (clustered) variances plus the between-repeat variance
+    /// over R ([`over_repeats`]).
+    #[serde(rename = "repeated-within-between")]
+    RepeatedWithinBetween,
 }
 
 impl IntervalMethod {
@@ -90,6 +95,7 @@ impl IntervalMethod {
             IntervalMethod::ClusterRobustNormal => "cluster-robust-normal",
             IntervalMethod::ClusterRobustNormalPaired => "cluster-robust-normal-paired",
             IntervalMethod::Mixed => "mixed",
+            IntervalMethod::RepeatedWithinBetween => "repeated-within-between",
         }
     }
 
@@ -139,13 +145,17 @@ pub struct TestRows<'a> {
 }
 
 impl<'a> TestRows<'a> {
-    /// An arm's test rows with their entities.
-    pub fn of(predictions: &'a ArmPredictions, entities: &'a [u32]) -> TestRows<'a> {
+    /// An arm's test rows with their entities, scored by one of its repeats.
+    pub fn of(
+        predictions: &'a ArmPredictions,
+        scores: &'a Scores,
+        entities: &'a [u32],
+    ) -> TestRows<'a> {
         TestRows {
             labels: &predictions.test_labels,
-            scores: &predictions.test_scores,
+            scores: &scores.test_scores,
             entities,
-            baseline: &predictions.baseline,
+            baseline: &scores.baseline,
         }
     }
 
@@ -158,23 +168,64 @@ impl<'a> TestRows<'a> {
 }
 
 /// [`estimate`] on one arm's test rows, with their entities from `table` (the table the
-/// predictions were made on). An arm whose fit failed ([`ArmPredictions::fit_failure`])
-/// has no estimate of a metric that reads its scores.
+/// predictions were made on); a repeated cross-validation's combined [`over_repeats`]. An
+/// arm whose fit failed ([`Scores::fit_failure`]) has no estimate of a metric that reads
+/// its scores.
 pub fn estimate_arm(
     metric: MetricName,
     predictions: &ArmPredictions,
     table: &Table,
     z: f64,
 ) -> Result<Estimate, Undefined> {
-    if let (Some(reason), true) = (&predictions.fit_failure, metric.depends_on_model()) {
-        return Err(reason.clone().into());
-    }
-    let entities: Vec<u32> = predictions
+    let entities = entities_of(predictions, table);
+    let per_repeat = predictions
+        .repeats
+        .iter()
+        .map(|scores| {
+            if let (Some(reason), true) = (&scores.fit_failure, metric.depends_on_model()) {
+                return Err(reason.clone().into());
+            }
+            estimate(metric, &TestRows::of(predictions, scores, &entities), z)
+        })
+        .collect::<Result<Vec<Estimate>, Undefined>>()?;
+    Ok(over_repeats(&per_repeat, range(metric), z))
+}
+
+/// The entity of each of the predictions' test rows.
+fn entities_of(predictions: &ArmPredictions, table: &Table) -> Vec<u32> {
+    predictions
         .test_rows
         .iter()
         .map(|&r| table.entity_of_row()[r])
-        .collect();
-    estimate(metric, &TestRows::of(predictions, &entities), z)
+        .collect()
+}
+
+/// One statistic estimated on each of R repeats of a cross-validation, combined: the mean
+/// of the values (summed in repeat order), and the variance `mean(seᵣ²) + s²/R`, with s²
+/// the sample variance of the values (denominator R − 1). The first term is the test-row
+/// sampling variance given the fitted models (each repeat's own interval); the second is
+/// the fold-assignment variance of a mean of R repeats, which a single repeat's interval
+/// leaves out (docs/METRICS.md, "Repeated cross-validation"). One repeat is its estimate,
+/// unchanged. The interval is `value ± z·se` clipped to `range`.
+pub fn over_repeats(per_repeat: &[Estimate], range: (f64, f64), z: f64) -> Estimate {
+    if let [only] = per_repeat {
+        return *only;
+    }
+    let r = per_repeat.len() as f64;
+    let value = per_repeat.iter().map(|e| e.value).sum::<f64>() / r;
+    let within = per_repeat.iter().map(|e| e.se * e.se).sum::<f64>() / r;
+    let between = per_repeat
+        .iter()
+        .map(|e| (e.value - value) * (e.value - value))
+        .sum::<f64>()
+        / (r - 1.0);
+    let se = (within + between / r).sqrt();
+    Estimate {
+        value,
+        se,
+        ci: ((value - z * se).max(range.0), (value + z * se).min(range.1)),
+        method: IntervalMethod::RepeatedWithinBetween,
+    }
 }
 
 /// The estimate of `metric` on the rows with its `value ± z·se` interval (Wilson's at z
@@ -318,27 +369,44 @@ pub fn paired_gap(
     z: f64,
 ) -> Result<Estimate, Undefined> {
     for p in [higher, lower] {
-        if let (Some(reason), true) = (&p.fit_failure, metric.depends_on_model()) {
-            return Err(reason.clone().into());
+        for scores in &p.repeats {
+            if let (Some(reason), true) = (&scores.fit_failure, metric.depends_on_model()) {
+                return Err(reason.clone().into());
+            }
         }
         if p.test_rows.len() < 2 {
             return Err("fewer than two test rows".into());
         }
     }
-    let entities_of = |p: &ArmPredictions| -> Vec<u32> {
-        p.test_rows
-            .iter()
-            .map(|&r| table.entity_of_row()[r])
-            .collect()
-    };
-    let (entities_h, entities_l) = (entities_of(higher), entities_of(lower));
-    paired_difference(
-        metric,
-        &TestRows::of(higher, &entities_h),
-        &TestRows::of(lower, &entities_l),
-        higher.test_rows == lower.test_rows,
-        z,
-    )
+    // Repeat r pairs with repeat r; an arm of one repeat (a rolling origin, which draws
+    // nothing) with every repeat of the other (`Experiment::check` refuses other mismatches).
+    let (r_h, r_l) = (higher.repeats.len(), lower.repeats.len());
+    if r_h != r_l && r_h.min(r_l) != 1 {
+        return Err(format!(
+            "the two arms repeat their folds {r_h} and {r_l} times: a paired gap pairs repeat with repeat"
+        )
+        .into());
+    }
+    let (entities_h, entities_l) = (entities_of(higher, table), entities_of(lower, table));
+    let per_repeat = (0..r_h.max(r_l))
+        .map(|r| {
+            (
+                &higher.repeats[r.min(r_h - 1)],
+                &lower.repeats[r.min(r_l - 1)],
+            )
+        })
+        .map(|(scores_h, scores_l)| {
+            paired_difference(
+                metric,
+                &TestRows::of(higher, scores_h, &entities_h),
+                &TestRows::of(lower, scores_l, &entities_l),
+                higher.test_rows == lower.test_rows,
+                z,
+            )
+        })
+        .collect::<Result<Vec<Estimate>, Undefined>>()?;
+    let (low, high) = range(metric);
+    Ok(over_repeats(&per_repeat, (low - high, high - low), z))
 }
 
 /// [`paired_gap`] on two sets of rows: `same_rows` when both are the same rows in the same

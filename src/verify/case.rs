@@ -169,7 +169,7 @@ pub fn work_units(experiment: &Experiment, table: &Table, o: &VerifyOptions) -> 
     let permutation_fits = (o.permutations as u64)
         .saturating_mul(2)
         .saturating_add(2)
-        .saturating_mul(arms);
+        .saturating_mul(crate::budget::null_arm_fits(experiment));
     per_fit.saturating_mul(
         fits_per_run
             .saturating_mul(full_runs)

@@ -160,7 +160,7 @@ fn pooled_out_of_fold_auc_matches_one_hot_pipeline() {
                 counterlab::run::arm_predictions(&pack, table, &experiment, 0).expect("arm");
             let mut by_source = vec![f64::NAN; table.n_rows()];
             for (i, &row) in predictions.test_rows.iter().enumerate() {
-                by_source[table.source_rows()[row] - 1] = predictions.test_scores[i];
+                by_source[table.source_rows()[row] - 1] = predictions.first().test_scores[i];
             }
             let diff = max_abs_diff(&by_source, &per_k.oof_proba_optimum);
             assert!(

@@ -95,7 +95,8 @@ fn fold_per_source_row(pack: &Pack, spec: &SplitSpec) -> Vec<i64> {
         7,
         &counterlab::JsonPath::field("arms").index(0).key("split"),
     )
-    .expect("folds");
+    .expect("folds")
+    .remove(0);
     let mut out = vec![-2; table.n_rows()];
     for (canonical, fold) in folds.fold_of_row().iter().enumerate() {
         out[table.source_rows()[canonical] - 1] = fold.map_or(-1, i64::from);
@@ -118,6 +119,7 @@ fn sklearn_assignment_reproduces_kfold_groupkfold_and_timeseriessplit() {
                     SplitSpec::KFold {
                         folds: k,
                         assignment,
+                        repeats: None,
                     },
                     &per_k.kfold,
                     "KFold",
@@ -126,6 +128,7 @@ fn sklearn_assignment_reproduces_kfold_groupkfold_and_timeseriessplit() {
                     SplitSpec::EntityKFold {
                         folds: k,
                         assignment,
+                        repeats: None,
                     },
                     &per_k.group_kfold,
                     "GroupKFold",
@@ -171,7 +174,7 @@ fn oof(pack: &Pack, d: &Dataset, split: &str) -> (f64, Vec<f64>) {
     let predictions = counterlab::run::arm_predictions(pack, table, &experiment, 0).expect("arm");
     let mut by_source = vec![f64::NAN; table.n_rows()];
     for (i, &row) in predictions.test_rows.iter().enumerate() {
-        by_source[table.source_rows()[row] - 1] = predictions.test_scores[i];
+        by_source[table.source_rows()[row] - 1] = predictions.first().test_scores[i];
     }
     (auc, by_source)
 }
