@@ -14,6 +14,7 @@ mod common;
 mod cv;
 mod determinism;
 mod docs;
+mod gap_bounds;
 mod guide;
 mod hardening;
 mod lookalike;

@@ -975,6 +975,117 @@ mod tests {
     use crate::experiment::Experiment;
     use crate::pack::Pack;
 
+    fn gap(bound: GapBound) -> Claim {
+        Claim::MetricGap {
+            metric: MetricName::RocAuc,
+            higher: "a".into(),
+            lower: "b".into(),
+            bound,
+        }
+    }
+
+    /// Only `at_least` has a p-value among the gap bounds: the label-permutation null is
+    /// "no gap", which an `at_most` or `within` claim puts on its own side.
+    #[test]
+    fn only_an_at_least_gap_has_a_permutation_null() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs");
+        let pack = Pack::open(root.join("entity-leakage")).expect("bundled pack");
+        let table = pack.table();
+        assert_eq!(
+            Null::for_claim(&gap(GapBound::AtLeast(0.1)), table),
+            Some(Null::Row)
+        );
+        assert_eq!(Null::for_claim(&gap(GapBound::AtMost(0.02)), table), None);
+        assert_eq!(Null::for_claim(&gap(GapBound::Within(0.02)), table), None);
+    }
+
+    /// The strictness of every bound is that of `metric_at_most`: an interval that touches
+    /// the threshold neither supports nor contradicts. `within` m holds (−m, m) open.
+    #[test]
+    fn each_bound_decides_an_interval_strictly_on_its_side() {
+        let at = |bound: GapBound| Statement::of(&gap(bound));
+        let at_most = at(GapBound::AtMost(0.02));
+        assert!(at_most.supported_by((-0.5, 0.019)));
+        assert!(
+            !at_most.supported_by((-0.5, 0.02)),
+            "touching x: not below it"
+        );
+        assert!(at_most.contradicted_by((0.021, 0.3)));
+        assert!(
+            !at_most.contradicted_by((0.02, 0.3)),
+            "touching x: not above it"
+        );
+        assert!(!at_most.supported_by((0.0, 0.05)) && !at_most.contradicted_by((0.0, 0.05)));
+
+        let within = at(GapBound::Within(0.02));
+        assert!(within.supported_by((-0.019, 0.019)));
+        assert!(
+            !within.supported_by((-0.02, 0.01)),
+            "touching −m: not inside"
+        );
+        assert!(
+            !within.supported_by((-0.01, 0.02)),
+            "touching m: not inside"
+        );
+        assert!(within.contradicted_by((0.021, 0.05)), "wholly above m");
+        assert!(within.contradicted_by((-0.05, -0.021)), "wholly below −m");
+        assert!(!within.contradicted_by((0.02, 0.05)) && !within.contradicted_by((-0.05, -0.02)));
+        // Straddling either end, or wider than the margin on both sides: neither.
+        for ci in [(0.01, 0.03), (-0.03, -0.01), (-0.03, 0.03)] {
+            assert!(
+                !within.supported_by(ci) && !within.contradicted_by(ci),
+                "{ci:?}"
+            );
+        }
+
+        let at_least = at(GapBound::AtLeast(0.1));
+        assert!(at_least.supported_by((0.11, 0.3)) && at_least.contradicted_by((-0.1, 0.09)));
+    }
+
+    /// The report names the bound of an `at_most` or `within` gap only: an `at_least`
+    /// gap's report has no `bound` key, as before the key existed.
+    #[test]
+    fn the_report_names_the_bound_of_at_most_and_within_only() {
+        assert_eq!(
+            Statement::of(&gap(GapBound::AtLeast(0.0))).reported_bound(),
+            None
+        );
+        assert_eq!(
+            Statement::of(&gap(GapBound::AtMost(0.0))).reported_bound(),
+            Some(Side::AtMost)
+        );
+        assert_eq!(
+            Statement::of(&gap(GapBound::Within(0.1))).reported_bound(),
+            Some(Side::Within)
+        );
+        let one_arm = Claim::MetricAtMost {
+            metric: MetricName::RocAuc,
+            arm: "a".into(),
+            value: 0.7,
+        };
+        assert_eq!(Statement::of(&one_arm).reported_bound(), None);
+    }
+
+    /// A ROC AUC gap lies in [−1, 1]: `at_most` 1 and `within` 1 hold whatever the data
+    /// (vacuous), just below 1 they do not.
+    #[test]
+    fn at_most_and_within_are_vacuous_from_the_top_of_the_gap_range() {
+        for bound in [
+            GapBound::AtMost(1.0),
+            GapBound::Within(1.0),
+            GapBound::Within(3.0),
+        ] {
+            assert_eq!(vacuous_range(&gap(bound)), Some([-1.0, 1.0]), "{bound:?}");
+        }
+        for bound in [
+            GapBound::AtMost(0.99),
+            GapBound::Within(0.99),
+            GapBound::AtMost(-1.0),
+        ] {
+            assert_eq!(vacuous_range(&gap(bound)), None, "{bound:?}");
+        }
+    }
+
     /// The claim's own null refits the claimed arm only, and that arm's numbers are those
     /// of a null that refits every arm: the skipped fits were never read.
     #[test]
