@@ -31,13 +31,13 @@ const STARTER_FOLDS: usize = 5;
 /// The ROC AUC gap that `init`'s `*-no-material-gap` starters call material: they claim
 /// `metric_gap` `at_most: 0.02` between the same two designs as the starter beside them.
 ///
-/// Why 0.02: a demanding reader's default for "a material AUC difference" — below it, two
-/// evaluation designs tell the same story about a model for most decisions; above it, the
-/// choice of design moves the number enough to change a comparison between models. It is a
-/// default, not a law: a field with its own minimal important difference (a clinical score,
-/// a ranking that pays per basis point) should edit `at_most` in the starter
-/// (docs/ADD_A_PACK.md, "Starter experiments"). The claim is decided by the interval alone:
-/// SUPPORTS needs the whole 95% interval of the gap below 0.02 (docs/VERDICTS.md).
+/// Why 0.02: a demanding reader's default for "a material AUC difference" — a model
+/// comparison often turns on a few hundredths of ROC AUC, so an evaluation design that
+/// moves AUC by more can change which model looks better. It is a default, not a law: a
+/// field with its own smallest difference worth acting on should edit `at_most` in the
+/// starter (docs/ADD_A_PACK.md, "Starter experiments: no material gap"). The claim is
+/// decided by the interval alone: SUPPORTS needs the whole 95% interval of the gap below
+/// 0.02 (docs/VERDICTS.md).
 pub const MATERIAL_MARGIN: f64 = 0.02;
 
 /// The file-name suffix of a starter's no-material-gap sibling
