@@ -15,7 +15,7 @@ use crate::arm::PreparedExperiment;
 use crate::canon::{self, HashKind};
 use crate::chart;
 use crate::error::{Error, Result};
-use crate::experiment::{Claim, Experiment, MetricName, ModelSpec, SplitSpec, C_RANGE};
+use crate::experiment::{Claim, Experiment, GapBound, MetricName, ModelSpec, SplitSpec, C_RANGE};
 use crate::pack::{BoundaryAxis, BoundarySpec, Knob, Pack};
 use crate::rng;
 use crate::run::{self, ArmResult, KernelInfo, PackRef};
@@ -551,14 +551,22 @@ pub fn chart_data(
 /// Work of computing a map, in the verifier's units (rows × ((features + 1)² + 32) per fit): per
 /// cell, every arm's fit (every fold's) for the results (with ablations), its claim
 /// estimates and K permutations of every arm (an upper bound: a claim's null refits only the arms the
-/// claim names). Counted on the full fixture (subsampled cells cost less).
+/// claim names; none for a gap bound without a p-value, `at_most` or `within`, whose cells
+/// run no null). Counted on the full fixture (subsampled cells cost less).
 pub fn work_units(spec: &BoundarySpec, experiment: &Experiment, table: &Table) -> u64 {
     let per_fit = crate::budget::work_per_fit(experiment, table);
     let arms = crate::budget::arm_fits(experiment);
     let null_arms = crate::budget::null_arm_fits(experiment);
+    let permutations = match &experiment.claim {
+        Some(Claim::MetricGap {
+            bound: GapBound::AtMost(_) | GapBound::Within(_),
+            ..
+        }) => 0,
+        _ => spec.permutations as u64,
+    };
     let fits_per_cell = arms
         .saturating_mul(1 + experiment.ablation_list().len() as u64)
-        .saturating_add(null_arms.saturating_mul(spec.permutations as u64 + 1));
+        .saturating_add(null_arms.saturating_mul(permutations + 1));
     let cells: u64 = spec.axes.iter().map(|a| a.values.len() as u64).product();
     per_fit.saturating_mul(fits_per_cell).saturating_mul(cells)
 }
@@ -589,10 +597,7 @@ enum Figure {
 fn chart_figure(map: &BoundaryMap) -> Figure {
     let data = &map.chart;
     let value_label = statistic_label(map.experiment.claim.as_ref(), &data.statistic);
-    let direction = match map.experiment.claim {
-        Some(Claim::MetricAtMost { .. }) => "≤",
-        _ => "≥",
-    };
+    let direction = map.experiment.claim.as_ref().map_or("≥", Claim::relation);
     let subtitle = format!(
         "pack {} · claim in each cell: {value_label} {direction} {} · 95% CI and {} label permutations per cell, α = {}",
         map.pack.id,

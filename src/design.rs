@@ -12,10 +12,12 @@
 //!   the `entity_grouped` split it is exactly);
 //! - **keeps** the pack, the model and its numbers, each split's kind and numbers, the
 //!   feature set, each ablation's drop set, the metric set and the claim's kind, metric,
-//!   direction and threshold. Numbers are compared by value (`1`, `1.0` and `1e0` are one
-//!   number, as in every canonical hash); two numbers that differ by one ulp are two
-//!   designs here, and the derived seed does not read the design at all
-//!   ([`crate::select::derived_seed`]), so such a change cannot re-draw the randomness.
+//!   direction and threshold (a gap's bound by its key, `at_least`, `at_most` or
+//!   `within`, so two claims that differ only in their bound are two designs). Numbers
+//!   are compared by value (`1`, `1.0` and `1e0` are one number, as in every canonical
+//!   hash); two numbers that differ by one ulp are two designs here, and the derived
+//!   seed does not read the design at all ([`crate::select::derived_seed`]), so such a
+//!   change cannot re-draw the randomness.
 //!
 //! Duplicates are not a spelling: an experiment that lists one arm's split or one
 //! ablation's drop set twice is refused by [`Experiment::check_structure`] with the JSON

@@ -90,16 +90,18 @@ pub struct Ablation {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", try_from = "raw::RawClaim")]
 pub enum Claim {
-    /// `metric(higher) − metric(lower) ≥ at_least`.
+    /// `metric(higher) − metric(lower)` against its bound: `≥ at_least`, `≤ at_most`, or
+    /// `|·| ≤ within` (exactly one of the three keys).
     MetricGap {
         /// The metric compared.
         metric: MetricName,
-        /// The arm claimed to score higher.
+        /// The arm the gap is taken from (claimed to score higher for `at_least`).
         higher: String,
-        /// The arm claimed to score lower.
+        /// The arm the gap subtracts.
         lower: String,
-        /// The claimed minimum gap.
-        at_least: f64,
+        /// What the claim says of the gap: written as its one key (`"at_least": 0.1`).
+        #[serde(flatten)]
+        bound: GapBound,
     },
     /// `metric(arm) ≥ value`.
     MetricAtLeast {
@@ -121,12 +123,64 @@ pub enum Claim {
     },
 }
 
+/// What a `metric_gap` claim says of its gap `metric(higher) − metric(lower)`; each is
+/// written as one key of the claim, with its number.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GapBound {
+    /// The gap is at least this (`"at_least"`): "the first design scores higher by …".
+    AtLeast(f64),
+    /// The gap is at most this (`"at_most"`): "no material gap", one-sided.
+    AtMost(f64),
+    /// The gap lies within ± this margin (`"within"`, > 0): two-sided equivalence.
+    Within(f64),
+}
+
+impl GapBound {
+    /// The claim's key for this bound (`at_least`, `at_most`, `within`).
+    pub fn key(self) -> &'static str {
+        match self {
+            GapBound::AtLeast(_) => "at_least",
+            GapBound::AtMost(_) => "at_most",
+            GapBound::Within(_) => "within",
+        }
+    }
+
+    /// The bound's number: the threshold, or the margin of `within`.
+    pub fn value(self) -> f64 {
+        match self {
+            GapBound::AtLeast(x) | GapBound::AtMost(x) | GapBound::Within(x) => x,
+        }
+    }
+}
+
 impl Claim {
     /// Whether the claim is about the arm named `name` (its statistic reads that arm).
     pub fn names_arm(&self, name: &str) -> bool {
         match self {
             Claim::MetricGap { higher, lower, .. } => higher == name || lower == name,
             Claim::MetricAtLeast { arm, .. } | Claim::MetricAtMost { arm, .. } => arm == name,
+        }
+    }
+
+    /// How the claim relates its statistic to its threshold, for people: `≥`, `≤`, or
+    /// `within ±` (a gap's `within`), as in "ROC AUC gap within ±0.02".
+    pub fn relation(&self) -> &'static str {
+        match self {
+            Claim::MetricAtLeast { .. }
+            | Claim::MetricGap {
+                bound: GapBound::AtLeast(_),
+                ..
+            } => "≥",
+            Claim::MetricAtMost { .. }
+            | Claim::MetricGap {
+                bound: GapBound::AtMost(_),
+                ..
+            } => "≤",
+            Claim::MetricGap {
+                bound: GapBound::Within(_),
+                ..
+            } => "within ±",
         }
     }
 
@@ -472,7 +526,7 @@ impl Experiment {
             Claim::MetricGap {
                 higher,
                 lower,
-                at_least,
+                bound,
                 ..
             } => {
                 arm_exists("higher", higher)?;
@@ -484,7 +538,16 @@ impl Experiment {
                     ));
                 }
                 self.check_gap_repeats(higher, lower)?;
-                finite("at_least", *at_least)
+                finite(bound.key(), bound.value())?;
+                match *bound {
+                    // The schema says so too (exclusiveMinimum); an experiment built in
+                    // code is held to the same rule.
+                    GapBound::Within(margin) if margin <= 0.0 => Err(Error::experiment(
+                        at.key("within"),
+                        format!("must be above 0 (a margin either side of no gap), found {margin}"),
+                    )),
+                    _ => Ok(()),
+                }
             }
             Claim::MetricAtLeast { arm, value, .. } | Claim::MetricAtMost { arm, value, .. } => {
                 arm_exists("arm", arm)?;
@@ -589,7 +652,7 @@ fn check_split_numbers(split: &SplitSpec, at: &JsonPath) -> Result<()> {
 mod raw {
     use serde::Deserialize;
 
-    use super::{Claim, MetricName, ModelSpec};
+    use super::{Claim, GapBound, MetricName, ModelSpec};
 
     /// Why a tagged object's fields do not fit its kind (serde reports it at the object's
     /// path, in serde's own wording).
@@ -599,6 +662,10 @@ mod raw {
         UnknownField { field: &'static str, kind: String },
         /// A field the kind needs.
         MissingField(&'static str),
+        /// A `metric_gap` without `at_least`, `at_most` or `within`.
+        NoGapBound,
+        /// A `metric_gap` with more than one of them.
+        TwoGapBounds,
         /// A kind outside the vocabulary (`what`: model or claim; `expected`: the kinds).
         UnknownKind {
             what: &'static str,
@@ -614,6 +681,14 @@ mod raw {
                     write!(f, "unknown field `{field}` for kind {kind:?}")
                 }
                 ShapeError::MissingField(name) => write!(f, "missing field `{name}`"),
+                ShapeError::NoGapBound => write!(
+                    f,
+                    "missing field: a metric_gap needs one of `at_least`, `at_most`, `within`"
+                ),
+                ShapeError::TwoGapBounds => write!(
+                    f,
+                    "a metric_gap takes exactly one of `at_least`, `at_most`, `within`"
+                ),
                 ShapeError::UnknownKind {
                     what,
                     found,
@@ -668,6 +743,8 @@ mod raw {
         higher: Option<String>,
         lower: Option<String>,
         at_least: Option<f64>,
+        at_most: Option<f64>,
+        within: Option<f64>,
         arm: Option<String>,
         value: Option<f64>,
     }
@@ -683,11 +760,20 @@ mod raw {
                         kind,
                         &[("arm", raw.arm.is_some()), ("value", raw.value.is_some())],
                     )?;
+                    let higher = required(raw.higher, "higher")?;
+                    let lower = required(raw.lower, "lower")?;
+                    let bound = match (raw.at_least, raw.at_most, raw.within) {
+                        (Some(x), None, None) => GapBound::AtLeast(x),
+                        (None, Some(x), None) => GapBound::AtMost(x),
+                        (None, None, Some(m)) => GapBound::Within(m),
+                        (None, None, None) => return Err(ShapeError::NoGapBound),
+                        _ => return Err(ShapeError::TwoGapBounds),
+                    };
                     Ok(Claim::MetricGap {
                         metric,
-                        higher: required(raw.higher, "higher")?,
-                        lower: required(raw.lower, "lower")?,
-                        at_least: required(raw.at_least, "at_least")?,
+                        higher,
+                        lower,
+                        bound,
                     })
                 }
                 "metric_at_least" | "metric_at_most" => {
@@ -697,6 +783,8 @@ mod raw {
                             ("higher", raw.higher.is_some()),
                             ("lower", raw.lower.is_some()),
                             ("at_least", raw.at_least.is_some()),
+                            ("at_most", raw.at_most.is_some()),
+                            ("within", raw.within.is_some()),
                         ],
                     )?;
                     let arm = required(raw.arm, "arm")?;

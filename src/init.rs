@@ -1,7 +1,9 @@
 //! `counterlab init`: a pack folder from a user's CSV — the manifest with the fixture's
 //! hash, every usable column as a feature (text columns as categorical, with their
 //! levels), the columns it could not use with why, and starter experiments with
-//! cross-validated arms that `counterlab run` accepts with no edit.
+//! cross-validated arms that `counterlab run` accepts with no edit: each pair of designs
+//! twice, once claiming the first inflates ROC AUC (`at_least: 0`) and once claiming the
+//! two differ by no material amount (`at_most:` [`MATERIAL_MARGIN`]).
 //!
 //! Nothing here guesses silently: a column is a numeric feature only when every cell is a
 //! finite number, a categorical one only when every cell is text of at most
@@ -31,6 +33,22 @@ const STARTER_FOLDS: usize = 5;
 /// half-width (one repeat: docs/CALIBRATION.md, "Seed stability"), at 5 times one
 /// repeat's fits for the estimate and none more for the null (which fits one repeat).
 const STARTER_REPEATS: u32 = 5;
+
+/// The ROC AUC gap that `init`'s `*-no-material-gap` starters call material: they claim
+/// `metric_gap` `at_most: 0.02` between the same two designs as the starter beside them.
+///
+/// Why 0.02: a demanding reader's default for "a material AUC difference" — a model
+/// comparison often turns on a few hundredths of ROC AUC, so an evaluation design that
+/// moves AUC by more can change which model looks better. It is a default, not a law: a
+/// field with its own smallest difference worth acting on should edit `at_most` in the
+/// starter (docs/ADD_A_PACK.md, "Starter experiments: no material gap"). The claim is
+/// decided by the interval alone: SUPPORTS needs the whole 95% interval of the gap below
+/// 0.02 (docs/VERDICTS.md).
+pub const MATERIAL_MARGIN: f64 = 0.02;
+
+/// The file-name suffix of a starter's no-material-gap sibling
+/// (`random-vs-grouped-no-material-gap.json`).
+const NO_MATERIAL_GAP_SUFFIX: &str = "-no-material-gap";
 
 /// What `init` is told about the CSV.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -496,7 +514,8 @@ fn push_features(text: &mut String, columns: &[(String, ColumnUse)], features: &
 
 /// The starter experiments: random rows vs whole entities (always), vs rolling origin
 /// (with a time column), and the user's predefined split vs whole entities (with a test
-/// column); each a cross-validated comparison with a gap claim on ROC AUC.
+/// column); each a cross-validated comparison with a gap claim on ROC AUC, followed by its
+/// no-material-gap sibling (the same arms, `at_most: MATERIAL_MARGIN`).
 fn starter_experiments(
     pack: &Pack,
     options: &InitOptions,
@@ -553,7 +572,32 @@ fn starter_experiments(
         }
         runs
     });
-    out
+    out.into_iter()
+        .flat_map(|starter| {
+            let sibling = no_material_gap(&starter);
+            [starter, sibling]
+        })
+        .collect()
+}
+
+/// The starter's sibling: the same experiment, claiming that the gap between its two
+/// designs is at most [`MATERIAL_MARGIN`] ("no material gap") instead of at least 0. The
+/// arms are the starter's, so it runs wherever the starter runs.
+fn no_material_gap(starter: &ExperimentFile) -> ExperimentFile {
+    let mut json: serde_json::Value =
+        serde_json::from_str(&starter.json).expect("a starter is JSON written above");
+    let claim = json["claim"]
+        .as_object_mut()
+        .expect("every starter makes a gap claim");
+    claim.remove("at_least");
+    claim.insert("at_most".to_owned(), serde_json::json!(MATERIAL_MARGIN));
+    let mut text = serde_json::to_string_pretty(&json).expect("JSON values serialise");
+    text.push('\n');
+    let stem = starter.file_name.trim_end_matches(".json");
+    ExperimentFile {
+        file_name: format!("{stem}{NO_MATERIAL_GAP_SUFFIX}.json"),
+        json: text,
+    }
 }
 
 /// A starter experiment's JSON text: `arms` compared by a gap claim on ROC AUC, `higher`

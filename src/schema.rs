@@ -404,6 +404,30 @@ impl Schema {
                 return;
             }
         }
+        if matching > 1 {
+            // Say which forms it matches (a claim with two of its exclusive keys): the
+            // branches' descriptions when they have one.
+            let matched: Vec<String> = per_branch
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.is_empty())
+                .map(|(i, _)| {
+                    options[i]
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .map_or_else(|| format!("branch {i}"), str::to_owned)
+                })
+                .collect();
+            out.push(Violation {
+                path: path.clone(),
+                message: format!(
+                    "matches {matching} of the {} allowed forms, exactly one required: {}",
+                    options.len(),
+                    matched.join("; ")
+                ),
+            });
+            return;
+        }
         let branches: Vec<String> = per_branch
             .iter()
             .enumerate()

@@ -357,10 +357,10 @@ fn headline_seed_stability() {
                     }
                 }
             }
-            if let Some(counterlab::experiment::Claim::MetricGap { at_least, .. }) =
+            if let Some(counterlab::experiment::Claim::MetricGap { bound, .. }) =
                 &mut experiment.claim
             {
-                *at_least = threshold;
+                *bound = counterlab::experiment::GapBound::AtLeast(threshold);
             }
             let payload = counterlab::run::run(&packs, &experiment).unwrap();
             let options = counterlab::VerifyOptions {

@@ -15,6 +15,7 @@ mod cv;
 mod cv_interval;
 mod determinism;
 mod docs;
+mod gap_bounds;
 mod guide;
 mod hardening;
 mod lookalike;

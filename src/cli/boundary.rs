@@ -67,10 +67,11 @@ pub(crate) fn command(args: &BoundaryArgs) -> super::Outcome {
 fn print_human(map: &BoundaryMap) {
     outln!("{}", style::bold(&style::safe(&map.boundary.title)));
     let statistic = &map.chart.statistic;
-    let direction = match map.experiment.claim {
-        Some(counterlab::experiment::Claim::MetricAtMost { .. }) => "≤",
-        _ => "≥",
-    };
+    let direction = map
+        .experiment
+        .claim
+        .as_ref()
+        .map_or("≥", counterlab::experiment::Claim::relation);
     outln!(
         "pack {}  ·  claim per cell: {} {direction} {}  ·  K = {} permutations per cell, alpha {}",
         map.pack.id,

@@ -208,10 +208,14 @@ fn print_verdict(report: &counterlab::Report) {
         let p = claim.p_value.map_or("n/a".to_owned(), |p| {
             format!("{p:.4} (K = {}, {})", claim.permutations, claim.null_name())
         });
+        // A gap's at_most / within bound is named; every other claim reads as it always has.
+        let bound = claim.bound.map_or_else(
+            || format!("threshold {}", claim.threshold),
+            |side| side.describe(claim.threshold),
+        );
         outln!(
-            "claim   {} = {observed}, threshold {}, 95% CI {ci} ({})",
+            "claim   {} = {observed}, {bound}, 95% CI {ci} ({})",
             safe(&claim.statistic),
-            claim.threshold,
             safe(&claim.interval.to_string())
         );
         outln!(

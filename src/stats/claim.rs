@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::intervals::{self, Estimate, IntervalMethod};
 use super::{mutation_seed, ALPHA_RANGE};
 use crate::arm::{ArmPredictions, Evaluation, PreparedExperiment};
-use crate::experiment::{Claim, MetricName};
+use crate::experiment::{Claim, GapBound, MetricName};
 use crate::metrics::{MetricValue, Undefined};
 use crate::run::{self, ArmResult};
 use crate::table::Table;
@@ -25,7 +25,13 @@ pub struct ClaimReport {
     pub statistic: String,
     /// The kernel's value of the statistic (null when undefined).
     pub observed: Option<f64>,
-    /// The claim's threshold.
+    /// Which bound a `metric_gap` claim puts on its gap when it is not `at_least`
+    /// (`at_most`, `within`); left out otherwise, so every other claim's report is written
+    /// as before this key existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound: Option<Side>,
+    /// The claim's threshold: `at_least`, `at_most` or `value`; for `within`, the margin m
+    /// of |statistic| ≤ m.
     pub threshold: f64,
     /// The interval: two-sided 95%, or (1 − 0.05/family) for a claim decided as one of a
     /// family of tests.
@@ -160,6 +166,7 @@ impl ClaimReport {
         ClaimReport {
             statistic: statistic.to_owned(),
             observed: None,
+            bound: None,
             threshold,
             ci: None,
             se: None,
@@ -188,6 +195,59 @@ fn is_one(family: &u32) -> bool {
 /// rows when the gap's interval is clustered (docs/CALIBRATION.md, "Fewer entities"): the
 /// verdict is INCONCLUSIVE below it.
 pub const MIN_GAP_HELD_OUT_ENTITIES: usize = 20;
+
+/// Where a claim puts its statistic relative to its threshold: the rule that decides it
+/// (docs/VERDICTS.md, "Outcome"). Written in a report's `claim.bound` for the gap bounds
+/// other than `at_least`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// statistic ≥ threshold (`metric_at_least`, a gap's `at_least`).
+    AtLeast,
+    /// statistic ≤ threshold (`metric_at_most`, a gap's `at_most`).
+    AtMost,
+    /// |statistic| ≤ threshold, the threshold a margin m > 0 (a gap's `within`).
+    Within,
+}
+
+impl Side {
+    /// As written in reports (`at_least`, `at_most`, `within`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::AtLeast => "at_least",
+            Side::AtMost => "at_most",
+            Side::Within => "within",
+        }
+    }
+
+    /// The side of a gap bound.
+    pub fn of_gap(bound: GapBound) -> Side {
+        match bound {
+            GapBound::AtLeast(_) => Side::AtLeast,
+            GapBound::AtMost(_) => Side::AtMost,
+            GapBound::Within(_) => Side::Within,
+        }
+    }
+
+    /// What the claim says, for people: `at least 0.1`, `at most 0.02`, `within ±0.02`.
+    pub fn describe(self, threshold: f64) -> String {
+        match self {
+            Side::AtLeast => format!("at least {threshold}"),
+            Side::AtMost => format!("at most {threshold}"),
+            Side::Within => format!("within ±{threshold}"),
+        }
+    }
+
+    /// The interval a SUPPORTS needs, as a counterexample's `expected` writes it:
+    /// `CI above t`, `CI below t`, `CI inside (-m, m)`.
+    pub fn interval_needed(self, threshold: f64) -> String {
+        match self {
+            Side::AtLeast => format!("CI above {threshold}"),
+            Side::AtMost => format!("CI below {threshold}"),
+            Side::Within => format!("CI inside ({}, {threshold})", -threshold),
+        }
+    }
+}
 
 /// Which label permutation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,6 +281,10 @@ impl Null {
     /// The null a claim's p-value uses on this table (docs/VERDICTS.md): a skill claim
     /// must keep in the null what the model can exploit without label signal, memorising
     /// entities; a gap claims that mechanism itself, so it uses the row null.
+    ///
+    /// A claim of absence (`metric_at_most`, a gap's `at_most` or `within`) has none: the
+    /// label-permutation null is "no signal, no gap", which lies on the claimed side, so
+    /// its p-value could only count against a true claim. The interval alone decides.
     pub(crate) fn for_claim(claim: &Claim, table: &Table) -> Option<Null> {
         match claim {
             Claim::MetricAtLeast { .. } if table.labels_constant_within_entities() => {
@@ -229,8 +293,16 @@ impl Null {
             Claim::MetricAtLeast { .. } if table.n_entities() < table.n_rows() => {
                 Some(Null::EntityBlocks)
             }
-            Claim::MetricAtLeast { .. } | Claim::MetricGap { .. } => Some(Null::Row),
-            Claim::MetricAtMost { .. } => None,
+            Claim::MetricAtLeast { .. }
+            | Claim::MetricGap {
+                bound: GapBound::AtLeast(_),
+                ..
+            } => Some(Null::Row),
+            Claim::MetricAtMost { .. }
+            | Claim::MetricGap {
+                bound: GapBound::AtMost(_) | GapBound::Within(_),
+                ..
+            } => None,
         }
     }
 }
@@ -351,12 +423,13 @@ pub(crate) fn permutation_runs(
 pub(crate) enum Standing {
     /// CI on the claimed side and (where one is needed) p ≤ α with enough permutations.
     Supports,
-    /// The CI lies entirely on the wrong side of the threshold.
+    /// The CI lies entirely on the wrong side of the threshold (for `within`: entirely
+    /// above the margin, or entirely below its negative).
     Contradicts {
         ci: [f64; 2],
         observed: f64,
         threshold: f64,
-        higher_is_claimed: bool,
+        side: Side,
     },
     /// Could not be established, with the reasons (already joined).
     Inconclusive(String),
@@ -422,10 +495,12 @@ pub(crate) fn evaluate(
     reasons.extend(reasons_not_supported(&statement, &evidence, &level));
     let (outcome, standing) = decide(&statement, &evidence, reasons);
     let (lo, hi) = evidence.ci;
+    let bound = statement.reported_bound();
     ClaimEvaluation {
         report: Some(ClaimReport {
             statistic: statement.statistic,
             observed: Some(evidence.observed),
+            bound,
             threshold: statement.threshold,
             ci: Some([lo, hi]),
             se: Some(estimate.se),
@@ -459,7 +534,9 @@ impl ClaimEvaluation {
 struct Statement {
     statistic: String,
     threshold: f64,
-    higher_is_claimed: bool,
+    side: Side,
+    /// Whether the claim is a gap's (its report names an `at_most` or `within` bound).
+    gap: bool,
 }
 
 impl Statement {
@@ -469,23 +546,53 @@ impl Statement {
             Claim::MetricGap {
                 higher,
                 lower,
-                at_least,
+                bound,
                 ..
             } => Statement {
                 statistic: format!("{metric}({higher}) - {metric}({lower})"),
-                threshold: *at_least,
-                higher_is_claimed: true,
+                threshold: bound.value(),
+                side: Side::of_gap(*bound),
+                gap: true,
             },
             Claim::MetricAtLeast { arm, value, .. } => Statement {
                 statistic: format!("{metric}({arm})"),
                 threshold: *value,
-                higher_is_claimed: true,
+                side: Side::AtLeast,
+                gap: false,
             },
             Claim::MetricAtMost { arm, value, .. } => Statement {
                 statistic: format!("{metric}({arm})"),
                 threshold: *value,
-                higher_is_claimed: false,
+                side: Side::AtMost,
+                gap: false,
             },
+        }
+    }
+
+    /// The report's `bound`: a gap's `at_most` or `within`; none for `at_least` (whose
+    /// reports keep their bytes) and for the one-arm kinds (their `kind` says it).
+    fn reported_bound(&self) -> Option<Side> {
+        (self.gap && self.side != Side::AtLeast).then_some(self.side)
+    }
+
+    /// Whether an interval lies entirely on the claimed side (strictly, as every bound).
+    fn supported_by(&self, (lo, hi): (f64, f64)) -> bool {
+        let t = self.threshold;
+        match self.side {
+            Side::AtLeast => lo > t,
+            Side::AtMost => hi < t,
+            Side::Within => lo > -t && hi < t,
+        }
+    }
+
+    /// Whether an interval lies entirely on the wrong side (strictly): for `within`,
+    /// entirely above m or entirely below −m.
+    fn contradicted_by(&self, (lo, hi): (f64, f64)) -> bool {
+        let t = self.threshold;
+        match self.side {
+            Side::AtLeast => hi < t,
+            Side::AtMost => lo > t,
+            Side::Within => lo > t || hi < -t,
         }
     }
 }
@@ -568,10 +675,9 @@ fn vacuous_evaluation(
 ) -> ClaimEvaluation {
     let [low, high] = range;
     let reason = format!(
-        "vacuous claim: {} lies in [{low}, {high}] whatever the data, so the claim that it is {} {} cannot be wrong",
+        "vacuous claim: {} lies in [{low}, {high}] whatever the data, so the claim that it is {} cannot be wrong",
         statement.statistic,
-        if statement.higher_is_claimed { "at least" } else { "at most" },
-        statement.threshold,
+        statement.side.describe(statement.threshold),
     );
     let mut report = ClaimReport::undefined(
         &statement.statistic,
@@ -579,6 +685,7 @@ fn vacuous_evaluation(
         level.alpha,
         &reason,
     );
+    report.bound = statement.reported_bound();
     report.family = level.family;
     report.observed = claim_statistic(claim, results);
     report.interval = IntervalLabel::None;
@@ -599,6 +706,7 @@ fn undefined_evaluation(
     ClaimEvaluation {
         report: Some(ClaimReport {
             family: level.family,
+            bound: statement.reported_bound(),
             ..ClaimReport::undefined(
                 &statement.statistic,
                 statement.threshold,
@@ -743,19 +851,20 @@ fn reasons_not_supported(
 ) -> Vec<String> {
     let (lo, hi) = evidence.ci;
     let threshold = statement.threshold;
-    let claimed_side = if statement.higher_is_claimed {
-        lo > threshold
-    } else {
-        hi < threshold
-    };
     let alpha = level.alpha;
     let min_k = (1.0 / alpha).ceil() as usize - 1;
     let mut reasons = Vec::new();
-    if !claimed_side {
-        reasons.push(format!(
-            "the {}% CI [{lo:.6}, {hi:.6}] does not lie entirely on the claimed side of {threshold}",
-            ci_percent(level.family)
-        ));
+    if !statement.supported_by(evidence.ci) {
+        let percent = ci_percent(level.family);
+        reasons.push(match statement.side {
+            Side::AtLeast | Side::AtMost => format!(
+                "the {percent}% CI [{lo:.6}, {hi:.6}] does not lie entirely on the claimed side of {threshold}"
+            ),
+            Side::Within => format!(
+                "the {percent}% CI [{lo:.6}, {hi:.6}] does not lie entirely inside ({}, {threshold})",
+                -threshold
+            ),
+        });
     }
     if let Some(p) = evidence.p_value {
         let effective = evidence.permutations;
@@ -778,20 +887,14 @@ fn decide(
     reasons: Vec<String>,
 ) -> (ClaimOutcome, Standing) {
     let (lo, hi) = evidence.ci;
-    let threshold = statement.threshold;
-    let wrong_side = if statement.higher_is_claimed {
-        hi < threshold
-    } else {
-        lo > threshold
-    };
-    if wrong_side {
+    if statement.contradicted_by(evidence.ci) {
         (
             ClaimOutcome::Contradicts,
             Standing::Contradicts {
                 ci: [lo, hi],
                 observed: evidence.observed,
-                threshold,
-                higher_is_claimed: statement.higher_is_claimed,
+                threshold: statement.threshold,
+                side: statement.side,
             },
         )
     } else if reasons.is_empty() {
@@ -828,9 +931,14 @@ fn metric_range(metric: MetricName) -> [f64; 2] {
 pub(crate) fn vacuous_range(claim: &Claim) -> Option<[f64; 2]> {
     let [low, high] = metric_range(claim.metric());
     match *claim {
-        Claim::MetricGap { at_least, .. } => {
+        Claim::MetricGap { bound, .. } => {
             let range = [low - high, high - low];
-            (at_least <= range[0]).then_some(range)
+            let holds_anyway = match bound {
+                GapBound::AtLeast(x) => x <= range[0],
+                // The range is symmetric: |gap| ≤ m holds everywhere once m reaches it.
+                GapBound::AtMost(x) | GapBound::Within(x) => x >= range[1],
+            };
+            holds_anyway.then_some(range)
         }
         Claim::MetricAtLeast { value, .. } => (value <= low).then_some([low, high]),
         Claim::MetricAtMost { value, .. } => (value >= high).then_some([low, high]),
@@ -866,6 +974,117 @@ mod tests {
     use super::*;
     use crate::experiment::Experiment;
     use crate::pack::Pack;
+
+    fn gap(bound: GapBound) -> Claim {
+        Claim::MetricGap {
+            metric: MetricName::RocAuc,
+            higher: "a".into(),
+            lower: "b".into(),
+            bound,
+        }
+    }
+
+    /// Only `at_least` has a p-value among the gap bounds: the label-permutation null is
+    /// "no gap", which an `at_most` or `within` claim puts on its own side.
+    #[test]
+    fn only_an_at_least_gap_has_a_permutation_null() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs");
+        let pack = Pack::open(root.join("entity-leakage")).expect("bundled pack");
+        let table = pack.table();
+        assert_eq!(
+            Null::for_claim(&gap(GapBound::AtLeast(0.1)), table),
+            Some(Null::Row)
+        );
+        assert_eq!(Null::for_claim(&gap(GapBound::AtMost(0.02)), table), None);
+        assert_eq!(Null::for_claim(&gap(GapBound::Within(0.02)), table), None);
+    }
+
+    /// The strictness of every bound is that of `metric_at_most`: an interval that touches
+    /// the threshold neither supports nor contradicts. `within` m holds (−m, m) open.
+    #[test]
+    fn each_bound_decides_an_interval_strictly_on_its_side() {
+        let at = |bound: GapBound| Statement::of(&gap(bound));
+        let at_most = at(GapBound::AtMost(0.02));
+        assert!(at_most.supported_by((-0.5, 0.019)));
+        assert!(
+            !at_most.supported_by((-0.5, 0.02)),
+            "touching x: not below it"
+        );
+        assert!(at_most.contradicted_by((0.021, 0.3)));
+        assert!(
+            !at_most.contradicted_by((0.02, 0.3)),
+            "touching x: not above it"
+        );
+        assert!(!at_most.supported_by((0.0, 0.05)) && !at_most.contradicted_by((0.0, 0.05)));
+
+        let within = at(GapBound::Within(0.02));
+        assert!(within.supported_by((-0.019, 0.019)));
+        assert!(
+            !within.supported_by((-0.02, 0.01)),
+            "touching −m: not inside"
+        );
+        assert!(
+            !within.supported_by((-0.01, 0.02)),
+            "touching m: not inside"
+        );
+        assert!(within.contradicted_by((0.021, 0.05)), "wholly above m");
+        assert!(within.contradicted_by((-0.05, -0.021)), "wholly below −m");
+        assert!(!within.contradicted_by((0.02, 0.05)) && !within.contradicted_by((-0.05, -0.02)));
+        // Straddling either end, or wider than the margin on both sides: neither.
+        for ci in [(0.01, 0.03), (-0.03, -0.01), (-0.03, 0.03)] {
+            assert!(
+                !within.supported_by(ci) && !within.contradicted_by(ci),
+                "{ci:?}"
+            );
+        }
+
+        let at_least = at(GapBound::AtLeast(0.1));
+        assert!(at_least.supported_by((0.11, 0.3)) && at_least.contradicted_by((-0.1, 0.09)));
+    }
+
+    /// The report names the bound of an `at_most` or `within` gap only: an `at_least`
+    /// gap's report has no `bound` key, as before the key existed.
+    #[test]
+    fn the_report_names_the_bound_of_at_most_and_within_only() {
+        assert_eq!(
+            Statement::of(&gap(GapBound::AtLeast(0.0))).reported_bound(),
+            None
+        );
+        assert_eq!(
+            Statement::of(&gap(GapBound::AtMost(0.0))).reported_bound(),
+            Some(Side::AtMost)
+        );
+        assert_eq!(
+            Statement::of(&gap(GapBound::Within(0.1))).reported_bound(),
+            Some(Side::Within)
+        );
+        let one_arm = Claim::MetricAtMost {
+            metric: MetricName::RocAuc,
+            arm: "a".into(),
+            value: 0.7,
+        };
+        assert_eq!(Statement::of(&one_arm).reported_bound(), None);
+    }
+
+    /// A ROC AUC gap lies in [−1, 1]: `at_most` 1 and `within` 1 hold whatever the data
+    /// (vacuous), just below 1 they do not.
+    #[test]
+    fn at_most_and_within_are_vacuous_from_the_top_of_the_gap_range() {
+        for bound in [
+            GapBound::AtMost(1.0),
+            GapBound::Within(1.0),
+            GapBound::Within(3.0),
+        ] {
+            assert_eq!(vacuous_range(&gap(bound)), Some([-1.0, 1.0]), "{bound:?}");
+        }
+        for bound in [
+            GapBound::AtMost(0.99),
+            GapBound::Within(0.99),
+            GapBound::AtMost(-1.0),
+        ] {
+            assert_eq!(vacuous_range(&gap(bound)), None, "{bound:?}");
+        }
+    }
 
     /// The claim's own null refits the claimed arm only, and that arm's numbers are those
     /// of a null that refits every arm: the skipped fits were never read.

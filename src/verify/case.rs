@@ -6,7 +6,7 @@
 use super::checks::CheckId;
 use super::{Verification, VerifyOptions, ACTIVE_PERMUTATIONS};
 use crate::budget::work_per_fit;
-use crate::experiment::Experiment;
+use crate::experiment::{Claim, Experiment, GapBound};
 use crate::pack::{Lookup, Pack, Packs};
 use crate::run;
 use crate::table::Table;
@@ -158,7 +158,9 @@ impl Verification<'_> {
 /// ablations), the claim's permutations and the claim's estimates. The permutations are
 /// counted as two nulls over every arm: exact for the row null, an upper bound for an
 /// entity-aware claim null, which refits only the claimed arms (the formula is a verdict
-/// rule, docs/VERDICTS.md, and is kept as it was when that null refitted every arm).
+/// rule, docs/VERDICTS.md, and is kept as it was when that null refitted every arm). A
+/// `metric_gap` claim with an `at_most` or `within` bound has no p-value, so no second null
+/// runs and only the row null (the chance check's) is counted.
 pub fn work_units(experiment: &Experiment, table: &Table, o: &VerifyOptions) -> u64 {
     // Every product and sum saturates: a hostile K or shuffle count gives u64::MAX, which
     // is over any budget, never a wrapped small number.
@@ -167,7 +169,7 @@ pub fn work_units(experiment: &Experiment, table: &Table, o: &VerifyOptions) -> 
     let fits_per_run = arms.saturating_mul(1 + experiment.ablation_list().len() as u64);
     let full_runs = (o.row_order_shuffles as u64).saturating_add(2 + ACTIVE_PERMUTATIONS as u64);
     let permutation_fits = (o.permutations as u64)
-        .saturating_mul(2)
+        .saturating_mul(nulls_counted(experiment))
         .saturating_add(2)
         .saturating_mul(crate::budget::null_arm_fits(experiment));
     per_fit.saturating_mul(
@@ -175,4 +177,19 @@ pub fn work_units(experiment: &Experiment, table: &Table, o: &VerifyOptions) -> 
             .saturating_mul(full_runs)
             .saturating_add(permutation_fits),
     )
+}
+
+/// The permutation nulls [`work_units`] counts over every arm: the row null of the chance
+/// check, and a second for the claim's p-value — except for a gap bound that needs none
+/// (`at_most`, `within`: no null runs for it). `metric_at_most`, which needs none either,
+/// keeps the count it has always had (an upper bound), so no budget verdict of an existing
+/// claim kind moves.
+fn nulls_counted(experiment: &Experiment) -> u64 {
+    match &experiment.claim {
+        Some(Claim::MetricGap {
+            bound: GapBound::AtMost(_) | GapBound::Within(_),
+            ..
+        }) => 1,
+        _ => 2,
+    }
 }

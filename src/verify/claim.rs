@@ -42,19 +42,12 @@ impl Verification<'_> {
                 ci: [lo, hi],
                 observed,
                 threshold,
-                higher_is_claimed,
+                side,
             } => {
                 let ce = Counterexample::new(
                     CheckId::ClaimEvidence,
                     json!([lo, hi]),
-                    json!(format!(
-                        "{} {threshold}",
-                        if higher_is_claimed {
-                            "CI above"
-                        } else {
-                            "CI below"
-                        }
-                    )),
+                    json!(side.interval_needed(threshold)),
                     json!({ "path": JsonPath::field("claim"), "observed": observed }),
                 );
                 self.fail(

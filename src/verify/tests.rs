@@ -159,3 +159,63 @@ fn a_verification_prepares_each_arm_once_per_table_and_fits_it_once_per_labellin
         "{payloads} payloads, {maps} maps"
     );
 }
+
+/// A boundary cell whose gap claim has no p-value (`at_most`) fits each arm once and runs
+/// no null; the same cells claiming `at_least` add one fit of each claimed arm per
+/// permutation. `boundary::work_units` counts the difference, and nothing more.
+#[test]
+fn a_boundary_cell_of_an_at_most_gap_runs_no_null() {
+    use crate::experiment::{Claim, GapBound};
+
+    let packs =
+        Packs::discover(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs"))
+            .expect("bundled packs");
+    let pack = packs.get("entity-leakage").expect("bundled pack");
+    let mut spec = pack.manifest().boundary.clone().expect("a sweep");
+    // The overlap axis only, at both ends, with few permutations: two cells.
+    spec.axes.truncate(1);
+    spec.axes[0].values = vec![0.0, 1.0];
+    spec.permutations = 19;
+    let base = crate::Experiment::registered(pack, &spec.experiment).expect("registered");
+    let with_bound = |bound: GapBound| {
+        let mut experiment = base.clone();
+        let Some(Claim::MetricGap { bound: b, .. }) = &mut experiment.claim else {
+            panic!("the map's claim is a gap");
+        };
+        *b = bound;
+        experiment
+    };
+    let k = spec.permutations as u64;
+    let fits_per_labelling = crate::budget::arm_fits(&base);
+    let feature_sets = 1 + base.ablation_list().len() as u64;
+    let mut counted = Vec::new();
+    for (bound, null_fits) in [
+        // Both arms are claimed, single splits: two fits per permutation.
+        (GapBound::AtLeast(0.0), k * 2),
+        (GapBound::AtMost(0.0), 0),
+    ] {
+        let experiment = with_bound(bound);
+        let counts = work_counter::start();
+        let map = crate::boundary::compute_with(pack, pack.table(), &spec, &experiment, 1)
+            .expect("a map");
+        let (_, fits) = counts.get();
+        let cells = map.cells.len() as u64;
+        assert_eq!(cells, 2);
+        assert_eq!(
+            fits,
+            cells * (fits_per_labelling * feature_sets + null_fits),
+            "{bound:?}"
+        );
+        counted.push(crate::boundary::work_units(
+            &spec,
+            &experiment,
+            pack.table(),
+        ));
+    }
+    let per_fit = crate::budget::work_per_fit(&base, pack.table());
+    assert_eq!(
+        counted[0] - counted[1],
+        2 * k * fits_per_labelling * per_fit,
+        "two cells of K permutations of every arm, counted for at_least only"
+    );
+}
