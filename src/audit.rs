@@ -9,6 +9,14 @@
 //! the verifier decides (so the gap's interval and p-value are the verifier's, and the
 //! payload it writes with `--out` is checked by `counterlab verify` like any other).
 //!
+//! The entity-grouped side is **repeated**: `entity_k_fold` with K = round(1 / test share)
+//! folds (each fold an entity-grouped split holding out about the user's share of rows)
+//! drawn [`GROUPED_REPEATS`] times from `--seed`, its AUC the mean over repeats and its
+//! interval the repeated-CV one (docs/METRICS.md): one draw of a grouped split moved the
+//! audit's verdict with the seed (issue 32). With `--margin M` the claim is `at_most M`
+//! and the audit decides **material leak** (the interval wholly above M), **no material
+//! leak** (wholly below) or **undecided**.
+//!
 //! A **leak** is a test entity with rows in training, or (with a time column) a test row
 //! at or before the latest training time. A **possible leak**, also exit 1, is a test
 //! entity with no training row whose id looks like a training entity's id (one
@@ -39,11 +47,16 @@ pub const USER_ARM: &str = "your_split";
 pub const GROUPED_ARM: &str = "entity_grouped";
 /// The experiment file an audit writes into the pack (`experiments/audit.json`).
 pub const EXPERIMENT_FILE: &str = "audit.json";
+/// How many times the entity-grouped comparison draws its folds (docs/CALIBRATION.md, "Seed
+/// stability": 5 repeats made the headline gap's spread over seeds 0.16 of its interval's
+/// half-width).
+pub const GROUPED_REPEATS: u32 = 5;
+
 /// The payload file [`Audit::write_pack`] writes beside the pack.toml.
 pub const PAYLOAD_FILE: &str = "audit.payload.json";
 
 /// What `audit` is told about the CSV.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AuditOptions {
     /// The entity column.
     pub entity: String,
@@ -55,6 +68,35 @@ pub struct AuditOptions {
     pub test_column: String,
     /// An integer time column, if any.
     pub time: Option<String>,
+    /// The seed of the entity-grouped comparison's fold draws (the CLI's `--seed`,
+    /// default 1).
+    pub seed: u64,
+    /// A materiality margin on the AUC gap (`--margin`): the claim becomes `at_most`
+    /// margin and the audit decides material leak / no material leak / undecided.
+    pub margin: Option<f64>,
+}
+
+/// What `--margin` decided of the AUC inflation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Materiality {
+    /// The gap's interval lies wholly above the margin.
+    MaterialLeak,
+    /// The gap's interval lies wholly below the margin.
+    NoMaterialLeak,
+    /// Neither (or the gap is undefined).
+    Undecided,
+}
+
+impl Materiality {
+    /// As printed.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Materiality::MaterialLeak => "material leak",
+            Materiality::NoMaterialLeak => "no material leak",
+            Materiality::Undecided => "undecided",
+        }
+    }
 }
 
 /// An audit's findings, with the pack, payload and report behind its numbers.
@@ -82,6 +124,10 @@ pub struct Audit {
     pub leak: bool,
     /// Why, one phrase each (empty when no leak).
     pub leak_reasons: Vec<String>,
+    /// The margin asked for, and what the verifier's interval decides of it.
+    pub materiality: Option<(f64, Materiality)>,
+    /// Folds of the entity-grouped comparison (each holds out about the user's share).
+    pub grouped_folds: u32,
 }
 
 /// The `counterlab.audit/1` object (FORMATS.md), field for field.
@@ -130,11 +176,19 @@ struct LookAlikeEntities<'a> {
 struct AucComparison {
     your_split: Option<f64>,
     entity_grouped: Option<f64>,
+    entity_grouped_folds: u32,
+    entity_grouped_repeats: u32,
+    entity_grouped_sd: Option<f64>,
+    seed: u64,
     gap: Option<f64>,
     ci: Option<[f64; 2]>,
     interval: Option<IntervalLabel>,
     p_value: Option<f64>,
     verdict: Verdict,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    margin: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decision: Option<Materiality>,
 }
 
 impl Audit {
@@ -172,11 +226,20 @@ impl Audit {
             auc: AucComparison {
                 your_split: self.auc(USER_ARM),
                 entity_grouped: self.auc(GROUPED_ARM),
+                entity_grouped_folds: self.grouped_folds,
+                entity_grouped_repeats: GROUPED_REPEATS,
+                entity_grouped_sd: self.payload.results[GROUPED_ARM]
+                    .between_repeat_sd
+                    .as_ref()
+                    .and_then(|sd| sd["roc_auc"].value()),
+                seed: self.payload.experiment.seed,
                 gap: claim.and_then(|c| c.observed),
                 ci: claim.and_then(|c| c.ci),
                 interval: claim.map(|c| c.interval.clone()),
                 p_value: claim.and_then(|c| c.p_value),
                 verdict: self.report.verdict().clone(),
+                margin: self.materiality.map(|(m, _)| m),
+                decision: self.materiality.map(|(_, d)| d),
             },
             problems: self.scaffold.findings.problems(),
             leak: self.leak,
@@ -261,30 +324,45 @@ pub fn audit(
     let test_entities = test_entity.iter().filter(|&&t| t).count();
     let groups = crate::split::look_alike_groups(table);
     let look_alikes = crate::split::look_alikes(table, &groups, &[&split]);
-    // The grouped arm holds out the same share of rows as the user's split, as whole
-    // entities (its test_fraction is a share of entities: with entities of similar size
-    // the two splits have about as many test rows). It must leave both sides non-empty.
+    // The grouped arm holds out about the same share of rows as the user's split, as
+    // whole entities, in each of K folds (K = round(1 / share), at least 2, at most the
+    // entities), drawn GROUPED_REPEATS times.
     let fraction = test_rows.len() as f64 / table.n_rows() as f64;
-    let grouped_test_entities = (fraction * table.n_entities() as f64).ceil() as usize;
-    if grouped_test_entities >= table.n_entities() || table.n_entities() < 2 {
+    if table.n_entities() < 2 {
         return Err(Error::invalid(format!(
-            "the test column puts {} of {} rows in test: an entity-grouped split of that share leaves no entity for training",
-            test_rows.len(),
-            table.n_rows()
+            "the data has {} entity: an entity-grouped comparison needs two",
+            table.n_entities()
         )));
     }
+    let max_folds = (table.n_entities() as u32).min(crate::split::MAX_FOLDS);
+    let grouped_folds = ((1.0 / fraction).round() as u32).clamp(2, max_folds);
+    if let Some(margin) = options.margin {
+        if !(margin.is_finite() && margin > 0.0 && margin < 1.0) {
+            return Err(Error::invalid(format!(
+                "--margin must be an AUC difference strictly between 0 and 1, found {margin}"
+            )));
+        }
+    }
+    let claim = match options.margin {
+        None => {
+            serde_json::json!({ "kind": "metric_gap", "metric": "roc_auc", "higher": USER_ARM, "lower": GROUPED_ARM, "at_least": 0.0 })
+        }
+        Some(margin) => {
+            serde_json::json!({ "kind": "metric_gap", "metric": "roc_auc", "higher": USER_ARM, "lower": GROUPED_ARM, "at_most": margin })
+        }
+    };
     let experiment_json = serde_json::json!({
         "format": "counterlab.experiment/1",
         "pack": pack.id(),
-        "seed": 1,
+        "seed": options.seed,
         "model": { "kind": "logistic", "c": 1.0 },
         "arms": [
             { "name": USER_ARM, "split": { "kind": "predefined", "column": options.test_column } },
-            { "name": GROUPED_ARM, "split": { "kind": "entity_grouped", "test_fraction": fraction } },
+            { "name": GROUPED_ARM, "split": { "kind": "entity_k_fold", "folds": grouped_folds, "repeats": GROUPED_REPEATS } },
         ],
         "ablations": [{ "name": "identity", "drop": [] }],
         "metrics": ["roc_auc", "accuracy", "balanced_accuracy", "majority_baseline_accuracy"],
-        "claim": { "kind": "metric_gap", "metric": "roc_auc", "higher": USER_ARM, "lower": GROUPED_ARM, "at_least": 0.0 }
+        "claim": claim
     });
     let mut experiment_text =
         serde_json::to_string_pretty(&experiment_json).expect("JSON values serialise");
@@ -298,6 +376,7 @@ pub fn audit(
     packs.insert(pack.clone())?;
     let payload_text = payload.to_json_pretty()?;
     let report = verify(payload_text.as_bytes(), &packs, verify_options);
+    let decided = options.margin.map(|margin| (margin, materiality(&report)));
 
     let mut leak_reasons = Vec::new();
     if overlap.entities > 0 {
@@ -330,7 +409,19 @@ pub fn audit(
         look_alikes,
         leak: !leak_reasons.is_empty(),
         leak_reasons,
+        materiality: decided,
+        grouped_folds,
     })
+}
+
+/// What the verifier's `at_most` claim says of the margin: its interval wholly above
+/// (contradicted: a material leak), wholly below (supported: none), or neither.
+fn materiality(report: &Report) -> Materiality {
+    match report.claim().map(|c| c.outcome) {
+        Some(crate::stats::ClaimOutcome::Contradicts) => Materiality::MaterialLeak,
+        Some(crate::stats::ClaimOutcome::Supports) => Materiality::NoMaterialLeak,
+        _ => Materiality::Undecided,
+    }
 }
 
 /// The possible-leak phrase of look-alike ids: how many, the first pairs, and the fix.

@@ -826,3 +826,103 @@ fn multi_line_errors_keep_their_line_breaks_and_escape_the_data() {
         "{command}: {stderr}"
     );
 }
+
+/// `audit --margin` decides materiality by the verifier's interval and `--seed` draws the
+/// grouped comparison: a random row split of entity-leakage's customers (the headline leak,
+/// AUC inflated by about 0.25, docs/CALIBRATION.md) is a material leak at 0.02 and not
+/// material at 0.9 (an interval of an AUC gap lies below 0.9 unless the gap nears 1);
+/// the decision's payload verifies to the same report; another seed draws other folds.
+#[test]
+fn audit_margin_decides_materiality_with_the_verifier() {
+    let dir = TempDir::new("audit-margin");
+    let source = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/packs/entity-leakage/customer_churn.csv"),
+    )
+    .unwrap();
+    // Every fourth row of the file in test: every customer on both sides.
+    let mut csv = String::new();
+    for (i, line) in source.lines().enumerate() {
+        let mark = if i == 0 {
+            "is_test"
+        } else if i % 4 == 0 {
+            "1"
+        } else {
+            "0"
+        };
+        csv.push_str(&format!("{line},{mark}\n"));
+    }
+    let path = dir.path().join("churn.csv");
+    std::fs::write(&path, csv).unwrap();
+    let audit = |extra: &[&str], out: Option<&std::path::Path>| {
+        let mut args = vec![
+            "audit",
+            s(&path),
+            "--entity",
+            "customer_id",
+            "--label",
+            "churned",
+            "--positive",
+            "1",
+            "--test-column",
+            "is_test",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        if let Some(out) = out {
+            args.extend(["--out", s(out)]);
+        }
+        json(&run(&args))
+    };
+    let out = dir.path().join("material");
+    let material = audit(&["--margin", "0.02"], Some(&out));
+    assert_eq!(material["auc"]["margin"], 0.02);
+    assert_eq!(material["auc"]["decision"], "material_leak", "{material}");
+    assert!(material["auc"]["ci"][0].as_f64().unwrap() > 0.02);
+    assert_eq!(material["auc"]["entity_grouped_repeats"], 5);
+    assert_eq!(
+        material["auc"]["entity_grouped_folds"], 4,
+        "a test share of 1/4"
+    );
+    let verified = json(&run(&[
+        "verify",
+        s(&out.join("audit.payload.json")),
+        "--packs",
+        s(&out),
+        "--json",
+    ]));
+    assert_eq!(verified["report_hash"], material["report_hash"]);
+    assert_eq!(verified["claim"]["bound"], "at_most");
+
+    let not_material = audit(&["--margin", "0.9"], None);
+    assert_eq!(
+        not_material["auc"]["decision"], "no_material_leak",
+        "{not_material}"
+    );
+    let plain = audit(&[], None);
+    assert!(plain["auc"].get("decision").is_none());
+    assert_eq!(plain["auc"]["seed"], 1);
+    let other = audit(&["--seed", "2"], None);
+    assert_eq!(other["auc"]["seed"], 2);
+    assert_ne!(
+        other["auc"]["entity_grouped"],
+        plain["auc"]["entity_grouped"]
+    );
+    assert_eq!(other["auc"]["your_split"], plain["auc"]["your_split"]);
+    let refused = run(&[
+        "audit",
+        s(&path),
+        "--entity",
+        "customer_id",
+        "--label",
+        "churned",
+        "--positive",
+        "1",
+        "--test-column",
+        "is_test",
+        "--margin",
+        "1.5",
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(text(&refused).contains("--margin"), "{}", text(&refused));
+}

@@ -56,7 +56,8 @@ fn assert_decidable(pack: &str, name: &str, claimed: f64) {
     assert_eq!(experiment["claim"]["at_least"], json!(claimed), "{name}");
     let (verdict, interval, ci, observed) = run_and_verify(&pack, &experiment);
     assert_eq!(verdict, "SUPPORTS", "{name}: CI {ci:?} ({interval})");
-    assert!(interval.ends_with("-paired"), "{name}: {interval}");
+    // Repeated cross-validation: each repeat's paired interval, combined over repeats.
+    assert_eq!(interval, "repeated-within-between", "{name}");
     assert!(ci[0] > claimed, "{name}: CI {ci:?}");
 
     let (verdict, _, swapped_ci, _) =
@@ -110,7 +111,8 @@ fn the_paired_interval_is_narrower_than_adding_variances() {
         .collect();
     let unpaired = counterlab::stats::intervals::gap(&each[0], &each[1], counterlab::stats::Z95);
     assert_eq!(paired.value, unpaired.value);
-    assert_eq!(paired.method.as_str(), "obuchowski-clustered-paired");
+    // Each of the 5 repeats' intervals is Obuchowski's paired one, combined over repeats.
+    assert_eq!(paired.method.as_str(), "repeated-within-between");
     assert!(
         paired.se < 0.8 * unpaired.se,
         "paired se {} vs unpaired {}",
@@ -260,10 +262,31 @@ fn a_cross_validation_result_lists_its_folds() {
     let payload = run_with(&pack, &experiment, &RunOptions { threads: 1 }).expect("run");
     for (name, result) in &payload.results {
         assert!(result.model.is_none(), "{name}");
+        // 5 folds in each of 5 repeats, every repeat testing every row once.
         let folds = result.folds.as_ref().expect("folds");
-        assert_eq!(folds.len(), 5);
-        let tested: u64 = folds.iter().map(|f| f.split.test_rows).sum();
-        assert_eq!(tested, result.split.test_rows, "{name}");
+        assert_eq!(folds.len(), 25);
+        for repeat in folds.chunks(5) {
+            let tested: u64 = repeat.iter().map(|f| f.split.test_rows).sum();
+            assert_eq!(tested, result.split.test_rows, "{name}");
+        }
+        let repeats = result.repeats.as_ref().expect("repeats");
+        assert_eq!(repeats.len(), 5);
+        let hashes: std::collections::BTreeSet<_> =
+            repeats.iter().map(|r| &r.membership_hash).collect();
+        assert_eq!(hashes.len(), 5, "{name}: five different fold assignments");
+        assert_eq!(repeats[0].membership_hash, result.split.membership_hash);
+        // The arm's AUC is the mean of the repeats' (summed in order, divided by 5).
+        let aucs: Vec<f64> = repeats
+            .iter()
+            .map(|r| r.metrics["roc_auc"].value().unwrap())
+            .collect();
+        let mean = (aucs[0] + aucs[1] + aucs[2] + aucs[3] + aucs[4]) / 5.0;
+        assert_eq!(result.metrics["roc_auc"].value(), Some(mean), "{name}");
+        let sd = result.between_repeat_sd.as_ref().expect("sd")["roc_auc"]
+            .value()
+            .unwrap();
+        let var = aucs.iter().map(|a| (a - mean) * (a - mean)).sum::<f64>() / 4.0;
+        assert!((sd - var.sqrt()).abs() < 1e-15, "{name}: sd {sd}");
         assert_eq!(result.split.test_rows, pack.table().n_rows() as u64);
     }
     assert_eq!(payload.results["entity_grouped"].overlap.entities, 0);
@@ -478,4 +501,73 @@ fn a_training_fold_of_one_class_is_refused_naming_arm_and_fold() {
         "{reason}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The seeded assignment's repeat 0 is the unrepeated split bit for bit (stream
+/// `split/<kind>`), every later repeat another draw (`split/<kind>/repeat/<r>`); an
+/// experiment's results with `repeats: 1` are those without `repeats`.
+#[test]
+fn a_seeded_repeat_zero_is_the_unrepeated_split() {
+    let packs = bundled::packs();
+    let pack = packs.get("entity-leakage").expect("bundled pack");
+    for (once, repeated) in [
+        (
+            SplitSpec::KFold {
+                folds: 5,
+                assignment: None,
+                repeats: None,
+            },
+            SplitSpec::KFold {
+                folds: 5,
+                assignment: None,
+                repeats: Some(3),
+            },
+        ),
+        (
+            SplitSpec::EntityKFold {
+                folds: 5,
+                assignment: None,
+                repeats: None,
+            },
+            SplitSpec::EntityKFold {
+                folds: 5,
+                assignment: None,
+                repeats: Some(3),
+            },
+        ),
+    ] {
+        let root = counterlab::JsonPath::root();
+        let one = counterlab::split::folds(pack.table(), &once, 7, &root).unwrap();
+        let three = counterlab::split::folds(pack.table(), &repeated, 7, &root).unwrap();
+        assert_eq!(one.len(), 1);
+        assert_eq!(three.len(), 3);
+        assert_eq!(three[0], one[0], "{once:?}");
+        assert_ne!(three[1], three[0]);
+        assert_ne!(three[2], three[1]);
+    }
+    let (_, mut experiment) = registered("entity-leakage", "random-vs-grouped");
+    for arm in experiment["arms"].as_array_mut().unwrap() {
+        arm["split"]["repeats"] = json!(1);
+    }
+    let with_one = Experiment::from_json(experiment.to_string().as_bytes()).unwrap();
+    for arm in experiment["arms"].as_array_mut().unwrap() {
+        arm["split"].as_object_mut().unwrap().remove("repeats");
+    }
+    let without = Experiment::from_json(experiment.to_string().as_bytes()).unwrap();
+    let options = RunOptions { threads: 2 };
+    assert_eq!(
+        run_with(pack, &with_one, &options).unwrap().result_hash,
+        run_with(pack, &without, &options).unwrap().result_hash
+    );
+}
+
+/// Two drawn cross-validation arms of a gap pair repeat with repeat, so they must repeat
+/// equally: refused with the path of the lower arm's repeats.
+#[test]
+fn a_gap_between_differently_repeated_arms_is_refused_with_its_path() {
+    let (pack, mut experiment) = registered("entity-leakage", "random-vs-grouped");
+    experiment["arms"][1]["split"]["repeats"] = json!(3);
+    let parsed = Experiment::from_json(experiment.to_string().as_bytes()).unwrap();
+    let e = parsed.check(&pack).unwrap_err().to_string();
+    assert!(e.contains("$.arms[1].split.repeats"), "{e}");
 }

@@ -47,7 +47,7 @@ fn every_rule_is_checked_in_order_and_the_best_design_is_selected() {
         candidate("bad-feature", |e| e["features"] = json!(["no_such_column"])),
         candidate("other-claim", |e| e["claim"]["at_least"] = json!(0.05)),
         candidate("no-control", |e| {
-            e["arms"][1]["split"] = json!({"kind": "k_fold", "folds": 4});
+            e["arms"][1]["split"] = json!({"kind": "k_fold", "folds": 4, "repeats": 5});
         }),
         candidate("no-identity", |e| {
             e["ablations"] = json!([{"name": "no_tenure", "drop": ["tenure_months"]}]);

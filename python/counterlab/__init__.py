@@ -455,6 +455,8 @@ def audit(
     time: Optional[str] = None,
     threads: Optional[int] = None,
     out: Optional[PathLike] = None,
+    seed: int = 1,
+    margin: Optional[float] = None,
 ) -> Dict[str, Any]:
     """Check your own train/test split for leakage, as ``counterlab audit``; no pack needed.
 
@@ -474,6 +476,11 @@ def audit(
         threads: worker threads, at least 1.
         out: a new or empty folder to write the audit's pack and payload
             (``audit.payload.json``) into, for ``counterlab verify``.
+        seed: the seed of the entity-grouped comparison's fold draws (it is repeated
+            entity-grouped folds of about your test share, drawn 5 times; ``--seed``).
+        margin: a materiality margin on the ROC AUC gap (e.g. 0.02, ``--margin``):
+            ``result["auc"]["decision"]`` is then ``material_leak``, ``no_material_leak``
+            or ``undecided`` by the verifier's interval.
 
     Returns:
         ``counterlab.audit/1``; ``result["leak"]`` is True when an entity is on both sides
@@ -502,8 +509,25 @@ def audit(
         time,
         _threads(threads),
         None if out is None else Path(os.fspath(out)),
+        _seed(seed),
+        None if margin is None else _real("margin", margin),
     )
     return json.loads(text)
+
+
+def _seed(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise _error(UsageError, f"seed: expected an integer from 0 to 2**64 - 1, found {seed!r}")
+    return seed
+
+
+def _real(what: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _error(UsageError, f"{what}: expected a number, found {type(value).__name__}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise _error(UsageError, f"{what}: {value!r} is too large for a number") from None
 
 
 def _no_carriage_returns(frame: Any) -> None:

@@ -64,6 +64,8 @@ def audit(
     time: Optional[str] = None,
     threads: Optional[int] = None,
     out: Optional[Path] = None,
+    seed: int = 1,
+    margin: Optional[float] = None,
 ) -> str: ...
 def boundary(pack: str, packs: Optional[Path] = None, threads: Optional[int] = None) -> str: ...
 def transfer(

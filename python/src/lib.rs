@@ -398,7 +398,7 @@ fn metrics(
 /// Audits the split of a CSV (its bytes, named `name` in messages, or a path read within
 /// the fixture budget); returns `counterlab.audit/1`.
 #[pyfunction]
-#[pyo3(signature = (data, name, entity, label, positive, test, time=None, threads=None, out=None))]
+#[pyo3(signature = (data, name, entity, label, positive, test, time=None, threads=None, out=None, seed=1, margin=None))]
 #[allow(clippy::too_many_arguments)]
 fn audit(
     py: Python<'_>,
@@ -411,6 +411,8 @@ fn audit(
     time: Option<String>,
     threads: Option<usize>,
     out: Option<PathBuf>,
+    seed: u64,
+    margin: Option<f64>,
 ) -> PyResult<String> {
     let input = Input::from(data)?;
     let verify_options = VerifyOptions {
@@ -423,6 +425,8 @@ fn audit(
         positive,
         test_column: test.clone(),
         time,
+        seed,
+        margin,
     };
     kernel(py, move || {
         let limits = LoadLimits::default();

@@ -168,3 +168,20 @@ def test_an_id_written_as_a_float_in_training_and_an_integer_in_test_is_a_possib
     )
     assert code == 1
     assert expected["look_alike_entities"] == got["look_alike_entities"]
+
+
+def test_audit_margin_and_seed_are_the_cli_flags(cli_json, tmp_path):
+    frame = with_split(pd.read_csv(RESPIRATORY), "patient", by_entity=False)
+    path = tmp_path / "split.csv"
+    frame.to_csv(path, index=False)
+    code, expected = cli_json(
+        "audit", str(path), "--entity", "patient", "--label", "outcome", "--positive", "1",
+        "--test-column", "is_test", "--seed", "4", "--margin", "0.02", "--json",
+    )
+    got = counterlab.audit(path, entity="patient", label="outcome", positive=1, test="is_test", seed=4, margin=0.02)
+    assert got == expected
+    assert got["auc"]["seed"] == 4 and got["auc"]["margin"] == 0.02
+    assert got["auc"]["decision"] in ("material_leak", "no_material_leak", "undecided")
+    for bad in (dict(seed=-1), dict(seed=1.5), dict(margin="0.02"), dict(margin=10**400)):
+        with pytest.raises(counterlab.UsageError):
+            counterlab.audit(path, entity="patient", label="outcome", positive=1, test="is_test", **bad)

@@ -29,6 +29,13 @@ pub(crate) struct AuditArgs {
     /// An integer time column (adds the temporal-overlap check).
     #[arg(long)]
     time: Option<String>,
+    /// Seed of the entity-grouped comparison's fold draws (5 repeats of K folds).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// A materiality margin on the ROC AUC gap (e.g. 0.02): decides material leak / no
+    /// material leak / undecided by the verifier's interval.
+    #[arg(long)]
+    margin: Option<f64>,
     /// Print JSON (counterlab.audit/1).
     #[arg(long)]
     json: bool,
@@ -52,6 +59,8 @@ pub(crate) fn command(args: &AuditArgs) -> Outcome {
         positive: args.roles.positive.clone(),
         test_column: args.test_column.clone(),
         time: args.time.clone(),
+        seed: args.seed,
+        margin: args.margin,
     };
     let limits = LoadLimits::default();
     let bytes = read_input(&args.data, limits.max_bytes, "").map_err(usage)?;
@@ -145,21 +154,34 @@ fn print_split(audit: &Audit) {
 fn print_auc(audit: &Audit) {
     let shown = |v: Option<f64>| v.map_or("undefined".to_owned(), |v| format!("{v:.4}"));
     outln!(
-        "ROC AUC           your split {}, entity-grouped split of the same share of rows {}",
+        "ROC AUC           your split {}, entity-grouped splits of about the same share of rows {} (mean of {} draws of {} folds, seed {})",
         shown(audit.auc(USER_ARM)),
-        shown(audit.auc(GROUPED_ARM))
+        shown(audit.auc(GROUPED_ARM)),
+        counterlab::audit::GROUPED_REPEATS,
+        audit.grouped_folds,
+        audit.payload.experiment.seed
     );
     if let Some(claim) = audit.report.claim() {
         let verdict = audit.report.verdict().as_str();
         outln!(
-            "inflation         {}{}{}  (verifier: {verdict})",
+            "inflation         {}{}{}  (verifier on \"{}\": {verdict})",
             shown(claim.observed),
             claim.ci.map_or(String::new(), |[lo, hi]| format!(
                 ", 95% CI [{lo:.4}, {hi:.4}]"
             )),
             claim
                 .p_value
-                .map_or(String::new(), |p| format!(", p = {p:.4}"))
+                .map_or(String::new(), |p| format!(", p = {p:.4}")),
+            match audit.materiality {
+                Some((margin, _)) => format!("inflation at most {margin}"),
+                None => "inflation at least 0".to_owned(),
+            }
+        );
+    }
+    if let Some((margin, decision)) = audit.materiality {
+        outln!(
+            "margin {margin}       {} (the inflation's 95% interval against {margin})",
+            decision.as_str()
         );
     }
 }

@@ -406,7 +406,29 @@ pub fn paired_gap(
         })
         .collect::<Result<Vec<Estimate>, Undefined>>()?;
     let (low, high) = range(metric);
-    Ok(over_repeats(&per_repeat, (low - high, high - low), z))
+    let combined = over_repeats(&per_repeat, (low - high, high - low), z);
+    if per_repeat.len() == 1 {
+        return Ok(combined);
+    }
+    // Centred on the difference of the two arms' means, the claim's own statistic, not on
+    // the mean of the differences (the same number up to rounding).
+    let mean_of = |p: &ArmPredictions| -> Result<f64, Undefined> {
+        let values = p
+            .repeat_metrics(&[metric])
+            .into_iter()
+            .map(|m| metric_value(m[metric.as_str()].clone()))
+            .collect::<Result<Vec<f64>, Undefined>>()?;
+        Ok(values.iter().sum::<f64>() / values.len() as f64)
+    };
+    let value = mean_of(higher)? - mean_of(lower)?;
+    Ok(Estimate {
+        value,
+        ci: (
+            (value - z * combined.se).max(low - high),
+            (value + z * combined.se).min(high - low),
+        ),
+        ..combined
+    })
 }
 
 /// [`paired_gap`] on two sets of rows: `same_rows` when both are the same rows in the same

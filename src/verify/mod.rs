@@ -51,7 +51,7 @@ pub use report::{
 pub(crate) use structure::experiment_error_at;
 
 /// The verifier's version (changes whenever a rule changes; the rules hash pins them).
-pub const VERIFIER_VERSION: &str = "counterlab-verifier/6";
+pub const VERIFIER_VERSION: &str = "counterlab-verifier/7";
 
 /// The most label permutations K a verification runs per null.
 pub const MAX_PERMUTATIONS: usize = 100_000;
@@ -230,7 +230,7 @@ pub fn rules() -> Value {
         "chance_margin": CHANCE_MARGIN,
         "work_unit": "rows x ((features + 1)^2 + 32) per model fit",
         "design_bytes": "16 x rows x (features + 1) per prepared feature set, every arm (every fold of a cross-validation arm) and ablation at once",
-        "work_per_arm": "one fit per arm, one per fold of a cross-validation arm",
+        "work_per_arm": "one fit per arm, one per fold and repeat of a cross-validation arm; a permutation null fits a repeated cross-validation's first repeat only",
         "kernel_version": run::KERNEL_VERSION,
         "other_kernel_version": "unverifiable (unsupported case), never a failure",
         "retired_fixture": "a fixture hash the pack lists in [data] retired_blake3: fixture.hash unverifiable (unsupported case), never a failure; only the recorded hashes are checked, nothing is read from the fixture or recomputed",
@@ -243,8 +243,10 @@ pub fn rules() -> Value {
         "z": Z95,
         "p_value": "(b+1)/(K+1), b = non-vacuous permutations with statistic >= observed",
         "min_permutations": "ceil(1/alpha) - 1",
-        "claim_null": "metric_at_least: entity-level permutation when labels are constant within entities, else entity-block permutation (label sequences among entities with equal row counts) when entities have several rows, else row-level; metric_gap: row-level; metric_at_most: no p-value",
-        "intervals": "delong | wilson | normal on independent test rows; obuchowski-clustered | cluster-robust-normal when test rows share entities; gaps add variances, except between two cross-validation arms: delong-paired (same rows, independent) or the clustered variance of the difference of influence values (…-paired)",
+        "claim_null": "metric_at_least: entity-level permutation when labels are constant within entities, else entity-block permutation (label sequences among entities with equal row counts) when entities have several rows, else row-level; metric_gap with at_least: row-level; metric_gap with at_most or within, and metric_at_most: no p-value",
+        "gap_bounds": "metric_gap at_least x: supports when CI low > x; at_most x: supports when CI high < x, contradicts when CI low > x; within m: supports when CI inside (-m, m), contradicts when CI wholly above m or below -m",
+        "repeats": "k_fold and entity_k_fold take repeats R in [1, 50]; the arm's metric is the mean of the repeats' pooled metrics; an interval of R >= 2 repeats is repeated-within-between: mean of the values, se^2 = mean of the repeats' se^2 + between-repeat variance / R; two k_fold/entity_k_fold arms of a gap repeat equally and pair repeat r with r",
+        "intervals": "delong | wilson | normal on independent test rows; obuchowski-clustered | cluster-robust-normal when test rows share entities; gaps add variances, except between two cross-validation arms: delong-paired (same rows, independent) or the clustered variance of the difference of influence values (…-paired); repeated cross-validation: repeated-within-between over the repeats' intervals",
         "min_gap_held_out_entities": crate::stats::MIN_GAP_HELD_OUT_ENTITIES,
         "payload_format": PAYLOAD_FORMAT,
         "boundary_format": crate::boundary::BOUNDARY_FORMAT,

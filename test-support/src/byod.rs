@@ -66,6 +66,8 @@ pub fn exercise(csv: &[u8], with_time: bool, with_test: bool) {
             positive: "1".into(),
             test_column: "is_test".into(),
             time: with_time.then(|| "t".into()),
+            seed: 1,
+            margin: None,
         };
         if let Ok(audit) = audit(path, csv, &audit_options, &LIMITS, &verify) {
             let temporal = audit.overlap.temporal_rows.unwrap_or(0);

@@ -6,6 +6,7 @@ mod categorical;
 mod cv;
 mod logistic;
 mod paired;
+mod repeated_cv;
 mod shuffled_cv;
 
 /// The largest absolute difference of two equally long slices.
