@@ -3,11 +3,15 @@ kind of assignment as counterlab's `k_fold`, `entity_k_fold` and `rolling_origin
 
 For `assignment = "sklearn"` these are scikit-learn's own KFold / GroupKFold /
 TimeSeriesSplit (on the distinct time values), the folds counterlab reproduces exactly; for
-the seeded assignment a shuffled KFold / GroupKFold: other draws, the same work.
+the seeded assignment a shuffled KFold / GroupKFold: other draws, the same work. With
+`repeats` R >= 2 the folds of every repeat, repeat after repeat: scikit-learn's
+`RepeatedKFold(n_splits=K, n_repeats=R, random_state=seed)`, and for `entity_k_fold` the
+same loop of `GroupKFold(shuffle=True)` over one `RandomState(seed)` (exactly counterlab's
+`sklearn` assignment with repeats; for the seeded one other draws, the same work).
 """
 
 import numpy as np
-from sklearn.model_selection import GroupKFold, KFold, TimeSeriesSplit
+from sklearn.model_selection import GroupKFold, KFold, RepeatedKFold, TimeSeriesSplit
 
 
 def cv_folds(data, split, seed):
@@ -17,6 +21,16 @@ def cv_folds(data, split, seed):
         return None
     k = split["folds"]
     exact = split.get("assignment") == "sklearn"
+    repeats = split.get("repeats", 1)
+    if repeats > 1 and split["kind"] == "k_fold":
+        return list(RepeatedKFold(n_splits=k, n_repeats=repeats, random_state=seed % 2**32).split(data.X))
+    if repeats > 1 and split["kind"] == "entity_k_fold":
+        rng = np.random.RandomState(seed % 2**32)
+        return [
+            fold
+            for _ in range(repeats)
+            for fold in GroupKFold(n_splits=k, shuffle=True, random_state=rng).split(data.X, data.y, data.groups)
+        ]
     if split["kind"] == "k_fold":
         cv = KFold(n_splits=k) if exact else KFold(n_splits=k, shuffle=True, random_state=seed)
         return list(cv.split(data.X))
