@@ -245,10 +245,12 @@ def process_time(argv, repeat):
 def counterlab_fits(experiment, report):
     """Logistic fits one verification makes (from the experiment and which checks ran)."""
     status = {c["id"]: c["status"] for c in report["checks"]}
-    # One fit per arm and labelling; one per fold of a cross-validation arm.
+    # One fit per arm and labelling; one per fold and repeat of a cross-validation arm (a
+    # permutation null fits a repeated arm's first repeat only).
     folds = {arm["name"]: arm["split"].get("folds", 1) for arm in experiment["arms"]}
+    repeats = {arm["name"]: arm["split"].get("repeats", 1) for arm in experiment["arms"]}
     arms = sum(folds.values())
-    per_run = arms * (1 + len(experiment.get("ablations") or []))
+    per_run = sum(folds[a] * repeats[a] for a in folds) * (1 + len(experiment.get("ablations") or []))
     fits = 0
     if status.get("recompute.equal") in ("pass", "fail"):
         fits += per_run
@@ -409,7 +411,10 @@ def main():
                     row += " — | — | — | — | — |" + (" — | — |" if tol == "default" else "")
                     continue
                 t, result = median_time(sklearn_work(data, experiment, TOLERANCES[tol], args.n_jobs), args.repeat)
-                arm_folds = {a["name"]: a["split"].get("folds", 1) for a in experiment["arms"]}
+                arm_folds = {
+                    a["name"]: a["split"].get("folds", 1) * a["split"].get("repeats", 1)
+                    for a in experiment["arms"]
+                }
                 fits = (K + 1) * sum(arm_folds[name] for name in claim_arms(experiment))
                 row += (
                     f" {fits} | {fmt(t)} | {ratio(t, t1)} | {ratio(t, tn)} "
