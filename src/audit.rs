@@ -324,49 +324,8 @@ pub fn audit(
     let test_entities = test_entity.iter().filter(|&&t| t).count();
     let groups = crate::split::look_alike_groups(table);
     let look_alikes = crate::split::look_alikes(table, &groups, &[&split]);
-    // The grouped arm holds out about the same share of rows as the user's split, as
-    // whole entities, in each of K folds (K = round(1 / share), at least 2, at most the
-    // entities), drawn GROUPED_REPEATS times.
     let fraction = test_rows.len() as f64 / table.n_rows() as f64;
-    if table.n_entities() < 2 {
-        return Err(Error::invalid(format!(
-            "the data has {} entity: an entity-grouped comparison needs two",
-            table.n_entities()
-        )));
-    }
-    let max_folds = (table.n_entities() as u32).min(crate::split::MAX_FOLDS);
-    let grouped_folds = ((1.0 / fraction).round() as u32).clamp(2, max_folds);
-    if let Some(margin) = options.margin {
-        if !(margin.is_finite() && margin > 0.0 && margin < 1.0) {
-            return Err(Error::invalid(format!(
-                "--margin must be an AUC difference strictly between 0 and 1, found {margin}"
-            )));
-        }
-    }
-    let claim = match options.margin {
-        None => {
-            serde_json::json!({ "kind": "metric_gap", "metric": "roc_auc", "higher": USER_ARM, "lower": GROUPED_ARM, "at_least": 0.0 })
-        }
-        Some(margin) => {
-            serde_json::json!({ "kind": "metric_gap", "metric": "roc_auc", "higher": USER_ARM, "lower": GROUPED_ARM, "at_most": margin })
-        }
-    };
-    let experiment_json = serde_json::json!({
-        "format": "counterlab.experiment/1",
-        "pack": pack.id(),
-        "seed": options.seed,
-        "model": { "kind": "logistic", "c": 1.0 },
-        "arms": [
-            { "name": USER_ARM, "split": { "kind": "predefined", "column": options.test_column } },
-            { "name": GROUPED_ARM, "split": { "kind": "entity_k_fold", "folds": grouped_folds, "repeats": GROUPED_REPEATS } },
-        ],
-        "ablations": [{ "name": "identity", "drop": [] }],
-        "metrics": ["roc_auc", "accuracy", "balanced_accuracy", "majority_baseline_accuracy"],
-        "claim": claim
-    });
-    let mut experiment_text =
-        serde_json::to_string_pretty(&experiment_json).expect("JSON values serialise");
-    experiment_text.push('\n');
+    let (experiment_text, grouped_folds) = comparison_experiment(&pack, options, fraction)?;
     let experiment = Experiment::from_json(experiment_text.as_bytes())?;
     let threads = verify_options.threads;
     let payload = run_with(&pack, &experiment, &RunOptions { threads })?;
@@ -412,6 +371,59 @@ pub fn audit(
         materiality: decided,
         grouped_folds,
     })
+}
+
+/// The audit's experiment (as written into the pack) and the grouped arm's fold count: the
+/// user's split against repeated entity-grouped folds of about the same test share
+/// `fraction`, with the inflation claim (`at_least 0`, or `at_most` the margin).
+fn comparison_experiment(
+    pack: &Pack,
+    options: &AuditOptions,
+    fraction: f64,
+) -> Result<(String, u32)> {
+    // The grouped arm holds out about the same share of rows as the user's split, as
+    // whole entities, in each of K folds (K = round(1 / share), at least 2, at most the
+    // entities), drawn GROUPED_REPEATS times.
+    if pack.table().n_entities() < 2 {
+        return Err(Error::invalid(format!(
+            "the data has {} entity: an entity-grouped comparison needs two",
+            pack.table().n_entities()
+        )));
+    }
+    let max_folds = (pack.table().n_entities() as u32).min(crate::split::MAX_FOLDS);
+    let grouped_folds = ((1.0 / fraction).round() as u32).clamp(2, max_folds);
+    if let Some(margin) = options.margin {
+        if !(margin.is_finite() && margin > 0.0 && margin < 1.0) {
+            return Err(Error::invalid(format!(
+                "--margin must be an AUC difference strictly between 0 and 1, found {margin}"
+            )));
+        }
+    }
+    let claim = match options.margin {
+        None => {
+            serde_json::json!({ "kind": "metric_gap", "metric": "roc_auc", "higher": USER_ARM, "lower": GROUPED_ARM, "at_least": 0.0 })
+        }
+        Some(margin) => {
+            serde_json::json!({ "kind": "metric_gap", "metric": "roc_auc", "higher": USER_ARM, "lower": GROUPED_ARM, "at_most": margin })
+        }
+    };
+    let experiment_json = serde_json::json!({
+        "format": "counterlab.experiment/1",
+        "pack": pack.id(),
+        "seed": options.seed,
+        "model": { "kind": "logistic", "c": 1.0 },
+        "arms": [
+            { "name": USER_ARM, "split": { "kind": "predefined", "column": options.test_column } },
+            { "name": GROUPED_ARM, "split": { "kind": "entity_k_fold", "folds": grouped_folds, "repeats": GROUPED_REPEATS } },
+        ],
+        "ablations": [{ "name": "identity", "drop": [] }],
+        "metrics": ["roc_auc", "accuracy", "balanced_accuracy", "majority_baseline_accuracy"],
+        "claim": claim
+    });
+    let mut experiment_text =
+        serde_json::to_string_pretty(&experiment_json).expect("JSON values serialise");
+    experiment_text.push('\n');
+    Ok((experiment_text, grouped_folds))
 }
 
 /// What the verifier's `at_most` claim says of the margin: its interval wholly above

@@ -20,6 +20,7 @@ use crate::json_path::JsonPath;
 use crate::rng;
 use crate::table::Table;
 
+use super::blocks::fold_of_each;
 use super::numpy_random::{self, RandomState};
 use super::{Assignment, Split, SplitSpec};
 
@@ -401,34 +402,6 @@ fn time_series_split_starts(values: &[i64], k: usize, test_size: usize) -> Vec<i
         .collect()
 }
 
-/// `k` consecutive index ranges over `0..n`: sizes `n / k`, the first `n % k` one larger
-/// (`KFold`'s).
-/// Per item, its fold when `order` (a permutation of the items) is cut into `k`
-/// [`consecutive_blocks`]: `KFold`'s folds of the rows, and `np.array_split`'s sections of
-/// scikit-learn's shuffled groups (src/split/numpy_random.rs).
-pub(super) fn fold_of_each(order: &[usize], k: usize) -> Vec<u32> {
-    let mut fold = vec![0u32; order.len()];
-    for (f, range) in consecutive_blocks(order.len(), k).into_iter().enumerate() {
-        for &item in &order[range] {
-            fold[item] = f as u32;
-        }
-    }
-    fold
-}
-
-fn consecutive_blocks(n: usize, k: usize) -> Vec<std::ops::Range<usize>> {
-    let (base, extra) = (n / k, n % k);
-    let mut start = 0;
-    (0..k)
-        .map(|f| {
-            let size = base + usize::from(f < extra);
-            let range = start..start + size;
-            start += size;
-            range
-        })
-        .collect()
-}
-
 /// The seeded rolling origin's cuts: the rows of `sorted` (their times, ascending; its
 /// distinct `values`) cut into `blocks` blocks of about n / blocks rows at whole time
 /// values. Block j (1 ≤ j < blocks) starts at the first time value with at least
@@ -455,13 +428,6 @@ fn row_balanced_starts(sorted: &[i64], values: &[i64], blocks: usize) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn consecutive_blocks_are_kfolds_sizes() {
-        let sizes: Vec<usize> = consecutive_blocks(11, 3).iter().map(|r| r.len()).collect();
-        assert_eq!(sizes, vec![4, 4, 3]);
-        assert_eq!(consecutive_blocks(11, 3)[2], 8..11);
-    }
 
     #[test]
     fn row_balanced_starts_cut_at_whole_time_values() {

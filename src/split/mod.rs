@@ -14,6 +14,7 @@ use crate::json_path::JsonPath;
 use crate::rng;
 use crate::table::Table;
 
+mod blocks;
 mod folds;
 pub mod numpy_random;
 pub use folds::{folds, Folds, MAX_FOLDS, MAX_REPEATS};

@@ -26,7 +26,7 @@
 //!   permutes its sorted unique groups) shuffles a copy with the same draws, so it is the
 //!   array indexed by `permutation(len)`.
 
-use super::folds::fold_of_each;
+use super::blocks::fold_of_each;
 use crate::error::{Error, Result};
 
 /// MT19937's state size (words).
