@@ -52,6 +52,10 @@ pub const EXPERIMENT_FILE: &str = "audit.json";
 /// half-width).
 pub const GROUPED_REPEATS: u32 = 5;
 
+/// The most folds of the entity-grouped comparison: K = round(1 / test share), clamped to
+/// 2..=10, so a test share under 1/10 is compared with folds holding out 1/10 each.
+pub const GROUPED_MAX_FOLDS: u32 = 10;
+
 /// The payload file [`Audit::write_pack`] writes beside the pack.toml.
 pub const PAYLOAD_FILE: &str = "audit.payload.json";
 
@@ -390,7 +394,9 @@ fn comparison_experiment(
             pack.table().n_entities()
         )));
     }
-    let max_folds = (pack.table().n_entities() as u32).min(crate::split::MAX_FOLDS);
+    // At most GROUPED_MAX_FOLDS: a small test share holds out 1/10 per fold rather than
+    // multiply the fits (and the work budget) by 1/share.
+    let max_folds = (pack.table().n_entities() as u32).min(GROUPED_MAX_FOLDS);
     let grouped_folds = ((1.0 / fraction).round() as u32).clamp(2, max_folds);
     if let Some(margin) = options.margin {
         if !(margin.is_finite() && margin > 0.0 && margin < 1.0) {

@@ -463,8 +463,6 @@ impl Experiment {
         Ok(())
     }
 
-    /// The claim reads a listed metric, names existing arms (two different ones for a gap)
-    /// and finite numbers.
     /// Two cross-validation arms of a gap claim are compared repeat by repeat
     /// (`stats::intervals::paired_gap`), so two that draw their folds (`k_fold`,
     /// `entity_k_fold`) must repeat equally often; a `rolling_origin` draws nothing, and its
@@ -497,6 +495,8 @@ impl Experiment {
         ))
     }
 
+    /// The claim reads a listed metric, names existing arms (two different ones for a gap,
+    /// repeating alike) and finite numbers.
     fn check_claim(&self, claim: &Claim, arm_names: &BTreeSet<&str>) -> Result<()> {
         let at = JsonPath::field("claim");
         if !self.metrics.contains(&claim.metric()) {

@@ -57,7 +57,7 @@ fn assert_decidable(pack: &str, name: &str, claimed: f64) {
     let (verdict, interval, ci, observed) = run_and_verify(&pack, &experiment);
     assert_eq!(verdict, "SUPPORTS", "{name}: CI {ci:?} ({interval})");
     // Repeated cross-validation: each repeat's paired interval, combined over repeats.
-    assert_eq!(interval, "repeated-within-between", "{name}");
+    assert_eq!(interval, "repeated-within-between-clustered", "{name}");
     assert!(ci[0] > claimed, "{name}: CI {ci:?}");
 
     let (verdict, _, swapped_ci, _) =
@@ -112,7 +112,7 @@ fn the_paired_interval_is_narrower_than_adding_variances() {
     let unpaired = counterlab::stats::intervals::gap(&each[0], &each[1], counterlab::stats::Z95);
     assert_eq!(paired.value, unpaired.value);
     // Each of the 5 repeats' intervals is Obuchowski's paired one, combined over repeats.
-    assert_eq!(paired.method.as_str(), "repeated-within-between");
+    assert_eq!(paired.method.as_str(), "repeated-within-between-clustered");
     assert!(
         paired.se < 0.8 * unpaired.se,
         "paired se {} vs unpaired {}",
@@ -570,4 +570,60 @@ fn a_gap_between_differently_repeated_arms_is_refused_with_its_path() {
     let parsed = Experiment::from_json(experiment.to_string().as_bytes()).unwrap();
     let e = parsed.check(&pack).unwrap_err().to_string();
     assert!(e.contains("$.arms[1].split.repeats"), "{e}");
+}
+
+/// The few-held-out-entities rule holds for a repeated gap too: its interval
+/// (`repeated-within-between-clustered`) is clustered, so 12 entities, under the 20 a
+/// clustered gap needs, make the claim INCONCLUSIVE with that reason, as one repeat does.
+#[test]
+fn a_repeated_gap_over_too_few_entities_is_inconclusive() {
+    let dir = crate::common::TempDir::new("cv-few-entities");
+    let csv = crate::common::synthetic_csv(5, 12, 10);
+    let pack_dir =
+        crate::common::write_pack(dir.path(), "few", &csv, &["x1", "x2", "x3"], Some("t"));
+    let pack = Pack::open(&pack_dir).unwrap();
+    let mut packs = counterlab::Packs::default();
+    packs.insert(pack.clone()).unwrap();
+    for repeats in [1, 3] {
+        let experiment = Experiment::from_json(
+            json!({
+                "format": "counterlab.experiment/1",
+                "pack": "few",
+                "seed": 1,
+                "model": { "kind": "logistic", "c": 1.0 },
+                "arms": [
+                    { "name": "random_rows", "split": { "kind": "k_fold", "folds": 3, "repeats": repeats } },
+                    { "name": "entity_grouped", "split": { "kind": "entity_k_fold", "folds": 3, "repeats": repeats } }
+                ],
+                "metrics": ["roc_auc"],
+                "claim": { "kind": "metric_gap", "metric": "roc_auc", "higher": "random_rows", "lower": "entity_grouped", "at_least": -0.5 }
+            })
+            .to_string()
+            .as_bytes(),
+        )
+        .unwrap();
+        let payload = run_with(&pack, &experiment, &RunOptions { threads: 2 }).unwrap();
+        let bytes = payload.to_json_pretty().unwrap().into_bytes();
+        let report = counterlab::verify(&bytes, &packs, &crate::common::fast_options());
+        let claim = report.claim().expect("a claim report");
+        let reason = report
+            .check("claim.evidence")
+            .and_then(|c| c.reason.clone())
+            .unwrap_or_default();
+        assert_eq!(
+            report.verdict().as_str(),
+            "INCONCLUSIVE",
+            "{repeats}: {reason}"
+        );
+        assert!(
+            reason.contains("too few held-out entities"),
+            "{repeats}: {reason}"
+        );
+        if repeats > 1 {
+            assert_eq!(
+                claim.interval.to_string(),
+                "repeated-within-between-clustered"
+            );
+        }
+    }
 }

@@ -509,25 +509,26 @@ def audit(
         time,
         _threads(threads),
         None if out is None else Path(os.fspath(out)),
-        _seed(seed),
-        None if margin is None else _real("margin", margin),
+        _integer(seed, "seed", 0, _U64),
+        None if margin is None else _margin(margin),
     )
     return json.loads(text)
 
 
-def _seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
-        raise _error(UsageError, f"seed: expected an integer from 0 to 2**64 - 1, found {seed!r}")
-    return seed
+def _margin(value: Any) -> float:
+    """audit's materiality margin: a real number strictly between 0 and 1."""
+    import math
+    import numbers
 
-
-def _real(what: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _error(UsageError, f"{what}: expected a number, found {type(value).__name__}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise _error(UsageError, f"margin: expected a number, found {type(value).__name__}")
     try:
-        return float(value)
+        margin = float(value)
     except OverflowError:
-        raise _error(UsageError, f"{what}: {value!r} is too large for a number") from None
+        margin = math.inf
+    if not (math.isfinite(margin) and 0 < margin < 1):
+        raise _error(UsageError, f"margin: an AUC difference strictly between 0 and 1, found {value!r}")
+    return margin
 
 
 def _no_carriage_returns(frame: Any) -> None:

@@ -78,9 +78,8 @@ impl Folds {
 /// one repeat is the unrepeated split, bit for bit) and `split/<kind>/repeat/<r>` for
 /// r ≥ 1. The `sklearn` assignment with one repeat is `KFold`/`GroupKFold` without
 /// shuffling; with R ≥ 2 repeats it is scikit-learn's `RepeatedKFold(n_splits=K,
-/// n_repeats=R, random_state=seed)` exactly — one `RandomState(seed)` handed to R
-/// `KFold(shuffle=True)` in turn — and the same for `GroupKFold(shuffle=True)`, so the seed
-/// must then be a numpy seed (at most 2³² − 1; `$.seed` otherwise).
+/// n_repeats=R, random_state=seed % 2**32)` exactly — one `RandomState` handed to R
+/// `KFold(shuffle=True)` in turn — and the same for `GroupKFold(shuffle=True)`.
 pub fn folds(
     table: &Table,
     spec: &SplitSpec,
@@ -151,17 +150,12 @@ impl Draw {
         }
     }
 
-    /// The `RandomState` every shuffled scikit-learn repeat draws from in turn.
-    fn numpy_random_state(&self) -> Result<RandomState> {
-        RandomState::from_seed(self.seed).map_err(|_| {
-            Error::experiment(
-                JsonPath::field("seed"),
-                format!(
-                    "the sklearn assignment with repeats is scikit-learn's RepeatedKFold(random_state=seed), and numpy takes seeds from 0 to 2**32 - 1, found {}; choose a smaller seed or the seeded assignment",
-                    self.seed
-                ),
-            )
-        })
+    /// The `RandomState` every shuffled scikit-learn repeat draws from in turn, seeded
+    /// with the experiment's seed modulo 2³² (numpy takes 32-bit seeds; a selected
+    /// experiment's derived seed is a full 64-bit one): scikit-learn's `random_state` is
+    /// `seed % 2**32`.
+    fn numpy_random_state(&self) -> RandomState {
+        RandomState::new((self.seed & u64::from(u32::MAX)) as u32)
     }
 }
 
@@ -191,7 +185,7 @@ fn k_fold(table: &Table, k: u32, draw: &Draw, arm_path: &JsonPath) -> Result<Vec
     match (draw.assignment, draw.repeats) {
         (Assignment::Sklearn, 1) => Ok(vec![fold_of_each(&(0..n).collect::<Vec<_>>(), k as usize)]),
         (Assignment::Sklearn, _) => {
-            let mut numpy = draw.numpy_random_state()?;
+            let mut numpy = draw.numpy_random_state();
             (0..draw.repeats)
                 .map(|_| {
                     numpy_random::k_fold_shuffled_by(n, k, &mut numpy)
@@ -233,7 +227,7 @@ fn entity_k_fold(table: &Table, k: u32, draw: &Draw, arm_path: &JsonPath) -> Res
         }
         (Assignment::Sklearn, _) => {
             // The table's entities are in byte order, np.unique's order for text ids.
-            let mut numpy = draw.numpy_random_state()?;
+            let mut numpy = draw.numpy_random_state();
             return (0..draw.repeats)
                 .map(|_| {
                     numpy_random::group_k_fold_shuffled_by(

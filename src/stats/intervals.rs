@@ -75,10 +75,14 @@ pub enum IntervalMethod {
     #[serde(rename = "mixed")]
     Mixed,
     /// A repeated cross-validation's estimate: the mean over its repeats, its variance the
-    /// mean of the repeats' own (clustered) variances plus the between-repeat variance
-    /// over R ([`over_repeats`]).
+    /// mean of the repeats' own variances plus the between-repeat variance over R
+    /// ([`over_repeats`]), the repeats' intervals on independent rows.
     #[serde(rename = "repeated-within-between")]
     RepeatedWithinBetween,
+    /// [`IntervalMethod::RepeatedWithinBetween`] over clustered per-repeat intervals (test
+    /// rows share entities): clustered, so the few-held-out-entities rule applies.
+    #[serde(rename = "repeated-within-between-clustered")]
+    RepeatedWithinBetweenClustered,
 }
 
 impl IntervalMethod {
@@ -96,6 +100,7 @@ impl IntervalMethod {
             IntervalMethod::ClusterRobustNormalPaired => "cluster-robust-normal-paired",
             IntervalMethod::Mixed => "mixed",
             IntervalMethod::RepeatedWithinBetween => "repeated-within-between",
+            IntervalMethod::RepeatedWithinBetweenClustered => "repeated-within-between-clustered",
         }
     }
 
@@ -107,6 +112,7 @@ impl IntervalMethod {
                 | IntervalMethod::ObuchowskiClusteredPaired
                 | IntervalMethod::ClusterRobustNormal
                 | IntervalMethod::ClusterRobustNormalPaired
+                | IntervalMethod::RepeatedWithinBetweenClustered
         )
     }
 }
@@ -224,7 +230,11 @@ pub fn over_repeats(per_repeat: &[Estimate], range: (f64, f64), z: f64) -> Estim
         value,
         se,
         ci: ((value - z * se).max(range.0), (value + z * se).min(range.1)),
-        method: IntervalMethod::RepeatedWithinBetween,
+        method: if per_repeat.iter().any(|e| e.method.is_clustered()) {
+            IntervalMethod::RepeatedWithinBetweenClustered
+        } else {
+            IntervalMethod::RepeatedWithinBetween
+        },
     }
 }
 
