@@ -214,9 +214,9 @@ impl ArmPredictions {
     }
 }
 
-/// Per metric, the mean of its values over the repeats, summed in repeat order and divided
-/// by their number (one repeat's value is itself, bit for bit); undefined, with the first
-/// undefined repeat's reason, when any repeat's is.
+/// Per metric, the mean of its values over the repeats ([`metrics::mean`]: one repeat's
+/// value is itself, bit for bit); undefined, with the first undefined repeat's reason, when
+/// any repeat's is.
 pub fn mean_over_repeats(
     names: &[MetricName],
     repeats: &[BTreeMap<String, MetricValue>],
@@ -224,18 +224,7 @@ pub fn mean_over_repeats(
     if let [only] = repeats {
         return only.clone();
     }
-    names
-        .iter()
-        .map(|name| {
-            let key = name.as_str();
-            (
-                key.to_owned(),
-                repeat_statistic(key, repeats, |values| {
-                    values.iter().sum::<f64>() / values.len() as f64
-                }),
-            )
-        })
-        .collect()
+    per_metric(names, repeats, metrics::mean)
 }
 
 /// Per metric, the sample standard deviation (denominator R − 1) of its values over R ≥ 2
@@ -244,40 +233,36 @@ pub fn sd_over_repeats(
     names: &[MetricName],
     repeats: &[BTreeMap<String, MetricValue>],
 ) -> BTreeMap<String, MetricValue> {
+    per_metric(names, repeats, |values| {
+        metrics::sample_variance(values).sqrt()
+    })
+}
+
+/// Per metric, `statistic` of its values over the repeats, in repeat order, or the first
+/// undefined repeat's reason.
+fn per_metric(
+    names: &[MetricName],
+    repeats: &[BTreeMap<String, MetricValue>],
+    statistic: impl Fn(&[f64]) -> f64,
+) -> BTreeMap<String, MetricValue> {
     names
         .iter()
         .map(|name| {
             let key = name.as_str();
-            (
-                key.to_owned(),
-                repeat_statistic(key, repeats, |values| {
-                    let mean = values.iter().sum::<f64>() / values.len() as f64;
-                    let squares: f64 = values.iter().map(|v| (v - mean) * (v - mean)).sum();
-                    (squares / (values.len() - 1) as f64).sqrt()
-                }),
-            )
+            let mut values = Vec::with_capacity(repeats.len());
+            for (r, metrics) in repeats.iter().enumerate() {
+                match metrics.get(key) {
+                    Some(MetricValue::Value(v)) => values.push(*v),
+                    Some(MetricValue::Undefined { undefined }) => {
+                        let reason = format!("repeat {r}: {undefined}");
+                        return (key.to_owned(), MetricValue::undefined(reason));
+                    }
+                    None => unreachable!("every repeat computes the same metrics"),
+                }
+            }
+            (key.to_owned(), MetricValue::Value(statistic(&values)))
         })
         .collect()
-}
-
-/// `statistic` of metric `key`'s values over the repeats, or the first undefined repeat's
-/// reason.
-fn repeat_statistic(
-    key: &str,
-    repeats: &[BTreeMap<String, MetricValue>],
-    statistic: impl Fn(&[f64]) -> f64,
-) -> MetricValue {
-    let mut values = Vec::with_capacity(repeats.len());
-    for (r, metrics) in repeats.iter().enumerate() {
-        match metrics.get(key) {
-            Some(MetricValue::Value(v)) => values.push(*v),
-            Some(MetricValue::Undefined { undefined }) => {
-                return MetricValue::undefined(format!("repeat {r}: {undefined}"))
-            }
-            None => unreachable!("every repeat computes the same metrics"),
-        }
-    }
-    MetricValue::Value(statistic(&values))
 }
 
 /// Every arm of an experiment evaluated under one label vector: the results a payload
@@ -710,8 +695,8 @@ impl PreparedArm {
                     [only] => {
                         Error::invalid(format!("arm {arm:?}, fold {}: {e}", f - only.first_fold))
                     }
-                    _ => {
-                        let per_repeat = self.folds.len() / self.cv.as_ref().map_or(1, Vec::len);
+                    [first, ..] => {
+                        let per_repeat = first.folds.splits.len();
                         Error::invalid(format!(
                             "arm {arm:?}, repeat {}, fold {}: {e}",
                             f / per_repeat,

@@ -649,6 +649,19 @@ pub fn accuracy_lift(accuracy: &MetricValue, baseline: &MetricValue) -> MetricVa
     }
 }
 
+/// The mean of `values`: their sum in the given order, divided by their number (one
+/// value is itself, bit for bit). The repeats of a cross-validation are averaged with it.
+pub fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len() as f64
+}
+
+/// The sample variance of `values` (denominator n − 1, n ≥ 2) about their [`mean`], squares
+/// summed in the given order.
+pub fn sample_variance(values: &[f64]) -> f64 {
+    let m = mean(values);
+    values.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (values.len() - 1) as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

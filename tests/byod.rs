@@ -854,20 +854,21 @@ fn audit_margin_decides_materiality_with_the_verifier() {
     }
     let path = dir.path().join("churn.csv");
     std::fs::write(&path, csv).unwrap();
+    let base = [
+        "audit",
+        s(&path),
+        "--entity",
+        "customer_id",
+        "--label",
+        "churned",
+        "--positive",
+        "1",
+        "--test-column",
+        "is_test",
+    ];
     let audit = |extra: &[&str], out: Option<&std::path::Path>| {
-        let mut args = vec![
-            "audit",
-            s(&path),
-            "--entity",
-            "customer_id",
-            "--label",
-            "churned",
-            "--positive",
-            "1",
-            "--test-column",
-            "is_test",
-            "--json",
-        ];
+        let mut args = base.to_vec();
+        args.push("--json");
         args.extend_from_slice(extra);
         if let Some(out) = out {
             args.extend(["--out", s(out)]);
@@ -909,20 +910,7 @@ fn audit_margin_decides_materiality_with_the_verifier() {
         plain["auc"]["entity_grouped"]
     );
     assert_eq!(other["auc"]["your_split"], plain["auc"]["your_split"]);
-    let refused = run(&[
-        "audit",
-        s(&path),
-        "--entity",
-        "customer_id",
-        "--label",
-        "churned",
-        "--positive",
-        "1",
-        "--test-column",
-        "is_test",
-        "--margin",
-        "1.5",
-    ]);
+    let refused = run(&[&base[..], &["--margin", "1.5"]].concat());
     assert_eq!(refused.status.code(), Some(2));
     assert!(text(&refused).contains("--margin"), "{}", text(&refused));
 }

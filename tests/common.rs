@@ -139,3 +139,14 @@ pub fn fast_options() -> counterlab::VerifyOptions {
         ..counterlab::VerifyOptions::default()
     }
 }
+
+/// A bundled pack and one of its registered experiments as a JSON value (to edit before
+/// parsing).
+pub fn registered(pack: &str, name: &str) -> (counterlab::Pack, serde_json::Value) {
+    let pack = counterlab::Pack::open(counterlab_test_support::bundled::packs_dir().join(pack))
+        .expect("bundled pack");
+    let path = pack.dir().join(format!("experiments/{name}.json"));
+    let value = serde_json::from_slice(&std::fs::read(&path).expect("experiment"))
+        .expect("experiment JSON");
+    (pack, value)
+}

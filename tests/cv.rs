@@ -6,13 +6,7 @@ use counterlab::{run_with, Experiment, Pack, RunOptions, VerifyOptions};
 use counterlab_test_support::bundled;
 use serde_json::{json, Value};
 
-fn registered(pack: &str, name: &str) -> (Pack, Value) {
-    let pack = Pack::open(bundled::packs_dir().join(pack)).expect("bundled pack");
-    let path = pack.dir().join(format!("experiments/{name}.json"));
-    let value: Value = serde_json::from_slice(&std::fs::read(&path).expect("experiment"))
-        .expect("experiment JSON");
-    (pack, value)
-}
+use crate::common::registered;
 
 /// `run` then `verify` (default options: K = 199, α = 0.05) of an experiment value: the
 /// verdict, the claim's interval method and its CI.

@@ -15,16 +15,8 @@ use counterlab::{boundary, run_with, transfer, Experiment, Pack, RunOptions};
 use counterlab_test_support::bundled;
 use serde_json::{json, Value};
 
-use crate::common::{counterlab, fast_options, TempDir};
+use crate::common::{counterlab, fast_options, registered, TempDir};
 use crate::schema::Schema;
-
-fn registered(pack: &str, name: &str) -> (Pack, Value) {
-    let pack = Pack::open(bundled::packs_dir().join(pack)).expect("bundled pack");
-    let path = pack.dir().join(format!("experiments/{name}.json"));
-    let value: Value = serde_json::from_slice(&std::fs::read(&path).expect("experiment"))
-        .expect("experiment JSON");
-    (pack, value)
-}
 
 /// `run` then `verify` (K = 19, one row-order shuffle) of an experiment value: the report
 /// as JSON, checked against docs/report.schema.json.

@@ -218,14 +218,10 @@ pub fn over_repeats(per_repeat: &[Estimate], range: (f64, f64), z: f64) -> Estim
         return *only;
     }
     let r = per_repeat.len() as f64;
-    let value = per_repeat.iter().map(|e| e.value).sum::<f64>() / r;
+    let values: Vec<f64> = per_repeat.iter().map(|e| e.value).collect();
+    let value = metrics::mean(&values);
     let within = per_repeat.iter().map(|e| e.se * e.se).sum::<f64>() / r;
-    let between = per_repeat
-        .iter()
-        .map(|e| (e.value - value) * (e.value - value))
-        .sum::<f64>()
-        / (r - 1.0);
-    let se = (within + between / r).sqrt();
+    let se = (within + metrics::sample_variance(&values) / r).sqrt();
     Estimate {
         value,
         se,
@@ -428,7 +424,7 @@ pub fn paired_gap(
             .into_iter()
             .map(|m| metric_value(m[metric.as_str()].clone()))
             .collect::<Result<Vec<f64>, Undefined>>()?;
-        Ok(values.iter().sum::<f64>() / values.len() as f64)
+        Ok(metrics::mean(&values))
     };
     let value = mean_of(higher)? - mean_of(lower)?;
     Ok(Estimate {
