@@ -72,6 +72,11 @@ pub struct AuditOptions {
     pub test_column: String,
     /// An integer time column, if any.
     pub time: Option<String>,
+    /// What the time column's numbers mean (default: guessed from its name, as `init`).
+    pub time_kind: Option<crate::pack::TimeKind>,
+    /// Further entity columns (a coarser level the entity nests in, or a crossed one),
+    /// each audited like `entity`.
+    pub more_entities: Vec<String>,
     /// The seed of the entity-grouped comparison's fold draws (the CLI's `--seed`,
     /// default 1).
     pub seed: u64,
@@ -305,6 +310,8 @@ pub fn audit(
         time: options.time.clone(),
         test_column: Some(options.test_column.clone()),
         id: None,
+        time_kind: options.time_kind,
+        ..InitOptions::default()
     };
     let mut scaffold = scaffold(path, bytes, &init, limits)?;
     let dir = path.parent().unwrap_or(Path::new(""));

@@ -51,7 +51,7 @@ pub const MATERIAL_MARGIN: f64 = 0.02;
 const NO_MATERIAL_GAP_SUFFIX: &str = "-no-material-gap";
 
 /// What `init` is told about the CSV.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct InitOptions {
     /// The entity column.
     pub entity: String,
@@ -65,6 +65,15 @@ pub struct InitOptions {
     pub test_column: Option<String>,
     /// The pack id (default: from the file name).
     pub id: Option<String>,
+    /// What the time column's numbers mean (default: guessed from its name, with a note).
+    pub time_kind: Option<crate::pack::TimeKind>,
+    /// Columns kept as features although init would leave them out as suspect (a label
+    /// proxy, an id-like column, a time-like column).
+    pub keep: Vec<String>,
+    /// Columns left out of the features.
+    pub drop: Vec<String>,
+    /// Exactly these columns as features, in this order (default: every usable column).
+    pub features: Option<Vec<String>>,
 }
 
 /// How `init` used one column of the CSV.

@@ -137,6 +137,7 @@ fn the_guide_shows_the_data_section_init_writes_for_bacteria() {
         time: Some("week".into()),
         test_column: None,
         id: None,
+        ..Default::default()
     };
     let scaffold = counterlab::init::scaffold(
         &data,

@@ -425,6 +425,8 @@ fn audit(
         positive,
         test_column: test.clone(),
         time,
+        time_kind: None,
+        more_entities: Vec::new(),
         seed,
         margin,
     };

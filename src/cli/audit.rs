@@ -59,6 +59,8 @@ pub(crate) fn command(args: &AuditArgs) -> Outcome {
         positive: args.roles.positive.clone(),
         test_column: args.test_column.clone(),
         time: args.time.clone(),
+        time_kind: None,
+        more_entities: Vec::new(),
         seed: args.seed,
         margin: args.margin,
     };

@@ -38,6 +38,7 @@ pub(crate) fn command(args: &InitArgs) -> Outcome {
         time: args.time.clone(),
         test_column: args.test_column.clone(),
         id: args.id.clone(),
+        ..InitOptions::default()
     };
     let limits = LoadLimits::default();
     let bytes = read_input(&args.data, limits.max_bytes, "")?;

@@ -153,6 +153,34 @@ pub struct TransferChoice {
     pub metric: Option<crate::metrics::MetricName>,
 }
 
+/// What a pack's time column measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeKind {
+    /// One clock for every entity (a date, a month number): a test row at or before the
+    /// latest training time saw the future, whoever's row it is.
+    #[default]
+    Calendar,
+    /// An order within each entity (a visit or wave number): visit 3 of one patient is not
+    /// "later" than visit 2 of another, so only an entity's own rows are compared in time.
+    OrderWithinEntity,
+}
+
+impl TimeKind {
+    /// As written in `pack.toml` (`time_kind = "..."`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimeKind::Calendar => "calendar",
+            TimeKind::OrderWithinEntity => "order_within_entity",
+        }
+    }
+
+    /// Whether this is the default, calendar time.
+    pub fn is_calendar(&self) -> bool {
+        *self == TimeKind::Calendar
+    }
+}
+
 /// `[data]`: the fixture file and its typed columns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -189,6 +217,11 @@ pub struct DataSpec {
     /// in `features` (then the model reads it as a number too).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time: Option<String>,
+    /// What the time column's numbers mean (`time_kind`, default `calendar`): one clock
+    /// shared by every entity, or an order within each entity (a visit number), which is
+    /// not compared across entities (docs/FORMATS.md).
+    #[serde(default, skip_serializing_if = "TimeKind::is_calendar")]
+    pub time_kind: TimeKind,
     /// Whether a label with more than two levels is meant as `positive` against all the
     /// others. Without it, more than two levels is a load error (docs/FORMATS.md).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

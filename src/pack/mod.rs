@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 
 pub use crate::table::Table;
 pub use manifest::{
-    BoundaryAxis, BoundarySpec, DataSpec, Knob, Manifest, TransferChoice, TransferRule,
-    TransferSpec,
+    BoundaryAxis, BoundarySpec, DataSpec, Knob, Manifest, TimeKind, TransferChoice,
+    TransferRule, TransferSpec,
 };
 
 use crate::canon::file_hash;

@@ -32,6 +32,7 @@ pub fn exercise(csv: &[u8], with_time: bool, with_test: bool) {
         time: with_time.then(|| "t".into()),
         test_column: with_test.then(|| "is_test".into()),
         id: None,
+        ..InitOptions::default()
     };
     let Ok(scaffold) = scaffold(path, csv, &options, &LIMITS) else {
         return;
@@ -66,6 +67,8 @@ pub fn exercise(csv: &[u8], with_time: bool, with_test: bool) {
             positive: "1".into(),
             test_column: "is_test".into(),
             time: with_time.then(|| "t".into()),
+            time_kind: None,
+            more_entities: Vec::new(),
             seed: 1,
             margin: None,
         };
