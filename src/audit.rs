@@ -34,7 +34,7 @@ use serde_json::Value;
 use crate::entity_key::quoted;
 use crate::error::{Error, Result};
 use crate::init::{scaffold, ExperimentFile, InitOptions, Scaffold};
-use crate::pack::{LoadLimits, Pack, Packs};
+use crate::pack::{LoadLimits, Pack, Packs, TimeKind};
 use crate::run::{run_with, Payload, RunOptions};
 use crate::split::{LookAlikePair, LookAlikes, Overlap};
 use crate::stats::IntervalLabel;
@@ -111,12 +111,13 @@ impl Materiality {
 /// An audit's findings, with the pack, payload and report behind its numbers.
 #[derive(Debug, Clone)]
 pub struct Audit {
+    /// The entity column this audit groups by.
+    pub entity: String,
     /// The pack as `init` would write it, plus the audit's experiment.
     pub scaffold: Scaffold,
-    /// The payload of the audit's experiment.
-    pub payload: Payload,
-    /// The verifier's report on that payload.
-    pub report: Report,
+    /// The AUC comparison with an entity-grouped split, or why it could not be built (the
+    /// split's overlap is reported either way).
+    pub comparison: std::result::Result<Comparison, String>,
     /// Training and test rows of the user's split.
     pub train_rows: u64,
     /// Test rows of the user's split.
@@ -129,14 +130,34 @@ pub struct Audit {
     pub test_rows_seen: u64,
     /// Test entities with no training row whose id looks like a training entity's id.
     pub look_alikes: LookAlikes,
-    /// Whether a leak was found (see the module docs).
+    /// Whether a leak was found at this entity's level or at a further one (see the
+    /// module docs).
     pub leak: bool,
-    /// Why, one phrase each (empty when no leak).
+    /// Why, one phrase each (empty when no leak); a further level's prefixed with it.
     pub leak_reasons: Vec<String>,
+    /// The same audit grouped by each further entity column (`AuditOptions::more_entities`).
+    pub further: Vec<Audit>,
+}
+
+/// The user's split against repeated entity-grouped folds: the payload, the verifier's
+/// report on its claim, and what the margin decides.
+#[derive(Debug, Clone)]
+pub struct Comparison {
+    /// The payload of the audit's experiment.
+    pub payload: Payload,
+    /// The verifier's report on that payload.
+    pub report: Report,
     /// The margin asked for, and what the verifier's interval decides of it.
     pub materiality: Option<(f64, Materiality)>,
     /// Folds of the entity-grouped comparison (each holds out about the user's share).
     pub grouped_folds: u32,
+}
+
+impl Comparison {
+    /// ROC AUC of an arm ([`USER_ARM`] or [`GROUPED_ARM`]; `None` when undefined).
+    pub fn auc(&self, arm: &str) -> Option<f64> {
+        self.payload.results[arm].metrics["roc_auc"].value()
+    }
 }
 
 /// The `counterlab.audit/1` object (FORMATS.md), field for field.
@@ -145,19 +166,26 @@ struct AuditRecord<'a> {
     format: &'static str,
     file: &'a str,
     test_column: &'a str,
+    entity: &'a str,
+    features: Vec<&'a str>,
     rows: Rows,
     test_entities: u64,
     shared_entities: SharedEntities<'a>,
     test_rows_seen: u64,
     look_alike_entities: LookAlikeEntities<'a>,
     temporal_overlap_rows: Option<u64>,
+    time_kind: Option<&'static str>,
     duplicate_feature_rows: u64,
-    auc: AucComparison,
+    auc: Option<AucComparison>,
+    comparison_error: Option<&'a str>,
+    suspect_columns: &'a [crate::suspect::Suspect],
+    coarser_levels: Vec<&'a str>,
     problems: Vec<String>,
     leak: bool,
     leak_reasons: &'a [String],
-    payload_hash: &'a str,
-    report_hash: &'a str,
+    payload_hash: Option<&'a str>,
+    report_hash: Option<&'a str>,
+    further_entities: Vec<Value>,
 }
 
 #[derive(Serialize)]
@@ -200,20 +228,62 @@ struct AucComparison {
     decision: Option<Materiality>,
 }
 
+impl AucComparison {
+    fn of(comparison: &Comparison) -> AucComparison {
+        let claim = comparison.report.claim();
+        AucComparison {
+            your_split: comparison.auc(USER_ARM),
+            entity_grouped: comparison.auc(GROUPED_ARM),
+            entity_grouped_folds: comparison.grouped_folds,
+            entity_grouped_repeats: GROUPED_REPEATS,
+            entity_grouped_sd: comparison.payload.results[GROUPED_ARM]
+                .between_repeat_sd
+                .as_ref()
+                .and_then(|sd| sd["roc_auc"].value()),
+            seed: comparison.payload.experiment.seed,
+            gap: claim.and_then(|c| c.observed),
+            ci: claim.and_then(|c| c.ci),
+            interval: claim.map(|c| c.interval.clone()),
+            p_value: claim.and_then(|c| c.p_value),
+            verdict: comparison.report.verdict().clone(),
+            margin: comparison.materiality.map(|(m, _)| m),
+            decision: comparison.materiality.map(|(_, d)| d),
+        }
+    }
+}
+
 impl Audit {
-    /// ROC AUC of an arm ([`USER_ARM`] or [`GROUPED_ARM`]; `None` when undefined).
+    /// ROC AUC of an arm ([`USER_ARM`] or [`GROUPED_ARM`]; `None` when undefined or when
+    /// the comparison could not be built).
     pub fn auc(&self, arm: &str) -> Option<f64> {
-        self.payload.results[arm].metrics["roc_auc"].value()
+        self.comparison.as_ref().ok()?.auc(arm)
+    }
+
+    /// The features the audit's model used, in model order.
+    pub fn features(&self) -> Vec<&str> {
+        self.scaffold
+            .columns
+            .iter()
+            .filter(|(_, u)| {
+                matches!(
+                    u,
+                    crate::init::ColumnUse::Numeric | crate::init::ColumnUse::Categorical(_)
+                )
+            })
+            .map(|(n, _)| n.as_str())
+            .collect()
     }
 
     /// The `counterlab.audit/1` object (`counterlab audit --json`, the Python package's
     /// `counterlab.audit`); `file` names the data (a path, or `DataFrame`).
     pub fn to_json(&self, file: &str, test_column: &str) -> Value {
-        let claim = self.report.claim();
+        let comparison = self.comparison.as_ref().ok();
         let record = AuditRecord {
             format: "counterlab.audit/1",
             file,
             test_column,
+            entity: &self.entity,
+            features: self.features(),
             rows: Rows {
                 train: self.train_rows,
                 test: self.test_rows,
@@ -231,32 +301,34 @@ impl Audit {
                 first: &self.look_alikes.first_pairs,
             },
             temporal_overlap_rows: self.overlap.temporal_rows,
+            time_kind: self.time_kind().map(TimeKind::as_str),
             duplicate_feature_rows: self.overlap.duplicate_feature_rows,
-            auc: AucComparison {
-                your_split: self.auc(USER_ARM),
-                entity_grouped: self.auc(GROUPED_ARM),
-                entity_grouped_folds: self.grouped_folds,
-                entity_grouped_repeats: GROUPED_REPEATS,
-                entity_grouped_sd: self.payload.results[GROUPED_ARM]
-                    .between_repeat_sd
-                    .as_ref()
-                    .and_then(|sd| sd["roc_auc"].value()),
-                seed: self.payload.experiment.seed,
-                gap: claim.and_then(|c| c.observed),
-                ci: claim.and_then(|c| c.ci),
-                interval: claim.map(|c| c.interval.clone()),
-                p_value: claim.and_then(|c| c.p_value),
-                verdict: self.report.verdict().clone(),
-                margin: self.materiality.map(|(m, _)| m),
-                decision: self.materiality.map(|(_, d)| d),
-            },
+            auc: comparison.map(AucComparison::of),
+            comparison_error: self.comparison.as_ref().err().map(String::as_str),
+            suspect_columns: &self.scaffold.findings.suspects,
+            coarser_levels: self
+                .scaffold
+                .findings
+                .coarser_levels()
+                .map(|s| s.column.as_str())
+                .collect(),
             problems: self.scaffold.findings.problems(),
             leak: self.leak,
             leak_reasons: &self.leak_reasons,
-            payload_hash: self.report.payload_hash(),
-            report_hash: self.report.report_hash(),
+            payload_hash: comparison.map(|c| c.report.payload_hash()),
+            report_hash: comparison.map(|c| c.report.report_hash()),
+            further_entities: self
+                .further
+                .iter()
+                .map(|a| a.to_json(file, test_column))
+                .collect(),
         };
         serde_json::to_value(record).expect("an audit encodes")
+    }
+
+    /// What the time column means, when there is one.
+    pub fn time_kind(&self) -> Option<TimeKind> {
+        self.overlap.temporal_rows.map(|_| self.scaffold.time_kind)
     }
 
     /// Writes the pack (as `init` would), the audit's experiment and its payload
@@ -283,7 +355,12 @@ impl Audit {
                 experiment.json.clone().into_bytes(),
             ));
         }
-        let payload = self.payload.to_json_pretty()?;
+        let comparison = self.comparison.as_ref().map_err(|why| {
+            Error::invalid(format!(
+                "the audit's comparison could not be built ({why}), so there is no payload to write for counterlab verify"
+            ))
+        })?;
+        let payload = comparison.payload.to_json_pretty()?;
         files.push((out.join(PAYLOAD_FILE), format!("{payload}\n").into_bytes()));
         for (path, bytes) in files {
             std::fs::write(&path, bytes).map_err(|e| Error::io(&path, e))?;
@@ -292,10 +369,11 @@ impl Audit {
     }
 }
 
-/// Audits the split marked by `options.test_column` in the CSV at `path` (bytes `bytes`);
-/// the comparison's claim is decided by the verifier under `verify_options` (the CLI's
-/// are the defaults; `--out` writes the payload for a later `counterlab verify`, which
-/// gives the same report with the same options).
+/// Audits the split marked by `options.test_column` in the CSV at `path` (bytes `bytes`),
+/// grouped by `options.entity` and then by each of `options.more_entities`; the
+/// comparison's claim is decided by the verifier under `verify_options` (the CLI's are the
+/// defaults; `--out` writes the payload for a later `counterlab verify`, which gives the
+/// same report with the same options).
 pub fn audit(
     path: &Path,
     bytes: &[u8],
@@ -303,8 +381,51 @@ pub fn audit(
     limits: &LoadLimits,
     verify_options: &VerifyOptions,
 ) -> Result<Audit> {
+    if let Some(margin) = options.margin {
+        if !(margin.is_finite() && margin > 0.0 && margin < 1.0) {
+            return Err(Error::invalid(format!(
+                "--margin must be an AUC difference strictly between 0 and 1, found {margin}"
+            )));
+        }
+    }
+    let mut audit = audit_level(
+        path,
+        bytes,
+        options,
+        &options.entity,
+        limits,
+        verify_options,
+    )?;
+    for entity in &options.more_entities {
+        if *entity == options.entity || audit.further.iter().any(|a| a.entity == *entity) {
+            return Err(Error::invalid(format!(
+                "entity column {entity:?} is named twice"
+            )));
+        }
+        let level = audit_level(path, bytes, options, entity, limits, verify_options)?;
+        audit.leak |= level.leak;
+        audit.leak_reasons.extend(
+            level
+                .leak_reasons
+                .iter()
+                .map(|why| format!("grouped by {entity:?}: {why}")),
+        );
+        audit.further.push(level);
+    }
+    Ok(audit)
+}
+
+/// The audit grouped by `entity`.
+fn audit_level(
+    path: &Path,
+    bytes: &[u8],
+    options: &AuditOptions,
+    entity: &str,
+    limits: &LoadLimits,
+    verify_options: &VerifyOptions,
+) -> Result<Audit> {
     let init = InitOptions {
-        entity: options.entity.clone(),
+        entity: entity.to_owned(),
         label: options.label.clone(),
         positive: options.positive.clone(),
         time: options.time.clone(),
@@ -321,67 +442,110 @@ pub fn audit(
     let split = crate::init::user_split(path, &pack, &options.test_column)?;
     let test_rows = split.test_rows();
     let train_rows = split.train_rows();
-    let mut in_train = vec![false; table.n_entities()];
-    for &row in &train_rows {
-        in_train[table.entity_of_row()[row] as usize] = true;
-    }
-    let mut test_entity = vec![false; table.n_entities()];
-    let mut test_rows_seen = 0;
-    for &row in &test_rows {
-        let e = table.entity_of_row()[row] as usize;
-        test_entity[e] = true;
-        test_rows_seen += u64::from(in_train[e]);
-    }
-    let test_entities = test_entity.iter().filter(|&&t| t).count();
+    let (test_entities, test_rows_seen) = entities_seen(table, &split);
     let groups = crate::split::look_alike_groups(table);
     let look_alikes = crate::split::look_alikes(table, &groups, &[&split]);
+    let overlap = crate::split::overlap(table, &split, table.feature_names());
     let fraction = test_rows.len() as f64 / table.n_rows() as f64;
-    let (experiment_text, grouped_folds) = comparison_experiment(&pack, options, fraction)?;
-    let experiment = Experiment::from_json(experiment_text.as_bytes())?;
-    let threads = verify_options.threads;
-    let payload = run_with(&pack, &experiment, &RunOptions { threads })?;
-    let overlap = payload.results[USER_ARM].overlap.clone();
-
-    let mut packs = Packs::default();
-    packs.insert(pack.clone())?;
-    let payload_text = payload.to_json_pretty()?;
-    let report = verify(payload_text.as_bytes(), &packs, verify_options);
-    let decided = options.margin.map(|margin| (margin, materiality(&report)));
-
-    let mut leak_reasons = Vec::new();
-    if overlap.entities > 0 {
-        leak_reasons.push(format!(
-            "{} test entities also have training rows",
-            overlap.entities
-        ));
-    }
-    if let Some(rows) = overlap.temporal_rows.filter(|&r| r > 0) {
-        leak_reasons.push(format!(
-            "{rows} test rows are at or before the latest training time"
-        ));
-    }
-    if look_alikes.entities > 0 {
-        leak_reasons.push(look_alike_reason(&look_alikes));
-    }
-    scaffold.experiments.push(ExperimentFile {
-        file_name: EXPERIMENT_FILE.to_owned(),
-        json: experiment_text,
-    });
+    let comparison = comparison_experiment(&pack, options, fraction).and_then(
+        |(experiment_text, grouped_folds)| {
+            let comparison = compare(
+                &pack,
+                &experiment_text,
+                grouped_folds,
+                options,
+                verify_options,
+            )?;
+            scaffold.experiments.push(ExperimentFile {
+                file_name: EXPERIMENT_FILE.to_owned(),
+                json: experiment_text,
+            });
+            Ok(comparison)
+        },
+    );
+    let leak_reasons = leak_reasons(&overlap, scaffold.time_kind, &look_alikes);
     Ok(Audit {
+        entity: entity.to_owned(),
         scaffold,
-        payload,
-        report,
+        comparison: comparison.map_err(|e| e.to_string()),
         train_rows: train_rows.len() as u64,
         test_rows: test_rows.len() as u64,
-        test_entities: test_entities as u64,
+        test_entities,
         overlap,
         test_rows_seen,
         look_alikes,
         leak: !leak_reasons.is_empty(),
         leak_reasons,
-        materiality: decided,
+        further: Vec::new(),
+    })
+}
+
+/// Entities with test rows, and test rows whose entity has training rows.
+fn entities_seen(table: &crate::table::Table, split: &crate::split::Split) -> (u64, u64) {
+    let mut in_train = vec![false; table.n_entities()];
+    for row in split.train_rows() {
+        in_train[table.entity_of_row()[row] as usize] = true;
+    }
+    let mut test_entity = vec![false; table.n_entities()];
+    let mut test_rows_seen = 0;
+    for row in split.test_rows() {
+        let e = table.entity_of_row()[row] as usize;
+        test_entity[e] = true;
+        test_rows_seen += u64::from(in_train[e]);
+    }
+    (
+        test_entity.iter().filter(|&&t| t).count() as u64,
+        test_rows_seen,
+    )
+}
+
+/// Runs the comparison experiment and has the verifier decide its claim.
+fn compare(
+    pack: &Pack,
+    experiment_text: &str,
+    grouped_folds: u32,
+    options: &AuditOptions,
+    verify_options: &VerifyOptions,
+) -> Result<Comparison> {
+    let experiment = Experiment::from_json(experiment_text.as_bytes())?;
+    let threads = verify_options.threads;
+    let payload = run_with(pack, &experiment, &RunOptions { threads })?;
+    let mut packs = Packs::default();
+    packs.insert(pack.clone())?;
+    let payload_text = payload.to_json_pretty()?;
+    let report = verify(payload_text.as_bytes(), &packs, verify_options);
+    let materiality = options.margin.map(|margin| (margin, materiality(&report)));
+    Ok(Comparison {
+        payload,
+        report,
+        materiality,
         grouped_folds,
     })
+}
+
+/// Why the split leaks, one phrase each: entities on both sides, test rows not after the
+/// training times (calendar time only: a visit number is not compared across entities),
+/// look-alike ids.
+fn leak_reasons(overlap: &Overlap, time_kind: TimeKind, look_alikes: &LookAlikes) -> Vec<String> {
+    let mut reasons = Vec::new();
+    if overlap.entities > 0 {
+        reasons.push(format!(
+            "{} test entities also have training rows",
+            overlap.entities
+        ));
+    }
+    if let Some(rows) = overlap
+        .temporal_rows
+        .filter(|&r| r > 0 && time_kind.is_calendar())
+    {
+        reasons.push(format!(
+            "{rows} test rows are at or before the latest training time"
+        ));
+    }
+    if look_alikes.entities > 0 {
+        reasons.push(look_alike_reason(look_alikes));
+    }
+    reasons
 }
 
 /// The audit's experiment (as written into the pack) and the grouped arm's fold count: the
@@ -405,13 +569,6 @@ fn comparison_experiment(
     // multiply the fits (and the work budget) by 1/share.
     let max_folds = (pack.table().n_entities() as u32).min(GROUPED_MAX_FOLDS);
     let grouped_folds = ((1.0 / fraction).round() as u32).clamp(2, max_folds);
-    if let Some(margin) = options.margin {
-        if !(margin.is_finite() && margin > 0.0 && margin < 1.0) {
-            return Err(Error::invalid(format!(
-                "--margin must be an AUC difference strictly between 0 and 1, found {margin}"
-            )));
-        }
-    }
     let claim = match options.margin {
         None => {
             serde_json::json!({ "kind": "metric_gap", "metric": "roc_auc", "higher": USER_ARM, "lower": GROUPED_ARM, "at_least": 0.0 })

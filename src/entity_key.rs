@@ -103,12 +103,18 @@ pub fn look_alike_groups<'a>(ids: impl IntoIterator<Item = &'a str>) -> Vec<Vec<
     groups
 }
 
+/// Most characters of an id that [`quoted`] shows.
+const QUOTED_CHARS: usize = 80;
+
 /// An id quoted for people, every character outside printable ASCII escaped as
-/// `\u{…}`: two look-alike ids then show where they differ (`"c1\u{2010}p01"`).
+/// `\u{…}`: two look-alike ids then show where they differ (`"c1\u{2010}p01"`). An id
+/// longer than 80 characters shows its first 80 and how many more there are (a message
+/// never repeats a megabyte cell).
 pub fn quoted(id: &str) -> String {
-    let mut out = String::with_capacity(id.len() + 2);
+    let mut out = String::with_capacity(id.len().min(4 * QUOTED_CHARS) + 2);
     out.push('"');
-    for c in id.chars() {
+    let count = id.chars().count();
+    for c in id.chars().take(QUOTED_CHARS) {
         match c {
             '"' | '\\' => {
                 out.push('\\');
@@ -119,6 +125,9 @@ pub fn quoted(id: &str) -> String {
         }
     }
     out.push('"');
+    if count > QUOTED_CHARS {
+        out.push_str(&format!("… ({} more characters)", count - QUOTED_CHARS));
+    }
     out
 }
 

@@ -14,15 +14,26 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::csv_input::{excerpt, StrictCsv};
+use crate::csv_input::StrictCsv;
 use crate::error::{Error, Result};
 use crate::experiment::Experiment;
 use crate::json_path::JsonPath;
 use crate::pack::check::Findings;
-use crate::pack::{is_missing_token, parse_finite, toml_key, LoadLimits, Pack};
+use crate::pack::{toml_key, LoadLimits, Pack};
+
+mod choices;
+mod columns;
+
+use crate::pack::TimeKind;
+use crate::suspect::Suspect;
+use choices::FeaturePlan;
 
 /// Most levels of a text column taken as categorical; more is an identifier or free text.
 pub const MAX_LEVELS: usize = 50;
+
+/// Longest category level, in bytes: a longer cell is free text, and its levels would
+/// not fit `pack.toml` (read up to 1 MiB).
+pub const MAX_LEVEL_BYTES: usize = 256;
 
 /// Folds of the starter experiments' cross-validated arms (fewer when the data has fewer
 /// entities or time values).
@@ -114,6 +125,8 @@ pub struct Scaffold {
     pub columns: Vec<(String, ColumnUse)>,
     /// What `pack check` would report.
     pub findings: Findings,
+    /// What the time column means (calendar when there is none).
+    pub time_kind: TimeKind,
     /// What `init` decided that the user should know (folds reduced, a starter skipped,
     /// one-vs-rest labels).
     pub notes: Vec<String>,
@@ -137,21 +150,34 @@ pub fn scaffold(
     };
     let mut csv = StrictCsv::new(path, bytes, limits.max_columns, limits.max_rows)?;
     let role_of = column_roles(&csv, options)?;
-    let (columns, label_levels) = read_columns(&mut csv, &role_of, &options.label)?;
+    let (mut columns, label_levels) = columns::read_columns(&mut csv, &role_of, &options.label)?;
     let mut notes = Vec::new();
-    let manifest = manifest_text(
-        &id,
-        &fixture_file,
+    let mut plan = FeaturePlan::new(&mut columns, options)?;
+    let time_kind = time_kind(options, &mut notes);
+    let head = ManifestHead {
+        id: &id,
+        fixture_file: &fixture_file,
         bytes,
         options,
-        &columns,
-        label_levels,
-        &mut notes,
-    )?;
-    let pack = load_as_run_will(path, &manifest, bytes, limits)?;
+        labels: label_levels,
+        time_kind,
+    };
+    let except: Vec<String> = options.test_column.iter().cloned().collect();
+    let mut manifest = head.text(&columns, &plan.features, &[], &mut Vec::new())?;
+    let mut pack = load_as_run_will(path, &manifest, bytes, limits)?;
+    let mut suspects = crate::suspect::suspects(pack.table(), &except);
+    if plan.leave_out(&mut columns, &suspects) {
+        manifest = head.text(&columns, &plan.features, &[], &mut Vec::new())?;
+        pack = load_as_run_will(path, &manifest, bytes, limits)?;
+        suspects = crate::suspect::suspects(pack.table(), &except);
+    }
+    let kept = plan.kept(&suspects);
+    manifest = head.text(&columns, &plan.features, &kept, &mut notes)?;
+    pack = load_as_run_will(path, &manifest, bytes, limits)?;
     if let Some(column) = &options.test_column {
         user_split(path, &pack, column)?;
     }
+    suspect_notes(&suspects, &kept, options, &mut notes);
     let findings = Findings::of(pack.table(), &pack.manifest().data);
     let experiments = starter_experiments(&pack, options, &mut notes);
     for starter in &experiments {
@@ -170,6 +196,7 @@ pub fn scaffold(
         experiments,
         columns,
         findings,
+        time_kind: time_kind.unwrap_or_default(),
         notes,
     })
 }
@@ -195,45 +222,6 @@ fn column_roles(csv: &StrictCsv, options: &InitOptions) -> Result<BTreeMap<usize
         }
     }
     Ok(role_of)
-}
-
-/// Reads every row once: each column's use in header order (its role, or what its cells
-/// make it), and how many distinct cells the `label` column holds (counted up to one past
-/// [`MAX_LEVELS`]: enough to tell two from more).
-fn read_columns(
-    csv: &mut StrictCsv,
-    role_of: &BTreeMap<usize, &'static str>,
-    label: &str,
-) -> Result<(Vec<(String, ColumnUse)>, usize)> {
-    let mut stats: Vec<ColumnStats> = vec![ColumnStats::default(); csv.header().len()];
-    let label_at = csv.column(label)?;
-    let mut label_levels = std::collections::BTreeSet::new();
-    let mut record = csv::ByteRecord::new();
-    while let Some(row) = csv.next_row(&mut record)? {
-        for (at, column) in stats.iter_mut().enumerate() {
-            if !role_of.contains_key(&at) {
-                column.add(row, csv.cell(&record, row, at)?);
-            }
-        }
-        let label = csv.cell(&record, row, label_at)?;
-        if label_levels.len() <= MAX_LEVELS && !label_levels.contains(label) {
-            label_levels.insert(label.to_owned());
-        }
-    }
-    let columns = csv
-        .header()
-        .iter()
-        .zip(stats)
-        .enumerate()
-        .map(|(at, (name, stats))| {
-            let column_use = match role_of.get(&at) {
-                Some(role) => ColumnUse::Role(role),
-                None => stats.classify(),
-            };
-            (name.clone(), column_use)
-        })
-        .collect();
-    Ok((columns, label_levels.len()))
 }
 
 /// The generated pack loaded as `run` will load it; a label problem is told with the
@@ -300,93 +288,6 @@ fn id_from_file_name(name: &str) -> String {
     }
 }
 
-/// What one column's cells look like, read in one pass (levels kept up to
-/// [`MAX_LEVELS`] + 1, so memory is bounded by the level cap, not the rows).
-#[derive(Debug, Clone, Default)]
-struct ColumnStats {
-    rows: usize,
-    missing: usize,
-    first_missing_row: Option<usize>,
-    numbers: usize,
-    first_number: Option<(usize, String)>,
-    texts: usize,
-    first_text: Option<(usize, String)>,
-    levels: BTreeMap<String, usize>,
-    too_many_levels: bool,
-    first_value: Option<String>,
-    varies: bool,
-}
-
-impl ColumnStats {
-    fn add(&mut self, row: usize, cell: &str) {
-        self.rows += 1;
-        if cell.is_empty() || is_missing_token(cell) {
-            self.missing += 1;
-            self.first_missing_row.get_or_insert(row);
-            return;
-        }
-        match &self.first_value {
-            None => self.first_value = Some(cell.to_owned()),
-            Some(first) if first != cell => self.varies = true,
-            Some(_) => {}
-        }
-        if parse_finite(cell).is_ok() {
-            self.numbers += 1;
-            self.first_number
-                .get_or_insert_with(|| (row, cell.to_owned()));
-            return;
-        }
-        self.texts += 1;
-        self.first_text
-            .get_or_insert_with(|| (row, cell.to_owned()));
-        if !self.too_many_levels {
-            *self.levels.entry(cell.to_owned()).or_default() += 1;
-            if self.levels.len() > MAX_LEVELS {
-                self.too_many_levels = true;
-                self.levels.clear();
-            }
-        }
-    }
-
-    fn classify(self) -> ColumnUse {
-        if self.missing > 0 {
-            return ColumnUse::NotUsed(format!(
-                "{} of {} cells are missing (first: row {}): fill or drop them before export, then list the column in data.features",
-                self.missing,
-                self.rows,
-                self.first_missing_row.unwrap_or(0)
-            ));
-        }
-        if !self.varies {
-            return ColumnUse::NotUsed(format!(
-                "constant: every row is {}",
-                excerpt(self.first_value.as_deref().unwrap_or(""))
-            ));
-        }
-        match (self.numbers, self.texts) {
-            (_, 0) => ColumnUse::Numeric,
-            (0, _) if self.too_many_levels => ColumnUse::NotUsed(format!(
-                "text with more than {MAX_LEVELS} distinct values: an identifier or free text, not a category"
-            )),
-            (0, _) if self.levels.len() * 2 > self.rows => ColumnUse::NotUsed(format!(
-                "text with {} distinct values in {} rows: an identifier or free text, not a category",
-                self.levels.len(),
-                self.rows
-            )),
-            (0, _) => ColumnUse::Categorical(self.levels.into_keys().collect()),
-            (_, _) => {
-                let (text_row, text) = self.first_text.unwrap_or_default();
-                let (number_row, number) = self.first_number.unwrap_or_default();
-                ColumnUse::NotUsed(format!(
-                    "mixes numbers and text (row {number_row}: {}, row {text_row}: {}): make it all numbers, or all text to use it as a category",
-                    excerpt(&number),
-                    excerpt(&text)
-                ))
-            }
-        }
-    }
-}
-
 /// A TOML string (basic string, escaped).
 fn toml_str(s: &str) -> String {
     toml::Value::String(s.to_owned()).to_string()
@@ -431,68 +332,146 @@ fn not_used(columns: &[(String, ColumnUse)]) -> impl Iterator<Item = (&str, &str
     })
 }
 
-/// `pack.toml` for the columns' uses.
-fn manifest_text(
-    id: &str,
-    fixture_file: &str,
-    bytes: &[u8],
-    options: &InitOptions,
-    columns: &[(String, ColumnUse)],
+/// What `pack.toml` says whatever the features: the pack, its file and its roles.
+struct ManifestHead<'a> {
+    id: &'a str,
+    fixture_file: &'a str,
+    bytes: &'a [u8],
+    options: &'a InitOptions,
+    /// Distinct label cells (up to one past [`MAX_LEVELS`]).
     labels: usize,
-    notes: &mut Vec<String>,
-) -> Result<String> {
-    let features: Vec<String> = columns
-        .iter()
-        .filter(|(_, u)| matches!(u, ColumnUse::Numeric | ColumnUse::Categorical(_)))
-        .map(|(n, _)| n.clone())
-        .collect();
-    if features.is_empty() {
-        let reasons: Vec<String> = not_used(columns)
-            .map(|(n, why)| format!("  {n:?}: {why}"))
-            .collect();
-        return Err(Error::invalid(format!(
-            "no column can be a feature (every column but the roles is unusable):\n{}",
-            reasons.join("\n")
-        )));
-    }
-    let mut text = String::new();
-    text.push_str(&format!(
-        "# Written by `counterlab init`. After editing {fixture_file}, run\n# `counterlab pack rehash <this folder>` to record its new blake3 (and levels).\n"
-    ));
-    text.push_str(&format!("id = {}\n", toml_str(id)));
-    text.push_str(&format!(
-        "title = {}\n",
-        toml_str(&format!(
-            "{fixture_file}: {} by {}",
-            options.label, options.entity
-        ))
-    ));
-    text.push_str("concept = \"entity-leakage\"\n\n[data]\n");
-    text.push_str(&format!("file = {}\n", toml_str(fixture_file)));
-    text.push_str(&format!(
-        "blake3 = \"{}\"\n",
-        crate::canon::file_hash(bytes)
-    ));
-    text.push_str(&format!("entity = {}\n", toml_str(&options.entity)));
-    text.push_str(&format!("label = {}\n", toml_str(&options.label)));
-    text.push_str(&format!("positive = {}\n", toml_str(&options.positive)));
-    if let Some(time) = &options.time {
-        text.push_str(&format!("time = {}\n", toml_str(time)));
-    }
-    if labels > 2 {
-        text.push_str("one_vs_rest = true\n");
-        notes.push(format!(
-            "the label has {labels} levels: the pack reads {:?} against all the others (one_vs_rest = true in pack.toml; delete that line to refuse it instead)",
-            options.positive
+    time_kind: Option<TimeKind>,
+}
+
+impl ManifestHead<'_> {
+    /// `pack.toml` with `features` (in model order) and the columns' uses; `kept` are
+    /// suspect features kept on purpose.
+    fn text(
+        &self,
+        columns: &[(String, ColumnUse)],
+        features: &[String],
+        kept: &[String],
+        notes: &mut Vec<String>,
+    ) -> Result<String> {
+        let options = self.options;
+        if features.is_empty() {
+            let reasons: Vec<String> = not_used(columns)
+                .map(|(n, why)| format!("  {n:?}: {why}"))
+                .collect();
+            return Err(Error::invalid(format!(
+                "no column can be a feature (every column but the roles is unusable or left out):\n{}",
+                reasons.join("\n")
+            )));
+        }
+        let mut text = String::new();
+        text.push_str(&format!(
+            "# Written by `counterlab init` from {}. After editing the fixture, run\n# `counterlab pack rehash <this folder>` to record its new blake3 (and levels).\n",
+            comment_text(self.fixture_file)
         ));
+        text.push_str(&format!("id = {}\n", toml_str(self.id)));
+        text.push_str(&format!(
+            "title = {}\n",
+            toml_str(&format!(
+                "{}: {} by {}",
+                self.fixture_file, options.label, options.entity
+            ))
+        ));
+        text.push_str("concept = \"entity-leakage\"\n\n[data]\n");
+        text.push_str(&format!("file = {}\n", toml_str(self.fixture_file)));
+        text.push_str(&format!(
+            "blake3 = \"{}\"\n",
+            crate::canon::file_hash(self.bytes)
+        ));
+        text.push_str(&format!("entity = {}\n", toml_str(&options.entity)));
+        text.push_str(&format!("label = {}\n", toml_str(&options.label)));
+        text.push_str(&format!("positive = {}\n", toml_str(&options.positive)));
+        if let Some(time) = &options.time {
+            text.push_str(&format!("time = {}\n", toml_str(time)));
+            if let Some(kind) = self.time_kind.filter(|k| !k.is_calendar()) {
+                text.push_str(&format!("time_kind = \"{}\"\n", kind.as_str()));
+            }
+        }
+        if self.labels > 2 {
+            text.push_str("one_vs_rest = true\n");
+            notes.push(format!(
+                "the label has {} levels: the pack reads {:?} against all the others (one_vs_rest = true in pack.toml; delete that line to refuse it instead)",
+                self.labels, options.positive
+            ));
+        }
+        push_features(&mut text, columns, features, kept);
+        if text.len() as u64 > crate::pack::MAX_MANIFEST_BYTES {
+            return Err(Error::invalid(format!(
+                "pack.toml would be {} bytes, more than the {} a pack may have: its categorical columns have too many or too long levels; leave the largest out (drop)",
+                text.len(),
+                crate::pack::MAX_MANIFEST_BYTES
+            )));
+        }
+        Ok(text)
     }
-    push_features(&mut text, columns, &features);
-    Ok(text)
+}
+
+/// Text for a `pack.toml` comment: one line, control characters escaped (a file name
+/// may hold a line break, which would otherwise end the comment and inject TOML).
+fn comment_text(text: &str) -> String {
+    text.chars().flat_map(char::escape_debug).collect()
+}
+
+/// What the time column means: as asked, or guessed from its name (a note says which and
+/// how to change it).
+fn time_kind(options: &InitOptions, notes: &mut Vec<String>) -> Option<TimeKind> {
+    let time = options.time.as_ref()?;
+    if let Some(kind) = options.time_kind {
+        return Some(kind);
+    }
+    let kind = if crate::suspect::order_within_entity_name(time) {
+        notes.push(format!(
+            "time column {time:?} read as an order within each entity (time_kind = \"order_within_entity\", a visit number): it is compared only within an entity, so test rows of other entities at earlier visits are no temporal leak, and no rolling-origin starter is written; if it is one calendar for all entities, set time_kind = \"calendar\" (--time-kind calendar)"
+        ));
+        TimeKind::OrderWithinEntity
+    } else {
+        notes.push(format!(
+            "time column {time:?} read as calendar time (one clock for all entities: a test row at or before the latest training time is a temporal overlap); if it numbers each entity's own visits, set time_kind = \"order_within_entity\" (--time-kind order_within_entity)"
+        ));
+        TimeKind::Calendar
+    };
+    Some(kind)
+}
+
+/// Notes on the suspect columns that stay: kept on purpose, and coarser levels offered as
+/// further entities.
+fn suspect_notes(
+    suspects: &[Suspect],
+    kept: &[String],
+    options: &InitOptions,
+    notes: &mut Vec<String>,
+) {
+    for suspect in suspects {
+        if kept.contains(&suspect.column) {
+            notes.push(format!(
+                "{:?} kept as a feature on request although it is {} (recorded in data.kept)",
+                suspect.column,
+                suspect.evidence()
+            ));
+        } else if suspect.is_coarser_level() {
+            notes.push(format!(
+                "{:?} is {}: audit --entity {},{}",
+                suspect.column,
+                suspect.evidence(),
+                options.entity,
+                suspect.column
+            ));
+        }
+    }
 }
 
 /// `pack.toml`'s feature lines: the features, the categorical ones, the columns not used
 /// (as comments, with why) and the categorical features' levels.
-fn push_features(text: &mut String, columns: &[(String, ColumnUse)], features: &[String]) {
+fn push_features(
+    text: &mut String,
+    columns: &[(String, ColumnUse)],
+    features: &[String],
+    kept: &[String],
+) {
     let categorical: Vec<(&String, &Vec<String>)> = columns
         .iter()
         .filter_map(|(n, u)| match u {
@@ -501,6 +480,9 @@ fn push_features(text: &mut String, columns: &[(String, ColumnUse)], features: &
         })
         .collect();
     text.push_str(&format!("features = {}\n", toml_list(features)));
+    if !kept.is_empty() {
+        text.push_str(&format!("kept = {}\n", toml_list(kept)));
+    }
     if !categorical.is_empty() {
         let names: Vec<String> = categorical.iter().map(|(n, _)| (*n).clone()).collect();
         text.push_str(&format!("categorical = {}\n", toml_list(&names)));
@@ -509,7 +491,7 @@ fn push_features(text: &mut String, columns: &[(String, ColumnUse)], features: &
     if unused.peek().is_some() {
         text.push_str("# Columns not used as features:\n");
         for (n, why) in unused {
-            text.push_str(&format!("#   {n}: {why}\n"));
+            text.push_str(&format!("#   {}: {}\n", comment_text(n), comment_text(why)));
         }
     }
     if !categorical.is_empty() {
@@ -552,7 +534,10 @@ fn starter_experiments(
             "entity_grouped",
         ),
     }];
-    if let Some(time) = table.time() {
+    if let Some(time) = table
+        .time()
+        .filter(|_| pack.manifest().data.time_kind.is_calendar())
+    {
         out.extend(rolling_origin_starter(pack, time, notes));
     }
     if let Some(column) = &options.test_column {

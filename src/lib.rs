@@ -77,6 +77,7 @@ pub mod schema;
 pub mod select;
 pub mod split;
 pub mod stats;
+pub mod suspect;
 pub mod table;
 pub mod transfer;
 pub mod verify;

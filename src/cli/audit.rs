@@ -29,6 +29,11 @@ pub(crate) struct AuditArgs {
     /// An integer time column (adds the temporal-overlap check).
     #[arg(long)]
     time: Option<String>,
+    /// What the time column means: `calendar` (a test row at or before the latest training
+    /// time is a leak) or `order_within_entity` (a visit number: not compared across
+    /// entities). Default: guessed from its name, as init does.
+    #[arg(long, value_parser = super::init::parse_time_kind)]
+    time_kind: Option<counterlab::pack::TimeKind>,
     /// Seed of the entity-grouped comparison's fold draws (5 repeats of K folds).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -53,14 +58,15 @@ fn usage(exit: impl Into<Exit>) -> Exit {
 }
 
 pub(crate) fn command(args: &AuditArgs) -> Outcome {
+    let mut entities = args.roles.entity.split(',').map(str::to_owned);
     let options = AuditOptions {
-        entity: args.roles.entity.clone(),
+        entity: entities.next().unwrap_or_default(),
         label: args.roles.label.clone(),
         positive: args.roles.positive.clone(),
         test_column: args.test_column.clone(),
         time: args.time.clone(),
-        time_kind: None,
-        more_entities: Vec::new(),
+        time_kind: args.time_kind,
+        more_entities: entities.collect(),
         seed: args.seed,
         margin: args.margin,
     };
@@ -86,8 +92,19 @@ pub(crate) fn command(args: &AuditArgs) -> Outcome {
                 args.test_column
             ))
         );
-        print_split(&audit);
-        print_auc(&audit);
+        outln!(
+            "features          {}",
+            style::safe(&audit.features().join(", "))
+        );
+        for level in std::iter::once(&audit).chain(&audit.further) {
+            outln!(
+                "{}",
+                style::bold(&format!("grouped by {}", quoted(&level.entity)))
+            );
+            print_split(level);
+            print_auc(level);
+        }
+        print_coarser_levels(&audit, &args.roles.entity);
         print_leak_and_pack(args, &audit);
     }
     Ok(if audit.leak { EXIT_DATA } else { EXIT_OK })
@@ -143,7 +160,14 @@ fn print_split(audit: &Audit) {
         }
     );
     if let Some(rows) = audit.overlap.temporal_rows {
-        outln!("temporal overlap  {rows} test rows are at or before the latest training time");
+        match audit.time_kind() {
+            Some(counterlab::pack::TimeKind::OrderWithinEntity) => outln!(
+                "temporal overlap  {rows} test rows are at or before the latest training time; not a leak: the time is an order within each entity (time_kind order_within_entity)"
+            ),
+            _ => outln!(
+                "temporal overlap  {rows} test rows are at or before the latest training time"
+            ),
+        }
     }
     outln!(
         "duplicate rows    {} test rows have the feature vector of a training row",
@@ -152,19 +176,26 @@ fn print_split(audit: &Audit) {
 }
 
 /// ROC AUC of the user's split and of the entity-grouped one, and the inflation with the
-/// verifier's verdict on it.
+/// verifier's verdict on it; or why the comparison could not be built.
 fn print_auc(audit: &Audit) {
+    let comparison = match &audit.comparison {
+        Ok(comparison) => comparison,
+        Err(why) => {
+            outln!("ROC AUC           not compared: {}", style::safe(why));
+            return;
+        }
+    };
     let shown = |v: Option<f64>| v.map_or("undefined".to_owned(), |v| format!("{v:.4}"));
     outln!(
         "ROC AUC           your split {}, entity-grouped splits of about the same share of rows {} (mean of {} draws of {} folds, seed {})",
-        shown(audit.auc(USER_ARM)),
-        shown(audit.auc(GROUPED_ARM)),
+        shown(comparison.auc(USER_ARM)),
+        shown(comparison.auc(GROUPED_ARM)),
         counterlab::audit::GROUPED_REPEATS,
-        audit.grouped_folds,
-        audit.payload.experiment.seed
+        comparison.grouped_folds,
+        comparison.payload.experiment.seed
     );
-    if let Some(claim) = audit.report.claim() {
-        let verdict = audit.report.verdict().as_str();
+    if let Some(claim) = comparison.report.claim() {
+        let verdict = comparison.report.verdict().as_str();
         outln!(
             "inflation         {}{}{}  (verifier on \"{}\": {verdict})",
             shown(claim.observed),
@@ -174,16 +205,37 @@ fn print_auc(audit: &Audit) {
             claim
                 .p_value
                 .map_or(String::new(), |p| format!(", p = {p:.4}")),
-            match audit.materiality {
+            match comparison.materiality {
                 Some((margin, _)) => format!("inflation at most {margin}"),
                 None => "inflation at least 0".to_owned(),
             }
         );
     }
-    if let Some((margin, decision)) = audit.materiality {
+    if let Some((margin, decision)) = comparison.materiality {
         outln!(
             "margin {margin}       {} (the inflation's 95% interval against {margin})",
             decision.as_str()
+        );
+    }
+}
+
+/// The coarser levels of the entity the data has and the audit was not grouped by, with
+/// the command that audits them too.
+fn print_coarser_levels(audit: &Audit, entities: &str) {
+    let unaudited: Vec<&str> = audit
+        .scaffold
+        .findings
+        .coarser_levels()
+        .map(|s| s.column.as_str())
+        .filter(|c| !audit.further.iter().any(|a| a.entity == *c))
+        .collect();
+    if !unaudited.is_empty() {
+        outln!(
+            "coarser levels    {}: each entity lies inside one of their values, so a split grouped by {} can still share them; audit them too: --entity {},{}",
+            style::safe(&unaudited.join(", ")),
+            style::safe(&quoted(&audit.entity)),
+            style::safe(entities),
+            style::safe(&unaudited.join(","))
         );
     }
 }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use counterlab::init::{scaffold, ColumnUse, InitOptions, Scaffold};
-use counterlab::pack::LoadLimits;
+use counterlab::pack::{LoadLimits, TimeKind};
 
 use super::{pack::print_problems, read_input, style, write_file, Exit, Outcome, Roles, EXIT_OK};
 
@@ -22,6 +22,20 @@ pub(crate) struct InitArgs {
     /// A 0/1 column marking your own test rows (a predefined split).
     #[arg(long)]
     test_column: Option<String>,
+    /// What the time column means: `calendar` (one clock for all entities) or
+    /// `order_within_entity` (a visit number). Default: guessed from its name, with a note.
+    #[arg(long, value_parser = parse_time_kind)]
+    time_kind: Option<TimeKind>,
+    /// Keep this column as a feature although init finds it suspect (a label proxy, an
+    /// identifier, a clock); repeat the flag or separate names with commas.
+    #[arg(long, value_delimiter = ',')]
+    keep: Vec<String>,
+    /// Leave this column out of the features; repeat the flag or separate with commas.
+    #[arg(long, value_delimiter = ',')]
+    drop: Vec<String>,
+    /// Exactly these columns as features, in this order (comma-separated or repeated).
+    #[arg(long, value_delimiter = ',')]
+    features: Option<Vec<String>>,
     /// The pack id (default: from the file name).
     #[arg(long)]
     id: Option<String>,
@@ -38,7 +52,10 @@ pub(crate) fn command(args: &InitArgs) -> Outcome {
         time: args.time.clone(),
         test_column: args.test_column.clone(),
         id: args.id.clone(),
-        ..InitOptions::default()
+        time_kind: args.time_kind,
+        keep: args.keep.clone(),
+        drop: args.drop.clone(),
+        features: args.features.clone(),
     };
     let limits = LoadLimits::default();
     let bytes = read_input(&args.data, limits.max_bytes, "")?;
@@ -51,6 +68,15 @@ pub(crate) fn command(args: &InitArgs) -> Outcome {
     print_summary(&scaffold, &written);
     print_next_steps(&out, &scaffold);
     Ok(EXIT_OK)
+}
+
+/// `--time-kind`: a [`TimeKind`] as written in pack.toml.
+pub(crate) fn parse_time_kind(text: &str) -> Result<TimeKind, String> {
+    match text {
+        "calendar" => Ok(TimeKind::Calendar),
+        "order_within_entity" => Ok(TimeKind::OrderWithinEntity),
+        _ => Err("expected calendar or order_within_entity".to_owned()),
+    }
 }
 
 /// Writes the pack folder `out` (which must not exist or be empty): pack.toml, the
@@ -89,6 +115,17 @@ fn print_summary(scaffold: &Scaffold, written: &[PathBuf]) {
         };
         outln!("  {:<24} {}", style::safe(name), style::safe(&what));
     }
+    let features: Vec<&str> = scaffold
+        .columns
+        .iter()
+        .filter(|(_, u)| matches!(u, ColumnUse::Numeric | ColumnUse::Categorical(_)))
+        .map(|(n, _)| n.as_str())
+        .collect();
+    outln!(
+        "features ({}): {}",
+        features.len(),
+        style::safe(&features.join(", "))
+    );
     for note in &scaffold.notes {
         outln!("note: {}", style::safe(note));
     }

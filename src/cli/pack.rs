@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use counterlab::entity_key::quoted;
 use counterlab::pack::check::Findings;
 use counterlab::pack::{LoadLimits, Pack};
 
@@ -104,6 +105,8 @@ fn check_json(pack: &Pack, findings: &Findings, problems: &[String]) -> Value {
             "count": findings.duplicate_entity_time_count,
             "first": findings.duplicate_entity_times.iter().map(|(entity, time, rows)| serde_json::json!({"entity": entity, "time": time, "rows": rows})).collect::<Vec<_>>(),
         },
+        "suspect_columns": findings.suspects,
+        "kept": findings.kept,
         "problems": problems,
         "clean": problems.is_empty(),
     })
@@ -138,6 +141,24 @@ fn print_check(pack: &Pack, findings: &Findings, problems: &[String]) {
                 0 => "every pair is one row".to_owned(),
                 n => format!("{n} pairs have several rows (below)"),
             }
+        );
+    }
+    for level in findings.coarser_levels() {
+        outln!(
+            "coarser level    {}: {}",
+            style::safe(&quoted(&level.column)),
+            level.evidence()
+        );
+    }
+    for suspect in findings
+        .suspects
+        .iter()
+        .filter(|s| findings.kept.contains(&s.column))
+    {
+        outln!(
+            "kept             {}: {} (data.kept)",
+            style::safe(&quoted(&suspect.column)),
+            suspect.evidence()
         );
     }
     for problem in problems {

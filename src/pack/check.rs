@@ -12,6 +12,10 @@
 //!   in two, and a grouped split then leaks it.
 //! - **Duplicate (entity, time) rows**: one entity measured twice at one time is usually
 //!   a join or export error (and makes "later" ambiguous for temporal splits).
+//! - **Suspect columns** ([`crate::suspect`]): a feature that copies the label, identifies
+//!   rows or entities, or reads the clock is a problem unless `[data] kept` names it
+//!   (kept on purpose); coarser levels of the entity (a district nesting women), features
+//!   or not, are information: a split grouped by the entity still shares them.
 //! - **Rows per entity** (information): the distribution that decides how many held-out
 //!   entities a grouped split can have.
 
@@ -19,13 +23,14 @@ use std::collections::BTreeMap;
 
 use super::manifest::DataSpec;
 use crate::entity_key::{look_alike_groups, quoted};
+use crate::suspect::{suspects, Suspect};
 use crate::table::Table;
 
 /// How many examples a finding lists.
 const SHOWN: usize = 5;
 
 /// Everything `pack check` reports about a loaded table.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Findings {
     /// Label levels as written, in byte order, with their row counts.
     pub label_levels: Vec<(String, usize)>,
@@ -43,6 +48,10 @@ pub struct Findings {
     pub duplicate_entity_time_count: usize,
     /// Rows per entity: minimum, median, maximum, and entities with one row.
     pub rows_per_entity: RowsPerEntity,
+    /// Suspect columns, features and the columns the manifest does not name.
+    pub suspects: Vec<Suspect>,
+    /// Features kept on purpose (`[data] kept`).
+    pub kept: Vec<String>,
 }
 
 /// The distribution of rows per entity.
@@ -75,7 +84,22 @@ impl Findings {
             duplicate_entity_times,
             duplicate_entity_time_count,
             rows_per_entity: rows_per_entity(table),
+            suspects: suspects(table, &[]),
+            kept: spec.kept.clone(),
         }
+    }
+
+    /// The suspect features not kept on purpose: each a problem.
+    pub fn suspect_features(&self) -> impl Iterator<Item = &Suspect> {
+        self.suspects
+            .iter()
+            .filter(|s| s.feature && s.leaves_out() && !self.kept.contains(&s.column))
+    }
+
+    /// The columns that are coarser levels of the entity (alternative entities to check
+    /// a grouped verdict with), in table order.
+    pub fn coarser_levels(&self) -> impl Iterator<Item = &Suspect> {
+        self.suspects.iter().filter(|s| s.is_coarser_level())
     }
 
     /// The findings that change what the pack means, one message each (with how to fix):
@@ -109,11 +133,18 @@ impl Findings {
                 if self.entity_collision_count > shown.len() { "; …" } else { "" }
             ));
         }
+        for suspect in self.suspect_features() {
+            problems.push(format!(
+                "feature {} is {}: leave it out of data.features, or name it in data.kept if it is meant",
+                quoted(&suspect.column),
+                suspect.evidence()
+            ));
+        }
         if self.duplicate_entity_time_count > 0 {
             let shown: Vec<String> = self
                 .duplicate_entity_times
                 .iter()
-                .map(|(entity, time, rows)| format!("{entity:?} at {time}: {rows} rows"))
+                .map(|(entity, time, rows)| format!("{} at {time}: {rows} rows", quoted(entity)))
                 .collect();
             problems.push(format!(
                 "{} (entity, time) pairs have more than one row ({}{}): an entity measured twice at one time is usually a join or export error; remove the copies or make the time finer",

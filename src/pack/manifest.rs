@@ -205,6 +205,11 @@ pub struct DataSpec {
     /// Feature columns, in model order: numeric, or categorical when also listed in
     /// `categorical`.
     pub features: Vec<String>,
+    /// Features kept on purpose although `pack check` finds them suspect (a label proxy,
+    /// an identifier, a clock: [`crate::suspect`]): reported as kept, not as problems.
+    /// Not part of the meaning hash (it changes no number).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept: Vec<String>,
     /// Feature columns that hold categories (text): each is one-hot encoded over its
     /// `levels`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -295,6 +300,17 @@ impl Manifest {
         }
         if self.data.features.is_empty() {
             return bad("data.features must name at least one column".into());
+        }
+        if let Some((i, kept)) = self
+            .data
+            .kept
+            .iter()
+            .enumerate()
+            .find(|(_, k)| !self.data.features.contains(k))
+        {
+            return bad(format!(
+                "data.kept[{i}] = {kept:?} is not in data.features: kept names a feature kept on purpose"
+            ));
         }
         self.check_categorical(path)?;
         self.check_roles(path)

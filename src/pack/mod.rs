@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 
 pub use crate::table::Table;
 pub use manifest::{
-    BoundaryAxis, BoundarySpec, DataSpec, Knob, Manifest, TimeKind, TransferChoice,
-    TransferRule, TransferSpec,
+    BoundaryAxis, BoundarySpec, DataSpec, Knob, Manifest, TimeKind, TransferChoice, TransferRule,
+    TransferSpec,
 };
 
 use crate::canon::file_hash;
@@ -22,7 +22,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::input;
 
 /// Largest `pack.toml` read, in bytes.
-const MAX_MANIFEST_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_MANIFEST_BYTES: u64 = 1 << 20;
 
 pub(crate) use load::is_missing_token;
 pub use load::{parse_finite, LoadLimits, NotFinite};

@@ -1,0 +1,509 @@
+//! Suspect columns: columns that would let a model score well for a reason that is not the
+//! evaluation's question — a copy of the label, an identifier, a coarser grouping of the
+//! entities, a clock — found in a loaded table and reported with their evidence.
+//!
+//! - **Label proxy**: a column whose every value has rows of one label only (a 3-level
+//!   response the label was derived from, a count that equals the label), or that alone
+//!   scores an out-of-fold ROC AUC of at least [`PROXY_AUC`] over entity-grouped folds.
+//!   "Alone" is a rule, not a model: within each fold a categorical column (text, or a
+//!   number with at most [`crate::init::MAX_LEVELS`] values) scores a test row by the
+//!   training rows' positive rate of its value (a value unseen in training: the training
+//!   prevalence); any other numeric column scores the value itself, turned round when its
+//!   training-rows AUC is below 0.5. The folds are `entity_k_fold` with
+//!   min(5, entities) folds, one repeat, seed [`SUSPECT_SEED`], so a column that names
+//!   the entity scores no better than chance and only a copy of the label reaches 0.98.
+//! - **Identifier of the row**: text or whole numbers, a different value in every row.
+//! - **Alias of the entity**: one value per entity and one entity per value; text, or
+//!   whole numbers that number the entities densely (at least half of the range they span
+//!   is taken: ids 1..61 with a gap, not credit scores 300..850 that happen to differ).
+//! - **Coarser level**: one value per entity, with at least [`MIN_GROUPS`] values but
+//!   fewer than there are entities (a mother nesting children, a district nesting women):
+//!   text with any number of values, or dense whole numbers (as above) with more than
+//!   [`crate::init::MAX_LEVELS`] values (fewer whole numbers constant within an entity are
+//!   taken for a measurement of it, an age in years, not a group). With more than
+//!   `MAX_LEVELS` values it is an identifier of a group (or an id that restarts within a
+//!   group) and `init` leaves it out; a text column with fewer may be a real property of
+//!   the entity (a region) and stays a feature. Either way a split grouped by the entity
+//!   still puts one group on both sides, so the verdict should also be checked grouped by
+//!   it (`audit --entity ENTITY,COLUMN`).
+//! - **Time-like**: more than two whole numbers under a name that reads as a clock
+//!   (`week`, `visit_no`, `year`: [`time_like_name`]): a model that reads the clock learns
+//!   when, not what. It is left out unless kept (or made the time column).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::experiment::SplitSpec;
+use crate::json_path::JsonPath;
+use crate::table::Table;
+
+/// Out-of-fold ROC AUC at or above which one column alone is a label proxy.
+pub const PROXY_AUC: f64 = 0.98;
+
+/// The seed of the entity-grouped folds that score a column alone.
+pub const SUSPECT_SEED: u64 = 1;
+
+/// Fewest values of a column, constant within each entity, that make it a coarser level.
+pub const MIN_GROUPS: usize = 5;
+
+/// Folds of the out-of-fold score (fewer when there are fewer entities).
+const SUSPECT_FOLDS: usize = 5;
+
+/// Words of a column name that read as a clock (the name is cut at anything but a letter
+/// or digit and at a lower-to-upper case change, and compared in lower case).
+const TIME_WORDS: &[&str] = &[
+    "time",
+    "date",
+    "datetime",
+    "timestamp",
+    "year",
+    "yr",
+    "quarter",
+    "month",
+    "week",
+    "day",
+    "hour",
+    "visit",
+    "wave",
+    "occasion",
+    "timepoint",
+    "session",
+    "round",
+    "period",
+];
+
+/// Words of a time column's name that read as an order within each entity (a visit or
+/// wave number), not one calendar shared by all.
+const ORDER_WORDS: &[&str] = &["visit", "wave", "occasion", "session", "round", "timepoint"];
+
+/// Why a column is suspect.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Suspicion {
+    /// Every value of the column has rows of one label only.
+    LabelLevels {
+        /// The column's distinct values.
+        values: usize,
+    },
+    /// Alone, the column scores this out-of-fold ROC AUC over entity-grouped folds.
+    LabelAuc {
+        /// The pooled out-of-fold ROC AUC.
+        auc: f64,
+        /// The folds.
+        folds: usize,
+    },
+    /// A different value in every row.
+    UniquePerRow {
+        /// The rows (= values).
+        rows: usize,
+    },
+    /// One value per entity, one entity per value.
+    EntityAlias {
+        /// The entities (= values).
+        entities: usize,
+    },
+    /// One value per entity, fewer values than entities: a coarser level.
+    CoarserLevel {
+        /// The column's distinct values (groups of entities).
+        groups: usize,
+        /// The entities.
+        entities: usize,
+    },
+    /// Whole numbers under a name that reads as a clock.
+    TimeLike,
+}
+
+/// A suspect column and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Suspect {
+    /// The column.
+    pub column: String,
+    /// Whether it is one of the pack's features.
+    pub feature: bool,
+    /// Why it is suspect.
+    #[serde(flatten)]
+    pub suspicion: Suspicion,
+}
+
+impl Suspect {
+    /// Whether `init` leaves the column out of the features (unless kept): label proxies,
+    /// identifiers of rows and entities, coarser levels with more values than a category
+    /// has, and time-like columns.
+    pub fn leaves_out(&self) -> bool {
+        match self.suspicion {
+            Suspicion::CoarserLevel { groups, .. } => groups > crate::init::MAX_LEVELS,
+            _ => true,
+        }
+    }
+
+    /// Whether the column is a coarser level of the entity (an alternative entity).
+    pub fn is_coarser_level(&self) -> bool {
+        matches!(self.suspicion, Suspicion::CoarserLevel { .. })
+    }
+
+    /// The evidence, one phrase (no column name).
+    pub fn evidence(&self) -> String {
+        match &self.suspicion {
+            Suspicion::LabelLevels { values } => format!(
+                "a label proxy: each of its {values} values has rows of one label only"
+            ),
+            Suspicion::LabelAuc { auc, folds } => format!(
+                "a label proxy: alone it scores out-of-fold ROC AUC {auc:.4} over {folds} entity-grouped folds (at least {PROXY_AUC} is a copy of the label, not a predictor)"
+            ),
+            Suspicion::UniquePerRow { rows } => {
+                format!("an identifier: a different value in each of the {rows} rows")
+            }
+            Suspicion::EntityAlias { entities } => format!(
+                "an alias of the entity: one value per entity and one entity per value ({entities} entities)"
+            ),
+            Suspicion::CoarserLevel { groups, entities } => format!(
+                "a coarser level (or an id that restarts within one): each of the {entities} entities has one of its {groups} values, so a split grouped by the entity still puts one group on both sides; check the verdict grouped by it too (audit with it as a further entity)"
+            ),
+            Suspicion::TimeLike => "a clock: whole numbers under a time-like name; a model that reads the clock learns when, not what (make it the time column, or keep it as a feature on purpose)".to_owned(),
+        }
+    }
+}
+
+/// Words that may stand beside a time word in a clock's name (`visit_no`, `week_index`).
+const ORDINAL_WORDS: &[&str] = &["no", "nr", "num", "number", "index", "idx", "t"];
+
+/// Whether a column name reads as a clock: a word of it is in [`TIME_WORDS`] and every
+/// other word in [`ORDINAL_WORDS`] (`week`, `visitNo`, `year_index`; not `holiday_week`
+/// or `hour_of_day`, which name a property of the time, not the clock).
+pub fn time_like_name(name: &str) -> bool {
+    let words: Vec<String> = name_words(name).collect();
+    words.iter().any(|w| TIME_WORDS.contains(&w.as_str()))
+        && words
+            .iter()
+            .all(|w| TIME_WORDS.contains(&w.as_str()) || ORDINAL_WORDS.contains(&w.as_str()))
+}
+
+/// Whether a time column's name reads as an order within each entity (a visit number).
+pub fn order_within_entity_name(name: &str) -> bool {
+    name_words(name).any(|w| ORDER_WORDS.contains(&w.as_str()))
+}
+
+/// The words of a name, in lower case: cut at anything but an ASCII letter or digit, and
+/// where a lower-case letter is followed by an upper-case one (`visitNo` → visit, no).
+fn name_words(name: &str) -> impl Iterator<Item = String> + '_ {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut previous_lower = false;
+    for c in name.chars() {
+        let boundary = !c.is_ascii_alphanumeric() || (previous_lower && c.is_ascii_uppercase());
+        if boundary && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        if c.is_ascii_alphanumeric() {
+            word.push(c.to_ascii_lowercase());
+        }
+        previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words.into_iter()
+}
+
+/// One column's cells as keys: equal keys are equal cells.
+struct Keys {
+    /// Per canonical row.
+    keys: Vec<u64>,
+    /// Whether the column is text or whole numbers (an identifier can be either; a
+    /// measurement with a fraction is not one).
+    code_like: bool,
+    /// Numeric values, for the ranked score (`None` for text and categorical columns).
+    numbers: Option<Vec<f64>>,
+}
+
+/// The suspect columns of `table`: its features and the columns the manifest does not
+/// name, but `except` (a predefined split's column), in table order (features first).
+pub fn suspects(table: &Table, except: &[String]) -> Vec<Suspect> {
+    let folds = grouped_folds(table);
+    let mut out = Vec::new();
+    let layout = table.layout();
+    for (k, name) in layout.sources().iter().enumerate() {
+        let keys = feature_keys(table, k);
+        out.extend(column_suspects(table, name, true, &keys, folds.as_deref()));
+    }
+    for (name, column) in table.extra.iter() {
+        if except.contains(name) {
+            continue;
+        }
+        let keys = text_keys((0..column.len()).map(|i| column.text(i)));
+        out.extend(column_suspects(table, name, false, &keys, folds.as_deref()));
+    }
+    out
+}
+
+/// The suspicions of one column (at most one label-proxy and one identity finding, and
+/// the time-like name).
+fn column_suspects(
+    table: &Table,
+    name: &str,
+    feature: bool,
+    keys: &Keys,
+    folds: Option<&[Option<u32>]>,
+) -> Vec<Suspect> {
+    let suspect = |suspicion| Suspect {
+        column: name.to_owned(),
+        feature,
+        suspicion,
+    };
+    let mut out = Vec::new();
+    let distinct = distinct_count(&keys.keys);
+    if distinct < 2 {
+        return out;
+    }
+    if let Some(proxy) = label_proxy(table, keys, distinct, folds) {
+        out.push(suspect(proxy));
+    }
+    if let Some(identity) = identity(table, keys, distinct) {
+        out.push(suspect(identity));
+    }
+    if keys.code_like && keys.numbers.is_some() && distinct > 2 && time_like_name(name) {
+        out.push(suspect(Suspicion::TimeLike));
+    }
+    out
+}
+
+/// A label-proxy finding, if any: levels that map onto the label first, else the
+/// out-of-fold AUC.
+fn label_proxy(
+    table: &Table,
+    keys: &Keys,
+    distinct: usize,
+    folds: Option<&[Option<u32>]>,
+) -> Option<Suspicion> {
+    let labels = table.labels();
+    let categorical = keys.numbers.is_none() || distinct <= crate::init::MAX_LEVELS;
+    if categorical && distinct <= crate::init::MAX_LEVELS && distinct * 2 <= keys.keys.len() {
+        let mut classes: BTreeMap<u64, (bool, bool)> = BTreeMap::new();
+        for (key, &label) in keys.keys.iter().zip(labels) {
+            let seen = classes.entry(*key).or_default();
+            if label {
+                seen.0 = true;
+            } else {
+                seen.1 = true;
+            }
+        }
+        let both_classes = labels.iter().any(|&l| l) && labels.iter().any(|&l| !l);
+        if both_classes && classes.values().all(|&(pos, neg)| !(pos && neg)) {
+            return Some(Suspicion::LabelLevels { values: distinct });
+        }
+    }
+    let folds = folds?;
+    let fold_count = folds.iter().flatten().max().map_or(0, |&f| f as usize + 1);
+    let scores = if categorical {
+        rate_scores(&keys.keys, labels, folds, fold_count)
+    } else {
+        ranked_scores(keys.numbers.as_deref()?, labels, folds, fold_count)
+    };
+    let auc = crate::metrics::roc_auc(labels, &scores).value()?;
+    (auc >= PROXY_AUC).then_some(Suspicion::LabelAuc {
+        auc,
+        folds: fold_count,
+    })
+}
+
+/// An identity finding, if any: unique per row, an alias of the entity, or a coarser level.
+fn identity(table: &Table, keys: &Keys, distinct: usize) -> Option<Suspicion> {
+    if !keys.code_like {
+        return None;
+    }
+    let rows = keys.keys.len();
+    if distinct == rows && rows > 2 {
+        return Some(Suspicion::UniquePerRow { rows });
+    }
+    let entities = table.n_entities();
+    let mut first: Vec<Option<u64>> = vec![None; entities];
+    for (&entity, &key) in table.entity_of_row().iter().zip(&keys.keys) {
+        match first[entity as usize] {
+            None => first[entity as usize] = Some(key),
+            Some(seen) if seen != key => return None,
+            Some(_) => {}
+        }
+    }
+    // Whole numbers name entities or groups when they number them densely (1..n with few
+    // gaps); a measurement constant within an entity (a credit score) is spread thinly.
+    let numbering = keys
+        .numbers
+        .as_deref()
+        .is_none_or(|values| dense_numbering(values, distinct));
+    if distinct == entities && numbering {
+        Some(Suspicion::EntityAlias { entities })
+    } else if (MIN_GROUPS..entities).contains(&distinct)
+        && numbering
+        && (keys.numbers.is_none() || distinct > crate::init::MAX_LEVELS)
+    {
+        Some(Suspicion::CoarserLevel {
+            groups: distinct,
+            entities,
+        })
+    } else {
+        None
+    }
+}
+
+/// Whether `distinct` whole-number values fill at least half of the range they span (ids
+/// 1..61 with one gap do; credit scores 300..850 taking 65 values do not).
+fn dense_numbering(values: &[f64], distinct: usize) -> bool {
+    let (low, high) = values
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+            (lo.min(v), hi.max(v))
+        });
+    let span = high - low + 1.0;
+    span.is_finite() && (distinct as f64) * 2.0 >= span
+}
+
+/// Per canonical row, the entity-grouped fold that tests it (`None` with one entity).
+fn grouped_folds(table: &Table) -> Option<Vec<Option<u32>>> {
+    let k = SUSPECT_FOLDS.min(table.n_entities());
+    if k < 2 {
+        return None;
+    }
+    let spec = SplitSpec::EntityKFold {
+        folds: k as u32,
+        assignment: None,
+        repeats: None,
+    };
+    let folds = crate::split::folds(table, &spec, SUSPECT_SEED, &JsonPath::root()).ok()?;
+    folds.into_iter().next().map(|f| f.fold_of_row().to_vec())
+}
+
+/// Out-of-fold scores of a categorical column: the training rows' positive rate of the
+/// row's value, or the training prevalence for a value unseen in training.
+fn rate_scores(keys: &[u64], labels: &[bool], folds: &[Option<u32>], k: usize) -> Vec<f64> {
+    let mut scores = vec![0.0; keys.len()];
+    for fold in 0..k as u32 {
+        let mut counts: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+        let (mut positives, mut rows) = (0u64, 0u64);
+        for ((key, &label), &f) in keys.iter().zip(labels).zip(folds) {
+            if f.is_some_and(|f| f != fold) {
+                let count = counts.entry(*key).or_default();
+                count.0 += u64::from(label);
+                count.1 += 1;
+                positives += u64::from(label);
+                rows += 1;
+            }
+        }
+        let prevalence = positives as f64 / rows.max(1) as f64;
+        for (row, key) in keys.iter().enumerate() {
+            if folds[row] == Some(fold) {
+                scores[row] = counts
+                    .get(key)
+                    .map_or(prevalence, |&(p, n)| p as f64 / n as f64);
+            }
+        }
+    }
+    scores
+}
+
+/// Out-of-fold scores of a numeric column: the value, negated in a fold whose training
+/// rows rank it the wrong way round (training AUC below 0.5).
+fn ranked_scores(values: &[f64], labels: &[bool], folds: &[Option<u32>], k: usize) -> Vec<f64> {
+    let mut scores = vec![0.0; values.len()];
+    for fold in 0..k as u32 {
+        let train: Vec<usize> = (0..values.len())
+            .filter(|&r| folds[r].is_some_and(|f| f != fold))
+            .collect();
+        let train_labels: Vec<bool> = train.iter().map(|&r| labels[r]).collect();
+        let train_values: Vec<f64> = train.iter().map(|&r| values[r]).collect();
+        let turned = crate::metrics::roc_auc(&train_labels, &train_values)
+            .value()
+            .is_some_and(|auc| auc < 0.5);
+        for (row, &value) in values.iter().enumerate() {
+            if folds[row] == Some(fold) {
+                scores[row] = if turned { -value } else { value };
+            }
+        }
+    }
+    scores
+}
+
+/// Feature `k` of the table as keys: a numeric feature by its value's bits (−0 as 0), a
+/// categorical one by the level each row holds.
+fn feature_keys(table: &Table, k: usize) -> Keys {
+    let layout = table.layout();
+    let range = layout.range(k);
+    if layout.levels(k).is_empty() {
+        let values = &table.features[range.start];
+        Keys {
+            keys: values.iter().map(|&v| (v + 0.0).to_bits()).collect(),
+            code_like: values.iter().all(|v| v.fract() == 0.0),
+            numbers: Some(values.clone()),
+        }
+    } else {
+        let columns = &table.features[range];
+        let keys = (0..table.n_rows())
+            .map(|row| {
+                columns
+                    .iter()
+                    .position(|c| c[row] == 1.0)
+                    .unwrap_or(usize::MAX) as u64
+            })
+            .collect();
+        Keys {
+            keys,
+            code_like: true,
+            numbers: None,
+        }
+    }
+}
+
+/// A column the manifest does not name, as keys: each distinct text (an empty cell too)
+/// one key. It is code-like unless a cell is a number with a fraction (a measurement with
+/// missing cells is not an identifier).
+fn text_keys<'a>(cells: impl Iterator<Item = &'a str>) -> Keys {
+    let mut codes: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut code_like = true;
+    let keys = cells
+        .map(|cell| {
+            if code_like
+                && cell
+                    .parse::<f64>()
+                    .is_ok_and(|v| v.is_finite() && v.fract() != 0.0)
+            {
+                code_like = false;
+            }
+            let next = codes.len() as u64;
+            *codes.entry(cell).or_insert(next)
+        })
+        .collect();
+    Keys {
+        keys,
+        code_like,
+        numbers: None,
+    }
+}
+
+/// How many distinct keys.
+fn distinct_count(keys: &[u64]) -> usize {
+    let mut sorted = keys.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    sorted.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_cut_into_words() {
+        assert!(time_like_name("week"));
+        assert!(time_like_name("visitNo"));
+        assert!(time_like_name("Visit"));
+        assert!(!time_like_name("weekday"));
+        assert!(!time_like_name("holiday_week"));
+        assert!(!time_like_name("hour_of_day"));
+        assert!(time_like_name("week_index"));
+        assert!(!time_like_name("days_since_signup"));
+        assert!(!time_like_name("tenure_months"));
+        assert!(order_within_entity_name("visit"));
+        assert!(order_within_entity_name("wave_no"));
+        assert!(!order_within_entity_name("month"));
+    }
+}
