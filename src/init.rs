@@ -180,6 +180,7 @@ pub fn scaffold(
     suspect_notes(&suspects, &kept, options, &mut notes);
     let findings = Findings::of(pack.table(), &pack.manifest().data);
     let experiments = starter_experiments(&pack, options, &mut notes);
+    let mut work = 0;
     for starter in &experiments {
         let experiment = Experiment::from_json(starter.json.as_bytes())?;
         experiment.check(&pack).map_err(|e| {
@@ -188,6 +189,19 @@ pub fn scaffold(
                 starter.file_name
             ))
         })?;
+        let defaults = crate::verify::VerifyOptions::default();
+        work = work.max(crate::verify::work_units(
+            &experiment,
+            pack.table(),
+            &defaults,
+        ));
+    }
+    if work > crate::verify::VerifyOptions::default().max_work {
+        manifest.push_str(&pack_budget(work));
+        load_as_run_will(path, &manifest, bytes, limits)?;
+        notes.push(format!(
+            "verifying a starter takes {work} work units, more than the default budget: pack.toml's [verify] max_work = {work} lets the printed verify commands run without --max-work"
+        ));
     }
     Ok(Scaffold {
         id,
@@ -408,6 +422,14 @@ impl ManifestHead<'_> {
         }
         Ok(text)
     }
+}
+
+/// `pack.toml`'s `[verify]` section raising the work budget to `work` units: the most a
+/// starter's verification needs under the default options.
+fn pack_budget(work: u64) -> String {
+    format!(
+        "\n# The starters' verification needs more work than the default budget (docs/VERDICTS.md,\n# \"Budgets and options\"): the most any of them needs.\n[verify]\nmax_work = {work}\n"
+    )
 }
 
 /// Text for a `pack.toml` comment: one line, control characters escaped (a file name

@@ -25,6 +25,20 @@ pub struct Manifest {
     /// Optional transfer task (`[transfer]`, docs/TRANSFER.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transfer: Option<TransferSpec>,
+    /// Optional budget of the verifications on this pack (`[verify]`): the pack is the
+    /// verifier's, so its author may raise what a verification of it may cost; a payload
+    /// never can. Not part of the meaning hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<PackBudget>,
+}
+
+/// `[verify]`: what a verification of the pack may cost, when more than the default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackBudget {
+    /// Largest work in fit units (as `--max-work`): used instead of the default when
+    /// larger and no budget was given on the command line (or to the Python call).
+    pub max_work: u64,
 }
 
 /// `[boundary]`: a sweep of a registered experiment over a grid of knob values; the

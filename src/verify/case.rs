@@ -126,14 +126,24 @@ impl Verification<'_> {
 
     /// `budget.work`: the model fits' work ([`work_units`]) and the prepared designs'
     /// memory ([`crate::budget::design_bytes`]) within their budgets; false (unverifiable) otherwise.
-    pub(super) fn work_in_budget(&mut self, work: u64, design: u64) -> bool {
+    pub(super) fn work_in_budget(&mut self, pack: &Pack, work: u64, design: u64) -> bool {
         let o = self.options;
-        if work > o.max_work {
+        let declared = pack.manifest().verify.map(|b| b.max_work);
+        let max_work = match declared {
+            Some(declared) if o.pack_budget => o.max_work.max(declared),
+            _ => o.max_work,
+        };
+        if work > max_work {
+            let source = match declared {
+                Some(declared) if o.pack_budget && declared >= o.max_work => {
+                    "the pack's [verify] max_work"
+                }
+                _ => "--max-work, Python's max_work",
+            };
             self.unverifiable(
                 CheckId::BudgetWork,
                 format!(
-                    "{work} work units needed, over the budget of {} (--max-work)",
-                    o.max_work
+                    "{work} work units needed, over the budget of {max_work} ({source}): to verify it, pass --max-work {work} (Python: max_work={work}), or, as the pack's author, set max_work = {work} under [verify] in pack.toml"
                 ),
             );
             false

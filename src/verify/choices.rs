@@ -69,6 +69,7 @@ impl Choices {
         }
         if let Some(work) = self.max_work {
             options.max_work = work;
+            options.pack_budget = false;
         }
         Ok(options)
     }

@@ -109,6 +109,7 @@ impl Verification<'_> {
             .map(|a| a.values.len() as u64)
             .product::<u64>();
         self.work_in_budget(
+            sweep.pack,
             boundary::work_units(&sweep.spec, &sweep.experiment, table),
             design_bytes(&sweep.experiment, table).saturating_mul(cells),
         )

@@ -123,6 +123,9 @@ pub struct VerifyOptions {
     /// and metrics); see [`work_units`]. A deterministic count, not a
     /// time (docs/VERDICTS.md, "Budgets").
     pub max_work: u64,
+    /// Whether a pack's own budget (`[verify] max_work` in pack.toml) raises `max_work`
+    /// (true unless the budget was given explicitly: `--max-work`, Python's `max_work`).
+    pub pack_budget: bool,
     /// Largest memory for the prepared designs a verification holds at once, in bytes;
     /// see [`crate::budget::design_bytes`].
     pub max_design_bytes: u64,
@@ -143,6 +146,7 @@ impl Default for VerifyOptions {
             max_payload_bytes: 1 << 20,
             fixture: LoadLimits::default(),
             max_work: 10_000_000_000,
+            pack_budget: true,
             max_design_bytes: 512 << 20,
             threads: RunOptions::default().threads,
         }

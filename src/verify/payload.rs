@@ -79,6 +79,7 @@ impl Verification<'_> {
         }
         let (table, experiment) = (pack.table(), &payload.experiment);
         let in_budget = self.work_in_budget(
+            pack,
             work_units(experiment, table, self.options),
             design_bytes(experiment, table),
         );
