@@ -128,6 +128,11 @@ pub fn read_csv(path: &Path, bytes: &[u8], columns: &Columns<'_>) -> Result<Pred
         }
         seen.join(", ")
     };
+    if let Some(message) =
+        crate::pack::check::look_alike_labels(label_counts.keys().map(String::as_str))
+    {
+        return Err(Error::data(path, None, Some(args.label), message));
+    }
     if !out.labels.contains(&true) {
         return Err(Error::data(
             path,

@@ -85,14 +85,33 @@ fn entity_ids_stay_text() {
 }
 
 #[test]
-fn label_is_positive_only_on_exact_text() {
+fn label_texts_that_look_alike_are_refused_by_name() {
     let root = TempDir::new("labels");
     let csv = "entity,label,x1\nA,1,0.5\nB,1.0,1.5\nC, 1,2\nD,01,3\n";
     let dir = write_pack(root.path(), "p", csv, &["x1"], None);
-    // Four levels: refused, naming them, unless one-vs-rest is declared.
+    // One class written four ways: refused naming them (byte order), even one-vs-rest.
+    let expected = r#"label texts " 1" and "01" and "1" and "1.0" look alike"#;
+    let e = Pack::open(&dir).unwrap_err().to_string();
+    assert!(e.contains(expected), "{e}");
+    let manifest = std::fs::read_to_string(dir.join("pack.toml")).unwrap();
+    std::fs::write(
+        dir.join("pack.toml"),
+        format!("{manifest}one_vs_rest = true\n"),
+    )
+    .unwrap();
+    let e = Pack::open(&dir).unwrap_err().to_string();
+    assert!(e.contains(expected), "{e}");
+}
+
+#[test]
+fn label_is_positive_only_on_exact_text() {
+    let root = TempDir::new("labels-exact");
+    let csv = "entity,label,x1\nA,1,0.5\nB,2,1.5\nC,0,2\nD,1,3\n";
+    let dir = write_pack(root.path(), "p", csv, &["x1"], None);
+    // Three levels: refused, naming them, unless one-vs-rest is declared.
     let e = Pack::open(&dir).unwrap_err().to_string();
     assert!(
-        e.contains(r#"the label has 4 levels (" 1" × 1, "01" × 1, "1" × 1, "1.0" × 1), not two"#),
+        e.contains(r#"the label has 3 levels ("0" × 1, "1" × 2, "2" × 1), not two"#),
         "{e}"
     );
     let manifest = std::fs::read_to_string(dir.join("pack.toml")).unwrap();
@@ -102,7 +121,8 @@ fn label_is_positive_only_on_exact_text() {
     )
     .unwrap();
     let pack = Pack::open(&dir).unwrap();
-    assert_eq!(pack.table().labels(), [true, false, false, false]);
+    // Canonical order is by entity: A "1", B "2", C "0", D "1".
+    assert_eq!(pack.table().labels(), [true, false, false, true]);
 }
 
 #[test]

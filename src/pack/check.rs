@@ -165,6 +165,9 @@ pub(crate) fn label_problem(
     positive: &str,
     one_vs_rest: bool,
 ) -> Option<String> {
+    if let Some(message) = look_alike_labels(levels.iter().map(|(level, _)| level.as_str())) {
+        return Some(message);
+    }
     if !levels.iter().any(|(level, _)| level == positive) {
         let hint = if levels
             .iter()
@@ -193,6 +196,20 @@ pub(crate) fn label_problem(
         ));
     }
     None
+}
+
+/// Why label texts that look alike cannot be two classes (`"1"` beside `" 1"`, `"01"`
+/// beside `"1"`, `"Yes"` beside `"yes"`: one [`entity_key`](crate::entity_key)), if any:
+/// such a pair is one class written two ways far more often than two classes, and read as
+/// two it silently turns positives into negatives.
+pub(crate) fn look_alike_labels<'a>(levels: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let groups = look_alike_groups(levels);
+    let group = groups.first()?;
+    let shown: Vec<String> = group.iter().map(|l| quoted(l)).collect();
+    Some(format!(
+        "label texts {} look alike (one text after normalising case, spaces, leading zeros and number form) but are different texts: write each class one way before export",
+        shown.join(" and ")
+    ))
 }
 
 /// Label levels in byte order with their counts.

@@ -235,8 +235,25 @@ pub fn over_repeats(per_repeat: &[Estimate], range: (f64, f64), z: f64) -> Estim
 }
 
 /// The estimate of `metric` on the rows with its `value ± z·se` interval (Wilson's at z
-/// for a proportion), or why there is none.
+/// for a proportion), or why there is none — a zero-width interval included: all scores
+/// tied, a perfect ranking, or one positive entity give a standard error of 0, and an
+/// interval [v, v] would claim certainty about another sample.
 pub fn estimate(metric: MetricName, rows: &TestRows<'_>, z: f64) -> Result<Estimate, Undefined> {
+    let estimate = any_estimate(metric, rows, z)?;
+    // Wilson's interval is never degenerate (at 100% accuracy it still has width); a
+    // normal interval of zero width is a standard error of 0.
+    if estimate.ci.0 < estimate.ci.1 {
+        Ok(estimate)
+    } else {
+        Err(Undefined(format!(
+            "the interval is degenerate: its standard error is 0 at {} (every score tied, a perfect ranking, or one positive or negative entity), so it says nothing of another sample",
+            estimate.value
+        )))
+    }
+}
+
+/// [`estimate`] before the degenerate (zero-width) interval is refused.
+fn any_estimate(metric: MetricName, rows: &TestRows<'_>, z: f64) -> Result<Estimate, Undefined> {
     let independent = rows.independent();
     let n = rows.labels.len();
     if n < 2 {
