@@ -223,6 +223,14 @@ fn print_verdict(report: &counterlab::Report) {
             claim.alpha,
             claim.outcome.as_str()
         );
+        if let Some(rows) = claim.scored_rows {
+            outln!(
+                "unpaired the two arms scored different rows: {} and {} ({} scored by both): the gap compares partly different rows, only the common ones paired",
+                rows.higher,
+                rows.lower,
+                rows.both
+            );
+        }
         // Next to a verdict on an arm: whether that arm's test rows were seen in training.
         for caveat in report.caveats().iter().filter(|c| c.claimed) {
             outln!("caveat  {}", safe(&caveat.describe()));

@@ -57,6 +57,50 @@ pub struct ClaimReport {
     pub family: u32,
     /// What the evidence says of the claim.
     pub outcome: ClaimOutcome,
+    /// For a gap whose two arms scored different rows (a rolling origin never tests its
+    /// first time block; a single split tests its own rows): how many rows each arm scored
+    /// and how many both did — the gap then compares partly different rows, and only the
+    /// common ones are paired. Left out when both arms scored the same rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scored_rows: Option<ScoredRows>,
+}
+
+/// The rows two compared arms scored (a report's `claim.scored_rows`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScoredRows {
+    /// Rows the `higher` arm scored.
+    pub higher: u64,
+    /// Rows the `lower` arm scored.
+    pub lower: u64,
+    /// Rows both arms scored.
+    pub both: u64,
+}
+
+impl ScoredRows {
+    /// The rows of a gap claim's two arms, or None when they are the same rows (or the
+    /// claim is not a gap).
+    fn of(claim: &Claim, observed: &Evaluation) -> Option<ScoredRows> {
+        let Claim::MetricGap { higher, lower, .. } = claim else {
+            return None;
+        };
+        let rows = |arm: &str| {
+            let mut rows = observed_predictions(observed, arm).test_rows.clone();
+            rows.sort_unstable();
+            rows.dedup();
+            rows
+        };
+        let (h, l) = (rows(higher), rows(lower));
+        if h == l {
+            return None;
+        }
+        let both = h.iter().filter(|r| l.binary_search(r).is_ok()).count();
+        Some(ScoredRows {
+            higher: h.len() as u64,
+            lower: l.len() as u64,
+            both: both as u64,
+        })
+    }
 }
 
 /// What the evidence says of a claim (a report's `claim.outcome`).
@@ -177,6 +221,7 @@ impl ClaimReport {
             alpha,
             family: 1,
             outcome: ClaimOutcome::Undefined,
+            scored_rows: None,
         }
     }
 }
@@ -511,6 +556,7 @@ pub(crate) fn evaluate(
             alpha: level.alpha,
             family: level.family,
             outcome,
+            scored_rows: ScoredRows::of(claim, observed),
         }),
         standing,
         null_statistics,

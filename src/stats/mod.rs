@@ -6,7 +6,9 @@
 pub(crate) mod claim;
 pub mod intervals;
 
-pub use claim::{ClaimOutcome, ClaimReport, IntervalLabel, Null, Side, MIN_GAP_HELD_OUT_ENTITIES};
+pub use claim::{
+    ClaimOutcome, ClaimReport, IntervalLabel, Null, ScoredRows, Side, MIN_GAP_HELD_OUT_ENTITIES,
+};
 pub use intervals::{Estimate, IntervalMethod, Z95};
 
 use crate::rng;

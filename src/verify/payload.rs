@@ -137,6 +137,7 @@ impl Verification<'_> {
         let recomputed = &observed.results;
         self.caveats = caveats(
             experiment,
+            pack.manifest().data.time_kind,
             recomputed,
             &look_alikes(&prepared, experiment, table),
         );

@@ -265,9 +265,11 @@ pub(super) fn look_alikes(
 }
 
 /// Every arm whose recomputed test rows were seen in training: entities on both sides, and
-/// test rows at or before the latest training time; in experiment order.
+/// (calendar time, an experiment with a time-ordered arm) test rows at or before the
+/// latest training time; in experiment order.
 pub(super) fn caveats(
     experiment: &Experiment,
+    time_kind: crate::pack::TimeKind,
     results: &BTreeMap<String, ArmResult>,
     look_alikes: &[Option<LookAlikes>],
 ) -> Vec<Caveat> {
@@ -277,6 +279,12 @@ pub(super) fn caveats(
             .as_ref()
             .is_some_and(|claim| claim.names_arm(name))
     };
+    // Temporal overlap is a caveat where time is the experiment's question: calendar time
+    // (a visit number is not compared across entities) and an arm that orders time (a
+    // random-vs-grouped comparison does not claim to forecast; its overlap numbers stay in
+    // the results).
+    let time_is_a_question =
+        time_kind.is_calendar() && experiment.arms.iter().any(|arm| arm.split.orders_time());
     let mut out = Vec::new();
     for (index, arm) in experiment.arms.iter().enumerate() {
         let Some(result) = results.get(&arm.name) else {
@@ -292,7 +300,11 @@ pub(super) fn caveats(
                 claimed: claimed(&arm.name),
             });
         }
-        if let Some(rows) = result.overlap.temporal_rows.filter(|&rows| rows > 0) {
+        if let Some(rows) = result
+            .overlap
+            .temporal_rows
+            .filter(|&rows| rows > 0 && time_is_a_question)
+        {
             out.push(Caveat {
                 arm: arm.name.clone(),
                 kind: "temporal_overlap".into(),
