@@ -1,11 +1,12 @@
 #!/usr/bin/env Rscript
-# Export two public repeated-measures datasets bundled with R packages to CSV,
-# for end-to-end tests of the "bring your own data" flow.
+# Export four public datasets with repeated, nested or crossed entities bundled
+# with R packages to CSV, for end-to-end tests of the "bring your own data" flow.
 #
 # Run from the repository root:
 #   Rscript tests/data/real/export.R
 #
-# Requires the R packages MASS and geepack (Debian: r-cran-mass, r-cran-geepack).
+# Requires the R packages MASS, geepack, lme4 and mlmRev (Debian: r-cran-mass,
+# r-cran-geepack, r-cran-lme4, r-cran-mlmrev).
 # See tests/data/real/README.md for provenance, licences and what is changed.
 
 out_root <- file.path("tests", "data", "real")
@@ -16,16 +17,17 @@ if (!dir.exists(out_root)) {
 # Make sure no numeric column is ever written in scientific or padded form.
 options(scipen = 100)
 
-check_frame <- function(df, name) {
+# `fractional` names the numeric columns allowed to hold non-whole numbers;
+# every other numeric column must hold whole numbers so it is written as `2`.
+check_frame <- function(df, name, fractional = character()) {
   cat("==", name, "==\n")
   str(df)
   cat("dim:", dim(df), "\n")
   n_na <- sum(is.na(df))
   cat("NA cells:", n_na, "\n")
-  # Every numeric column must hold whole numbers so it is written as e.g. `2`.
   for (col in names(df)) {
     x <- df[[col]]
-    if (is.numeric(x)) {
+    if (is.numeric(x) && !(col %in% fractional)) {
       stopifnot(all(is.na(x) | x == round(x)))
     }
   }
@@ -34,16 +36,28 @@ check_frame <- function(df, name) {
 
 write_frame <- function(df, path) {
   dir.create(dirname(path), showWarnings = FALSE, recursive = TRUE)
-  # Factors -> their level labels; whole-number doubles -> integers.
+  # Factors -> their level labels; whole-number doubles -> integers; other
+  # doubles -> their shortest R text (15 significant digits), which must read
+  # back as the very same double.
   for (col in names(df)) {
     x <- df[[col]]
     if (is.factor(x)) df[[col]] <- as.character(x)
-    if (is.double(x)) df[[col]] <- as.integer(x)
+    if (is.double(x)) {
+      if (all(is.na(x) | x == round(x))) {
+        df[[col]] <- as.integer(x)
+      } else {
+        text <- as.character(x)
+        stopifnot(identical(as.numeric(text), x))
+        df[[col]] <- text
+      }
+    }
   }
   # No cell may need quoting (commas, quotes or line breaks).
   for (col in names(df)) {
     if (is.character(df[[col]])) {
       stopifnot(!any(grepl("[,\"\r\n]", df[[col]])))
+      # Nor start or end with white space (which a reader might trim).
+      stopifnot(!any(grepl("^\\s|\\s$", df[[col]])))
     }
   }
   write.csv(df, path, row.names = FALSE, quote = FALSE, na = "NA",
@@ -70,3 +84,30 @@ respiratory$patient <- paste0("c", respiratory$center, "-p",
 stopifnot(length(unique(respiratory$patient)) == 111L)
 check_frame(respiratory, "geepack::respiratory (+ patient)")
 write_frame(respiratory, file.path(out_root, "respiratory", "respiratory.csv"))
+
+## lme4::VerbAgg ---------------------------------------------------------------
+env <- new.env()
+utils::data("VerbAgg", package = "lme4", envir = env)
+verbagg <- env$VerbAgg
+# 316 persons (`id`) crossed with 24 items (`item`): one row per pair.
+stopifnot(identical(dim(verbagg), c(7584L, 9L)),
+          nlevels(verbagg$id) == 316L, nlevels(verbagg$item) == 24L,
+          all(table(verbagg$id, verbagg$item) == 1L),
+          sum(is.na(verbagg)) == 0L,
+          # `r2` is `resp` collapsed: "no" -> N, "perhaps"/"yes" -> Y.
+          identical(as.character(verbagg$r2),
+                    ifelse(verbagg$resp == "no", "N", "Y")))
+check_frame(verbagg, "lme4::VerbAgg")
+write_frame(verbagg, file.path(out_root, "verbagg", "verbagg.csv"))
+
+## mlmRev::Contraception -------------------------------------------------------
+env <- new.env()
+utils::data("Contraception", package = "mlmRev", envir = env)
+contraception <- env$Contraception
+# 1934 women (`woman`, one row each) nested in 60 districts (`district`).
+stopifnot(identical(dim(contraception), c(1934L, 6L)),
+          nlevels(contraception$woman) == 1934L,
+          nlevels(contraception$district) == 60L,
+          sum(is.na(contraception)) == 0L)
+check_frame(contraception, "mlmRev::Contraception", fractional = "age")
+write_frame(contraception, file.path(out_root, "contraception", "contraception.csv"))
