@@ -916,3 +916,201 @@ fn audit_margin_decides_materiality_with_the_verifier() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(text(&refused).contains("--margin"), "{}", text(&refused));
 }
+
+/// The independent facts of the real datasets (`tests/data/real/expectations.py`:
+/// pandas and scikit-learn straight from the CSV text).
+fn expectations(name: &str) -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/real/expectations.json");
+    let all: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    all["datasets"][name].clone()
+}
+
+/// Rows of a real CSV with a 0/1 test column added by `is_test(row index, row)`.
+fn with_test_column(
+    dir: &TempDir,
+    name: &str,
+    is_test: impl Fn(usize, &BTreeMap<String, String>) -> bool,
+) -> (PathBuf, Vec<BTreeMap<String, String>>) {
+    let mut table = rows(&real(name));
+    for (i, row) in table.iter_mut().enumerate() {
+        let test = u8::from(is_test(i, row));
+        row.insert("is_test".into(), test.to_string());
+    }
+    let path = dir.path().join(format!("{name}_split.csv"));
+    write_rows(&path, &table);
+    (path, table)
+}
+
+/// Distinct values of `column` with rows on both sides of the split (an independent count).
+fn shared_values(table: &[BTreeMap<String, String>], column: &str) -> usize {
+    let mut sides: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for row in table {
+        sides
+            .entry(&row[column])
+            .or_default()
+            .insert(&row["is_test"]);
+    }
+    sides.values().filter(|s| s.len() == 2).count()
+}
+
+#[test]
+fn verbagg_leaves_its_label_proxy_out_and_audits_persons_and_items() {
+    // lme4::VerbAgg: 316 persons crossed with 24 items; r2 ("Y"/"N") is derived from the
+    // 3-level response resp, so every level of resp has rows of one label only.
+    let facts = expectations("verbagg");
+    let resp = &facts["entities"]["id"]["columns"]["resp"];
+    assert_eq!(resp["levels_map_onto_label"], true);
+    let dir = TempDir::new("byod-verbagg");
+    let flags = ["--entity", "id", "--label", "r2", "--positive", "Y"];
+    let (pack, reports) = init_check_run_verify(&dir, &real("verbagg"), &flags);
+    assert_eq!(reports.len(), 2, "random-vs-grouped and its sibling");
+    let manifest = std::fs::read_to_string(pack.join("pack.toml")).unwrap();
+    assert!(
+        manifest.contains("#   resp: a label proxy: each of its 3 values has rows of one label only"),
+        "{manifest}"
+    );
+    // Every other column is a feature; the text ones categorical, their levels as written.
+    let check = json(&run(&["pack", "check", s(&pack), "--json"]));
+    assert_eq!(check["rows"], facts["rows"]);
+    assert_eq!(check["entities"], facts["entities"]["id"]["distinct_entities"]);
+    let labels = &facts["label_counts"];
+    assert_eq!(
+        check["labels"],
+        serde_json::json!([{"level": "N", "count": labels["N"]}, {"level": "Y", "count": labels["Y"]}])
+    );
+    let pack_toml: toml::Value = manifest.parse().unwrap();
+    let features: Vec<&str> = pack_toml["data"]["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert_eq!(features, ["Anger", "Gender", "item", "btype", "situ", "mode"]);
+    // 7,584 rows × 5 repeats: more work than the default budget, so init declares the
+    // pack's own, and the printed verify command needs no flag.
+    let declared = pack_toml["verify"]["max_work"].as_integer().unwrap();
+    assert!(declared > 10_000_000_000, "{declared}");
+    let verified = json(&run(&[
+        "verify",
+        s(&dir.path().join("random-vs-grouped.payload.json")),
+        "--packs",
+        s(&pack),
+        "--json",
+    ]));
+    let budget = verified["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "budget.work")
+        .unwrap();
+    assert_eq!(budget["status"], "pass", "{verified}");
+
+    // A split of whole persons: no person on both sides, but every item is (persons are
+    // crossed with items), which `--entity id,item` reports at the item level.
+    let (split, table) = with_test_column(&dir, "verbagg", |_, row| {
+        row["id"].parse::<u32>().unwrap() % 4 == 0
+    });
+    let audit = run(&[
+        "audit",
+        s(&split),
+        "--entity",
+        "id,item",
+        "--label",
+        "r2",
+        "--positive",
+        "Y",
+        "--test-column",
+        "is_test",
+        "--json",
+    ]);
+    assert_eq!(audit.status.code(), Some(1), "{}", text(&audit));
+    let audit = json(&audit);
+    assert_eq!(audit["entity"], "id");
+    assert_eq!(audit["shared_entities"]["count"], 0);
+    // The split CSV's columns are in byte order (write_rows): the same features.
+    let mut listed: Vec<&str> = audit["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    listed.sort_unstable();
+    let mut expected = features.clone();
+    expected.sort_unstable();
+    assert_eq!(listed, expected);
+    let items = &audit["further_entities"][0];
+    assert_eq!(items["entity"], "item");
+    assert_eq!(items["shared_entities"]["count"], shared_values(&table, "item") as u64);
+    assert_eq!(items["shared_entities"]["count"], 24);
+    assert_eq!(audit["leak"], true);
+    assert_eq!(
+        audit["leak_reasons"][0],
+        "grouped by \"item\": 24 test entities also have training rows"
+    );
+}
+
+#[test]
+fn contraception_reads_3_plus_as_a_level_and_offers_the_district_as_an_entity() {
+    // mlmRev::Contraception: one row per woman, women nested in 60 districts (numbered
+    // 1..61, no 54); livch is "0", "1", "2" or "3+".
+    let facts = expectations("contraception");
+    assert_eq!(facts["column_kinds"]["livch"]["distinct"], 4);
+    assert_eq!(facts["column_kinds"]["livch"]["numeric"], false);
+    let district = &facts["entities"]["woman"]["columns"]["district"];
+    assert_eq!(district["constant_within_entity"], true);
+    assert_eq!(district["distinct"], 60);
+    let dir = TempDir::new("byod-contraception");
+    let flags = ["--entity", "woman", "--label", "use", "--positive", "Y"];
+    let (pack, reports) = init_check_run_verify(&dir, &real("contraception"), &flags);
+    assert_eq!(reports.len(), 2);
+    let manifest = std::fs::read_to_string(pack.join("pack.toml")).unwrap();
+    assert!(
+        manifest.contains("livch = [\"0\", \"1\", \"2\", \"3+\"]"),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains("#   district: a coarser level (or an id that restarts within one): each of the 1934 entities has one of its 60 values"),
+        "{manifest}"
+    );
+    let check = json(&run(&["pack", "check", s(&pack), "--json"]));
+    assert_eq!(check["rows"], facts["rows"]);
+    assert_eq!(check["entities"], facts["rows"], "one row per woman");
+    let coarser: Vec<&serde_json::Value> = check["suspect_columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == "coarser_level")
+        .collect();
+    assert_eq!(coarser.len(), 1, "{check}");
+    assert_eq!(coarser[0]["column"], "district");
+    assert_eq!(coarser[0]["groups"], 60);
+
+    // A row-wise split shares no woman but nearly every district: grouped by the woman
+    // the audit finds nothing, grouped by the district as well it finds the leak.
+    let (split, table) = with_test_column(&dir, "contraception", |i, _| i % 4 == 0);
+    let common = [
+        "--label",
+        "use",
+        "--positive",
+        "Y",
+        "--test-column",
+        "is_test",
+        "--json",
+    ];
+    let by_woman = run(&[&["audit", s(&split), "--entity", "woman"][..], &common].concat());
+    assert_eq!(by_woman.status.code(), Some(0), "{}", text(&by_woman));
+    let by_woman = json(&by_woman);
+    assert_eq!(by_woman["leak"], false);
+    assert_eq!(by_woman["coarser_levels"], serde_json::json!(["district"]));
+    let both = run(&[&["audit", s(&split), "--entity", "woman,district"][..], &common].concat());
+    assert_eq!(both.status.code(), Some(1), "{}", text(&both));
+    let both = json(&both);
+    let districts = &both["further_entities"][0];
+    assert_eq!(districts["entity"], "district");
+    assert_eq!(
+        districts["shared_entities"]["count"],
+        shared_values(&table, "district") as u64
+    );
+    assert!(districts["auc"]["gap"].is_number(), "{districts}");
+}
