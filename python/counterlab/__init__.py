@@ -292,7 +292,7 @@ def _missing_at(values: Any, what: str) -> None:
         at = int(np.argmax(missing))
         raise _error(
             DataError,
-            f"{what}[{at}] is missing ({_args.shown(values[at])}): every row needs a value; drop or fill the row first",
+            f"{what}[{at}] is missing ({_args.shown(values[at : at + 1].tolist()[0])}): every row needs a value; drop or fill the row first",
             column=what,
             row=at + 1,
         )
@@ -310,6 +310,8 @@ def _column(values: Any, what: str) -> Any:
         values = values.to_list() if values.null_count() else values.to_numpy()
     elif library == "pyarrow" and hasattr(values, "to_pylist"):
         values = values.to_pylist() if values.null_count else values.to_numpy(zero_copy_only=False)
+    if isinstance(values, (Mapping, str, bytes)) or values is None:
+        raise _error(UsageError, f"{what}: expected a column of values, found {type(values).__name__}")
     if hasattr(values, "dtype") and hasattr(values, "__array__"):
         array = np.asarray(values)
     else:
@@ -354,7 +356,8 @@ def _equal_to(values: Any, value: Any, what: str) -> Any:
         except Exception as e:
             raise _error(
                 UsageError,
-                f"{what}[{at}] ({_args.shown(cell)}) cannot be compared with positive={_args.shown(value)}: {e}",
+                f"{what}[{at}] ({_args.shown(cell)}) cannot be compared with positive={_args.shown(value)} "
+                f"({type(e).__name__})",
                 column=what,
                 row=at + 1,
             ) from None
@@ -401,6 +404,8 @@ def _scores(y: Any, what: str) -> Any:
     import numpy as np
 
     values = _column(y, what)
+    if values.dtype.kind in "mM":
+        raise _error(UsageError, f"{what}: expected numbers, found {values.dtype} values")
     if values.dtype.kind == "O":
         # None and pandas' NA are missing; a NaN is a number the kernel refuses by name.
         missing = [v is None or type(v).__name__ in ("NAType", "NaTType") for v in values.tolist()]

@@ -127,6 +127,8 @@ def path(value: Any, name: str) -> Path:
         raise error(UsageError, f"{name}: expected a text path, found bytes")
     if not raw.strip():
         raise error(UsageError, f"{name}: an empty path")
+    if "\x00" in raw:
+        raise error(UsageError, f"{name}: {shown(raw)} holds a NUL character, which no file name can")
     try:
         os.fsencode(raw)
     except UnicodeEncodeError:

@@ -8,7 +8,7 @@ of one table give the same bytes, hence the same audit, pack and hashes
 
 - ``None``, NaN, pandas' ``NA`` and ``NaT``, an empty text: an empty cell (missing);
 - integers as integers (``3``), floats by ``repr`` (``0.1``, ``3.0``, ``1e-05``: the
-  shortest text that parses back to the same float), ``Decimal`` as its text, booleans
+  shortest text that parses back to the same float), a ``Decimal`` as its float, booleans
   as ``true``/``false``, dates and times by ``isoformat()``;
 - text as it is, quoted (RFC 4180) when it holds a comma, a quote or a newline; a
   carriage return is refused (a ``DataError`` naming the row and column), as the CLI
@@ -46,12 +46,12 @@ def library_of(value: Any) -> str:
 def is_frame(value: Any) -> bool:
     """A pandas or polars DataFrame, a pyarrow Table or RecordBatch, or any other table
     with the Arrow PyCapsule stream interface (``__arrow_c_stream__``)."""
-    name = type(value).__name__
-    return (
-        (library_of(value) in ("pandas", "polars") and name in ("DataFrame", "LazyFrame"))
-        or (library_of(value) == "pyarrow" and name in ("Table", "RecordBatch"))
-        or hasattr(value, "__arrow_c_stream__")
-    )
+    name, library = type(value).__name__, library_of(value)
+    if library in ("pandas", "polars"):
+        return name in ("DataFrame", "LazyFrame")
+    if library == "pyarrow":
+        return name in ("Table", "RecordBatch")
+    return hasattr(value, "__arrow_c_stream__")
 
 
 class _BadCell(Exception):
@@ -85,7 +85,9 @@ def _boolean(value: bool) -> str:
 
 
 def _decimal(value: decimal.Decimal) -> str:
-    return "" if value.is_nan() else str(value)
+    # As the float it parses to: a decimal column's scale (1.10, -2.00 in pyarrow) is not
+    # part of its value, and the kernel reads every number as a float.
+    return "" if value.is_nan() else _float(float(value))
 
 
 def _other(value: Any) -> str:
@@ -170,7 +172,11 @@ def _capsule_columns(value: Any) -> Tuple[List[Any], List[List[Any]]]:
             f"data: a {type(value).__name__} is read through pyarrow (Arrow PyCapsule stream), "
             "which is not installed",
         ) from None
-    return _arrow_columns(pyarrow.table(value))
+    try:
+        table = pyarrow.table(value)
+    except Exception as e:  # a stream that is not a table (a column, a scalar)
+        raise _error(UsageError, f"data: a {type(value).__name__} is not a table ({e})") from None
+    return _arrow_columns(table)
 
 
 def frame_columns(frame: Any) -> Tuple[List[Any], List[List[Any]]]:
