@@ -109,3 +109,21 @@ def test_init_options_are_checked(tmp_path):
     got = counterlab.init(frame, out=tmp_path / "b", **ROLES, time_kind="order_within_entity", keep=["age"], drop=[], id="resp")
     assert got["id"] == "resp"
     shutil.rmtree(tmp_path / "b")
+
+
+def test_the_init_example_of_the_docs_runs(tmp_path, monkeypatch):
+    text = (REPO / "docs" / "PYTHON.md").read_text()
+    section = text[text.index("A pack folder for your own data") :]
+    example = section[section.index("```python\n") + 10 : section.index("```\n", section.index("```python\n") + 10)]
+    monkeypatch.chdir(tmp_path)
+    split_frame().drop(columns="is_test").to_parquet("visits.parquet")
+    scope: dict = {}
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(example, "PYTHON.md", "exec"), scope)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "payload = counterlab.run('my-pack/experiments/random-vs-grouped.json', packs='my-pack')"
+    assert lines[1] in ("SUPPORTS", "INCONCLUSIVE", "REJECTED")
