@@ -14,7 +14,10 @@ Documents (experiments, payloads, maps, capsules, predictions) are given as a pa
 ``{`` or ``[``), ``bytes``, or a ``dict``. ``packs`` is a folder of pack folders or one
 pack folder (default: ``fixtures/packs`` under the working directory, as the CLI).
 
-Results are plain dicts in the documented formats (docs/FORMATS.md in the repository).
+Results are dicts in the documented formats (docs/FORMATS.md in the repository), of the
+subclass :class:`Report`, which a notebook shows as a table. Tables (``audit``, ``init``)
+are pandas or polars DataFrames, pyarrow Tables or CSV paths, read one way
+(:func:`csv_bytes`); columns (``metrics``) are any of theirs, numpy arrays or lists.
 Verdicts are never exceptions: a malformed or forged payload gets a REJECTED report. Errors
 (a file that cannot be read, an invalid pack or experiment, a bad argument) raise
 :class:`counterlab.Error` or one of its subclasses, whose message names the file, row,
