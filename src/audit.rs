@@ -26,7 +26,7 @@
 //! reported but are not a leak by themselves: coarse features (a few categories) repeat
 //! across honest splits.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -335,37 +335,21 @@ impl Audit {
     /// (`audit.payload.json`) into `out`, a new or empty folder, so that `counterlab
     /// verify` re-checks the audit's numbers. `fixture` is the CSV's bytes.
     pub fn write_pack(&self, out: &Path, fixture: &[u8]) -> Result<()> {
-        if out.exists() && std::fs::read_dir(out).map_or(true, |mut e| e.next().is_some()) {
-            return Err(Error::invalid(format!(
-                "{} exists and is not an empty folder: write the audit's pack to a new folder (audit never overwrites)",
-                out.display()
-            )));
-        }
-        std::fs::create_dir_all(out.join("experiments")).map_err(|e| Error::io(out, e))?;
-        let mut files: Vec<(PathBuf, Vec<u8>)> = vec![
-            (
-                out.join("pack.toml"),
-                self.scaffold.manifest.clone().into_bytes(),
-            ),
-            (out.join(&self.scaffold.fixture_file), fixture.to_vec()),
-        ];
-        for experiment in &self.scaffold.experiments {
-            files.push((
-                out.join("experiments").join(&experiment.file_name),
-                experiment.json.clone().into_bytes(),
-            ));
-        }
         let comparison = self.comparison.as_ref().map_err(|why| {
             Error::invalid(format!(
                 "the audit's comparison could not be built ({why}), so there is no payload to write for counterlab verify"
             ))
         })?;
-        let payload = comparison.payload.to_json_pretty()?;
-        files.push((out.join(PAYLOAD_FILE), format!("{payload}\n").into_bytes()));
-        for (path, bytes) in files {
-            std::fs::write(&path, bytes).map_err(|e| Error::io(&path, e))?;
+        if !crate::pack_folder::is_free(out) {
+            return Err(Error::invalid(format!(
+                "{} exists and is not an empty folder: write the audit's pack to a new folder (audit never overwrites)",
+                out.display()
+            )));
         }
-        Ok(())
+        crate::pack_folder::write(out, &self.scaffold, fixture)?;
+        let payload = comparison.payload.to_json_pretty()?;
+        let path = out.join(PAYLOAD_FILE);
+        std::fs::write(&path, format!("{payload}\n")).map_err(|e| Error::io(&path, e))
     }
 }
 

@@ -68,6 +68,7 @@ pub mod metrics;
 pub mod metrics_report;
 pub mod model;
 pub mod pack;
+pub mod pack_folder;
 pub mod parallel;
 pub mod prediction;
 pub mod revision;

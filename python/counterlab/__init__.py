@@ -14,7 +14,10 @@ Documents (experiments, payloads, maps, capsules, predictions) are given as a pa
 ``{`` or ``[``), ``bytes``, or a ``dict``. ``packs`` is a folder of pack folders or one
 pack folder (default: ``fixtures/packs`` under the working directory, as the CLI).
 
-Results are plain dicts in the documented formats (docs/FORMATS.md in the repository).
+Results are dicts in the documented formats (docs/FORMATS.md in the repository), of the
+subclass :class:`Report`, which a notebook shows as a table. Tables (``audit``, ``init``)
+are pandas or polars DataFrames, pyarrow Tables or CSV paths, read one way
+(:func:`csv_bytes`); columns (``metrics``) are any of theirs, numpy arrays or lists.
 Verdicts are never exceptions: a malformed or forged payload gets a REJECTED report. Errors
 (a file that cannot be read, an invalid pack or experiment, a bad argument) raise
 :class:`counterlab.Error` or one of its subclasses, whose message names the file, row,
@@ -28,7 +31,7 @@ import json
 import os
 import warnings
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Sequence, Union
+from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._native import (
@@ -44,6 +47,10 @@ from ._native import (
     UsageError,
 )
 
+from . import _arguments as _args
+from . import _frames
+from ._report import Report, report as _report
+
 __version__: str = _native.CRATE_VERSION
 
 __all__ = [
@@ -52,6 +59,8 @@ __all__ = [
     "verify_revision",
     "metrics",
     "audit",
+    "init",
+    "csv_bytes",
     "boundary",
     "transfer",
     "select",
@@ -65,6 +74,7 @@ __all__ = [
     "OverBudgetError",
     "UsageError",
     "PackWarning",
+    "Report",
     "KERNEL_VERSION",
     "VERIFIER_VERSION",
 ]
@@ -78,12 +88,7 @@ class PackWarning(UserWarning):
     """Something that can change a pack's meaning (``counterlab pack check``), found by ``run``."""
 
 
-def _error(cls: type, message: str, **where: Any) -> Error:
-    """An exception of the family with its attributes (path, row, column, json_path)."""
-    err = cls(message)
-    for name, value in where.items():
-        setattr(err, name, value)
-    return err
+_error = _args.error
 
 
 def _json_value(value: Any) -> Any:
@@ -98,46 +103,31 @@ def _document(value: Any, what: str) -> Union[bytes, Path]:
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value)
     if isinstance(value, Mapping):
-        # Non-finite floats are written as NaN/Infinity, which is not JSON: the verifier
-        # then rejects the payload as malformed, as it would the same file.
-        try:
-            text = json.dumps(value, ensure_ascii=False, allow_nan=True, default=_json_value)
-        except (TypeError, ValueError) as e:
-            raise _error(UsageError, f"{what}: the dict cannot be written as JSON: {e}") from None
+        return _dict_json(value, what)
+    if isinstance(value, str) and value.lstrip().startswith(("{", "[")):
         # Lone surrogates cannot be UTF-8: kept as bytes that are not, so the verifier
         # says what a file with them would get.
-        return text.encode("utf-8", "surrogatepass")
-    if isinstance(value, str):
-        if value.lstrip().startswith(("{", "[")):
-            return value.encode("utf-8", "surrogatepass")
-        if not value.strip():
+        return value.encode("utf-8", "surrogatepass")
+    if isinstance(value, (str, os.PathLike)):
+        if isinstance(value, str) and not value.strip():
             raise _error(UsageError, f"{what}: an empty path (give a file, JSON text, bytes or a dict)")
-        return Path(value)
-    if isinstance(value, os.PathLike):
-        return Path(os.fspath(value))
+        return _args.path(value, what)
     raise _error(
         UsageError,
         f"{what}: expected a path, JSON text, bytes or a dict, found {type(value).__name__}",
     )
 
 
-def _integer(value: Any, name: str, low: int, high: int) -> Optional[int]:
-    """An optional integer option in [low, high] (bool is not an integer here)."""
-    import numbers
-
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise _error(UsageError, f"{name}: expected an integer, found {type(value).__name__}")
-    if not low <= int(value) <= high:
-        raise _error(UsageError, f"{name} must lie in {low}..={high}, found {value}")
-    return int(value)
-
-
-def _flag(value: Any, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise _error(UsageError, f"{name}: expected True or False, found {type(value).__name__}")
-    return value
+def _dict_json(value: Mapping, what: str) -> bytes:
+    """A dict as JSON bytes. Non-finite floats are written as NaN/Infinity, which is not
+    JSON: the verifier then rejects the payload as malformed, as it would the same file."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=True, default=_json_value)
+    except (TypeError, ValueError) as e:
+        raise _error(UsageError, f"{what}: the dict cannot be written as JSON: {e}") from None
+    except RecursionError:
+        raise _error(UsageError, f"{what}: the dict is nested too deeply to be written as JSON") from None
+    return text.encode("utf-8", "surrogatepass")
 
 
 _U64 = 2**64 - 1
@@ -145,32 +135,25 @@ _MAX_THREADS_ASKED = 2**32  # more than 64 are used as 64 (docs/VERDICTS.md)
 
 
 def _threads(threads: Any) -> Optional[int]:
-    return _integer(threads, "threads", 1, _MAX_THREADS_ASKED)
+    return _args.integer(threads, "threads", 1, _MAX_THREADS_ASKED)
 
 
 def _pack_id(pack: Any) -> str:
     if not isinstance(pack, str):
         raise _error(UsageError, f"pack: expected a pack id (str), found {type(pack).__name__}")
-    return pack
+    return _args.text(pack, "pack")
 
 
 def _packs(packs: Optional[PathLike]) -> Optional[Path]:
-    if packs is None:
-        return None
-    if isinstance(packs, (str, os.PathLike)):
-        return Path(os.fspath(packs))
-    raise _error(UsageError, f"packs: expected a folder path, found {type(packs).__name__}")
+    if packs is not None and not isinstance(packs, (str, os.PathLike)):
+        raise _error(UsageError, f"packs: expected a folder path, found {type(packs).__name__}")
+    return _args.optional_path(packs, "packs")
 
 
 def _paths(values: Sequence[PathLike], what: str) -> list:
     if isinstance(values, (str, bytes, os.PathLike)):
         raise _error(UsageError, f"{what}: expected a list of paths, found one {type(values).__name__}")
-    out = []
-    for i, v in enumerate(values):
-        if not isinstance(v, (str, os.PathLike)):
-            raise _error(UsageError, f"{what}[{i}]: expected a path, found {type(v).__name__}")
-        out.append(Path(os.fspath(v)))
-    return out
+    return [_args.path(v, f"{what}[{i}]") for i, v in enumerate(values)]
 
 
 def run(
@@ -178,7 +161,7 @@ def run(
     *,
     packs: Optional[PathLike] = None,
     threads: Optional[int] = None,
-) -> Dict[str, Any]:
+) -> Report:
     """Run an experiment on its pack and return the payload (results and hashes).
 
     The same as ``counterlab run EXPERIMENT.json``: ``payload["result_hash"]`` is the hash
@@ -198,7 +181,7 @@ def run(
     text, problems = _native.run(_document(experiment, "experiment"), _packs(packs), _threads(threads))
     for problem in problems:
         warnings.warn(problem, PackWarning, stacklevel=2)
-    return json.loads(text)
+    return _report(text)
 
 
 def verify(
@@ -212,7 +195,7 @@ def verify(
     max_payload_bytes: Optional[int] = None,
     max_work: Optional[int] = None,
     threads: Optional[int] = None,
-) -> Dict[str, Any]:
+) -> Report:
     """Verify a payload, a boundary map or a Proof Capsule and return the report.
 
     The verifier recomputes every number, re-runs the experiment under label and row-order
@@ -244,20 +227,18 @@ def verify(
         IoError: the file cannot be read, or there is no packs folder.
         UsageError: an option is out of its range, or given for a capsule.
     """
-    if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float))):
-        raise _error(UsageError, f"alpha: expected a number, found {type(alpha).__name__}")
     text = _native.verify(
         _document(document, "document"),
         _packs(packs),
-        _integer(permutations, "permutations", 0, 100_000),
-        _flag(observe, "observe"),
-        _integer(seed, "seed", 0, _U64),
-        None if alpha is None else float(alpha),
-        _integer(max_payload_bytes, "max_payload_bytes", 1, 16 << 20),
-        _integer(max_work, "max_work", 0, _U64),
+        _args.integer(permutations, "permutations", 0, 100_000),
+        _args.flag(observe, "observe"),
+        _args.integer(seed, "seed", 0, _U64),
+        None if alpha is None else _args.real(alpha, "alpha"),
+        _args.integer(max_payload_bytes, "max_payload_bytes", 1, 16 << 20),
+        _args.integer(max_work, "max_work", 0, _U64),
         _threads(threads),
     )
-    return json.loads(text)
+    return _report(text)
 
 
 def verify_revision(
@@ -266,7 +247,7 @@ def verify_revision(
     packs: Optional[PathLike] = None,
     permutations: Optional[int] = None,
     threads: Optional[int] = None,
-) -> Dict[str, Any]:
+) -> Report:
     """Check a revision chain (before, after[, after2]) as ``counterlab verify-revision``.
 
     At most two revisions, each changing the evaluation design and not only the claim;
@@ -275,13 +256,25 @@ def verify_revision(
     if isinstance(payloads, (str, bytes, Mapping, os.PathLike)):
         raise _error(UsageError, "payloads: expected a list of 2 or 3 payloads")
     documents = [_document(p, f"payloads[{i}]") for i, p in enumerate(payloads)]
-    return json.loads(
+    return _report(
         _native.verify_revision(
             documents,
             _packs(packs),
-            _integer(permutations, "permutations", 0, 100_000),
+            _args.integer(permutations, "permutations", 0, 100_000),
             _threads(threads),
         )
+    )
+
+
+def _is_missing(value: Any) -> bool:
+    """None, a float NaN, a Decimal NaN, pandas' NA or NaT."""
+    import decimal
+
+    return (
+        value is None
+        or (isinstance(value, float) and value != value)
+        or (isinstance(value, decimal.Decimal) and value.is_nan())
+        or type(value).__name__ in ("NAType", "NaTType")
     )
 
 
@@ -295,62 +288,97 @@ def _missing_at(values: Any, what: str) -> None:
     elif values.dtype.kind in "mM":
         missing = np.isnat(values)
     elif values.dtype.kind == "O":
-        missing = np.fromiter(
-            (
-                v is None
-                or (isinstance(v, float) and v != v)
-                or type(v).__name__ in ("NAType", "NaTType")
-                for v in values.tolist()
-            ),
-            dtype=bool,
-            count=len(values),
-        )
+        missing = np.fromiter(map(_is_missing, values.tolist()), dtype=bool, count=len(values))
     else:
         return
     if missing.any():
         at = int(np.argmax(missing))
         raise _error(
             DataError,
-            f"{what}[{at}] is missing ({values[at]!r}): every row needs a value; drop or fill the row first",
+            f"{what}[{at}] is missing ({_args.shown(values[at : at + 1].tolist()[0])}): every row needs a value; drop or fill the row first",
             column=what,
             row=at + 1,
         )
 
 
-def _column(values: Any) -> Any:
-    """An array of a column's values: arrays and Series keep their dtype; a list becomes an
-    object array, so that a None or NaN among texts stays missing (numpy would write it as
-    the text 'nan')."""
+def _column(values: Any, what: str) -> Any:
+    """A 1-D array of a column's values, from a numpy array, a pandas, polars or pyarrow
+    column (Series, Array, ChunkedArray) or a list. Arrays keep their dtype; a column with
+    nulls, and a list, become object arrays, so that a None or NaN among texts stays
+    missing (numpy would write it as the text 'nan')."""
     import numpy as np
 
-    return np.asarray(values) if hasattr(values, "dtype") else np.asarray(values, dtype=object)
+    library = _frames.library_of(values)
+    if library == "polars" and hasattr(values, "null_count"):
+        values = values.to_list() if values.null_count() else values.to_numpy()
+    elif library == "pyarrow" and hasattr(values, "to_pylist"):
+        values = values.to_pylist() if values.null_count else values.to_numpy(zero_copy_only=False)
+    if isinstance(values, (Mapping, str, bytes)) or values is None:
+        raise _error(UsageError, f"{what}: expected a column of values, found {type(values).__name__}")
+    if hasattr(values, "dtype") and hasattr(values, "__array__"):
+        array = np.asarray(values)
+    else:
+        try:
+            array = np.fromiter(values, dtype=object)
+        except TypeError:
+            raise _error(UsageError, f"{what}: expected a column of values, found {type(values).__name__}") from None
+    if array.ndim != 1:
+        raise _error(UsageError, f"{what}: expected one value per row (1-D), found shape {array.shape}")
+    if array.dtype.kind == "O":
+        _one_value_per_cell(array, what)
+    return array
 
 
-def _equal_to(values: Any, value: Any) -> Any:
+def _one_value_per_cell(values: Any, what: str) -> None:
+    """A UsageError at the first cell that holds several values (a list, an array)."""
+    for at, value in enumerate(values.tolist()):
+        if hasattr(value, "__len__") and not isinstance(value, (str, bytes)):
+            raise _error(
+                UsageError,
+                f"{what}[{at}]: expected one value per row, found a {type(value).__name__}",
+                column=what,
+                row=at + 1,
+            )
+
+
+def _equal_to(values: Any, value: Any, what: str) -> Any:
     """``values == value`` row by row, as a boolean array."""
     import numpy as np
 
-    equal = values == value
-    if not isinstance(equal, np.ndarray) or equal.shape != values.shape:
-        # numpy could not compare elementwise (mixed types): compare one by one.
-        equal = np.fromiter((v == value for v in values.tolist()), dtype=bool, count=len(values))
-    return equal
+    try:
+        equal = values == value
+    except Exception:  # a Decimal sNaN raises on comparison; say which row below
+        equal = None
+    if isinstance(equal, np.ndarray) and equal.shape == values.shape:
+        return equal
+    # numpy could not compare elementwise (mixed types): compare one by one.
+    out = np.empty(len(values), dtype=bool)
+    for at, cell in enumerate(values.tolist()):
+        try:
+            out[at] = bool(cell == value)
+        except Exception as e:
+            raise _error(
+                UsageError,
+                f"{what}[{at}] ({_args.shown(cell)}) cannot be compared with positive={_args.shown(value)} "
+                f"({type(e).__name__})",
+                column=what,
+                row=at + 1,
+            ) from None
+    return out
 
 
 def _labels(y_true: Any, positive: Any, one_vs_rest: bool) -> Any:
     import numpy as np
 
-    values = _column(y_true)
-    if values.ndim != 1:
-        raise _error(UsageError, f"y_true: expected one value per row (1-D), found shape {values.shape}")
+    values = _column(y_true, "y_true")
     _missing_at(values, "y_true")
-    equal = _equal_to(values, positive)
+    equal = _equal_to(values, positive, "y_true")
 
     def seen() -> str:
         # The first 11 distinct values over the whole column (an error path: a loop is fine).
         shown: set = set()
         for v in values.tolist():
-            shown.add(repr(v))
+            shown.add(_args.shown(v))
             if len(shown) > 10:
                 break
         listed = sorted(shown)
@@ -359,17 +387,17 @@ def _labels(y_true: Any, positive: Any, one_vs_rest: bool) -> Any:
     if len(values) and not equal.any():
         raise _error(
             DataError,
-            f"y_true: no value equals positive={positive!r}; the values seen: {seen()}. "
+            f"y_true: no value equals positive={_args.shown(positive)}; the values seen: {seen()}. "
             "Pass the positive class as it appears in y_true (positive=...)",
             column="y_true",
         )
     # With the positive class present, a second value among the rest is a third class.
     rest = values[~equal]
-    if not one_vs_rest and len(rest) and not _equal_to(rest, rest[0]).all():
+    if not one_vs_rest and len(rest) and not _equal_to(rest, rest[0], "y_true").all():
         raise _error(
             DataError,
             f"y_true: more than two classes where two were expected; the values seen: {seen()}. "
-            f"Pass one_vs_rest=True to read positive={positive!r} against all the others",
+            f"Pass one_vs_rest=True to read positive={_args.shown(positive)} against all the others",
             column="y_true",
         )
     return np.ascontiguousarray(equal, dtype=np.uint8)
@@ -378,13 +406,49 @@ def _labels(y_true: Any, positive: Any, one_vs_rest: bool) -> Any:
 def _scores(y: Any, what: str) -> Any:
     import numpy as np
 
+    values = _column(y, what)
+    if values.dtype.kind in "mM":
+        raise _error(UsageError, f"{what}: expected numbers, found {values.dtype} values")
+    if values.dtype.kind == "O":
+        # None and pandas' NA are missing; a NaN is a number the kernel refuses by name.
+        missing = [v is None or type(v).__name__ in ("NAType", "NaTType") for v in values.tolist()]
+        if any(missing):
+            _missing_at(values[: missing.index(True) + 1], what)
     try:
-        values = np.ascontiguousarray(np.asarray(y), dtype=np.float64)
-    except (TypeError, ValueError) as e:
-        raise _error(UsageError, f"{what}: expected numbers ({e})") from None
-    if values.ndim != 1:
-        raise _error(UsageError, f"{what}: expected one value per row (1-D), found shape {values.shape}")
-    return values
+        return np.ascontiguousarray(values, dtype=np.float64)
+    except (TypeError, ValueError, ArithmeticError):  # ArithmeticError: 10**400, Decimal
+        raise _not_a_score(values, what) from None
+
+
+def _not_a_score(values: Any, what: str) -> Error:
+    """A UsageError at the first cell that is not a float (text, 10**400, Decimal('sNaN'))."""
+    for at, value in enumerate(values.tolist()):
+        try:
+            float(value)
+        except (TypeError, ValueError, ArithmeticError) as e:
+            return _error(
+                UsageError,
+                f"{what}: expected numbers; {what}[{at}] is {_args.shown(value)} ({e})",
+                column=what,
+                row=at + 1,
+            )
+    return _error(UsageError, f"{what}: expected numbers")
+
+
+def _entity_ids(entity: Any) -> List[str]:
+    """Entity ids as text (``str(v)``); one that is not Unicode text is a DataError."""
+    ids = _column(entity, "entity")
+    _missing_at(ids, "entity")
+    texts = [str(v) for v in ids.tolist()]
+    for at, text in enumerate(texts):
+        if _args.text_is_not_unicode(text):
+            raise _error(
+                DataError,
+                f"entity[{at}] ({_args.shown(text)}) is not Unicode text (a lone surrogate)",
+                column="entity",
+                row=at + 1,
+            )
+    return texts
 
 
 def metrics(
@@ -396,12 +460,13 @@ def metrics(
     entity: Any = None,
     y_score2: Any = None,
     one_vs_rest: bool = False,
-) -> Dict[str, Any]:
+) -> Report:
     """Accuracy, ROC AUC with its interval and counts for scored rows, as ``counterlab metrics``.
 
     Args:
-        y_true: labels, one per row (numpy array, pandas Series or list).
-        y_score: scores, finite, higher = more positive.
+        y_true: labels, one per row: a numpy array, a list, or a column of pandas
+            (Series), polars (Series) or pyarrow (Array, ChunkedArray).
+        y_score: scores, finite, higher = more positive (the same kinds of column).
         positive: the label of the positive class (compared with ``==``; default 1).
         threshold: predicted positive iff score >= threshold (default 0.5).
         entity: an entity per row (a patient, a customer): the AUC's interval becomes
@@ -411,8 +476,8 @@ def metrics(
             with ``entity``. Its interval holds the two scores fixed
             (``conditional_on == "given_scores"``): another fit or fold assignment would
             score the rows differently, and the interval leaves that out.
-        one_vs_rest: read more than two classes as ``positive`` against all the others
-            (``--one-vs-rest``). Without it, a third class is a ``DataError``.
+        one_vs_rest: read more than two classes as ``positive`` against all the others.
+            Without it, a third class is a ``DataError``.
 
     Returns:
         The ``counterlab metrics --json`` object: ``n``, ``n_pos``, ``n_neg``, ``accuracy``,
@@ -421,43 +486,118 @@ def metrics(
         ``n_entities`` with ``entity``, ``paired`` with ``y_score2``.
 
     Raises:
-        UsageError: arrays of different lengths, non-finite scores, not 1-D.
-        DataError: no label equals ``positive``; more than two classes without
-            ``one_vs_rest``.
+        UsageError: arrays of different lengths, non-finite scores, not 1-D, a cell that
+            is not one number, a threshold that is not a finite number.
+        DataError: a missing label, score or entity; no label equals ``positive``; more
+            than two classes without ``one_vs_rest``.
     """
-    import numpy as np
-
-    if not isinstance(one_vs_rest, (bool, np.bool_)):
-        raise _error(UsageError, f"one_vs_rest: expected True or False, found {type(one_vs_rest).__name__}")
-    labels = _labels(y_true, positive, bool(one_vs_rest))
+    one_vs_rest = _args.flag(one_vs_rest, "one_vs_rest")
+    labels = _labels(y_true, positive, one_vs_rest)
     scores = _scores(y_score, "y_score")
     scores2 = None if y_score2 is None else _scores(y_score2, "y_score2")
-    entities = None
-    if entity is not None:
-        ids = _column(entity)
-        if ids.ndim != 1:
-            raise _error(UsageError, f"entity: expected one value per row (1-D), found shape {ids.shape}")
-        _missing_at(ids, "entity")
-        entities = [str(v) for v in ids.tolist()]
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
-        raise _error(UsageError, f"threshold: expected a number, found {type(threshold).__name__}")
-    text = _native.metrics(labels, scores, scores2, entities, float(threshold), str(positive))
-    return json.loads(text)
+    entities = None if entity is None else _entity_ids(entity)
+    threshold = _args.real(threshold, "threshold")
+    positive_text = _args.text(str(positive), "positive")
+    return _report(_native.metrics(labels, scores, scores2, entities, threshold, positive_text))
+
+
+def csv_bytes(data: Any) -> bytes:
+    """A pandas or polars DataFrame, or a pyarrow Table or RecordBatch, as the CSV bytes
+    that ``audit`` and ``init`` read (and ``init`` writes as the pack's fixture).
+
+    One conversion for every library, from the typed values, so the three versions of a
+    table give the same bytes: missing values (None, NaN, NA, null) as empty cells,
+    integers as integers, floats by ``repr`` (they parse back to the same float),
+    booleans as ``true``/``false``, dates by ``isoformat()``, text as it is (quoted when it
+    holds a comma, a quote or a newline; a carriage return is a ``DataError``). Duplicate
+    column names are a ``UsageError`` naming them. docs/PYTHON.md, "Frames".
+    """
+    if not _frames.is_frame(data):
+        raise _error(UsageError, f"data: expected a DataFrame, Table or RecordBatch, found {type(data).__name__}")
+    return _frames.frame_csv(data, _FRAME)
+
+
+#: How messages name a frame given as data (the path attribute of its errors).
+_FRAME = "DataFrame"
+
+#: The command line's flags of audit and init, by the name of the Python argument.
+_AUDIT_ARGUMENTS = {
+    "entity": "entity",
+    "label": "label",
+    "positive": "positive",
+    "time": "time",
+    "time-kind": "time_kind",
+    "test-column": "test",
+    "seed": "seed",
+    "margin": "margin",
+    "out": "out",
+    "id": "id",
+    "keep": "keep",
+    "drop": "drop",
+    "features": "features",
+}
+
+
+def _table(data: Any) -> Tuple[Union[bytes, Path], str]:
+    """A frame as its CSV bytes (named ``DataFrame`` in messages), or a CSV path to read
+    in Rust as the CLI reads it (regular files only, within the byte budget)."""
+    if _frames.is_frame(data):
+        return _frames.frame_csv(data, _FRAME), _FRAME
+    if isinstance(data, (str, os.PathLike)):
+        path = _args.path(data, "data")
+        return path, str(path)
+    raise _error(
+        UsageError,
+        f"data: expected a pandas or polars DataFrame, a pyarrow Table or RecordBatch, or a CSV path, found {type(data).__name__}",
+    )
+
+
+def _positive(positive: Any) -> str:
+    """The positive label as the CSV cell it matches (``True`` is ``true``, ``1`` is ``1``)."""
+    text = _frames.cell_text(positive)
+    if text is None:
+        raise _error(UsageError, f"positive: expected a label value (text, a number or a bool), found {_args.shown(positive)}")
+    return _args.text(text, "positive")
+
+
+def _entities(entity: Any) -> Tuple[str, List[str]]:
+    """The entity column, and further entity columns when a list is given."""
+    if isinstance(entity, str):
+        return _args.text(entity, "entity"), []
+    if isinstance(entity, (list, tuple)) and entity:
+        columns = _args.names(entity, "entity")
+        return columns[0], columns[1:]
+    raise _error(
+        UsageError,
+        f"entity: expected a column name (str) or a non-empty list of them, found {_args.shown(entity)}",
+    )
+
+
+def _time_kind(value: Any) -> Optional[str]:
+    if value is None:
+        return None
+    if value not in ("calendar", "order_within_entity"):
+        raise _error(
+            UsageError,
+            f"time_kind: expected \"calendar\" or \"order_within_entity\", found {_args.shown(value)}",
+        )
+    return str(value)
 
 
 def audit(
     data: Any,
     *,
-    entity: str,
+    entity: Union[str, Sequence[str]],
     label: str,
     positive: Any,
     test: str,
     time: Optional[str] = None,
+    time_kind: Optional[str] = None,
     threads: Optional[int] = None,
     out: Optional[PathLike] = None,
     seed: int = 1,
     margin: Optional[float] = None,
-) -> Dict[str, Any]:
+) -> Report:
     """Check your own train/test split for leakage, as ``counterlab audit``; no pack needed.
 
     Reports entities on both sides, test rows whose entity is in training, temporal
@@ -466,19 +606,23 @@ def audit(
     the verifier decides, with its interval and p-value).
 
     Args:
-        data: a pandas DataFrame (anything with ``to_csv``), or the path of a CSV file.
-            A DataFrame is read as its CSV text (``to_csv(index=False)``), exactly as the
-            CLI would read that file: text columns are categorical features.
-        entity, label: the entity and label columns.
-        positive: the positive label, as its CSV text (``str(positive)``).
+        data: a pandas or polars DataFrame, a pyarrow Table or RecordBatch (read as the
+            CSV bytes of :func:`csv_bytes`: the three give the same audit), or the path of
+            a CSV file. Text columns are categorical features.
+        entity: the entity column, or a list of entity columns: the first is the entity,
+            the others (a coarser level it nests in, or a crossed one) are audited too.
+        label: the label column.
+        positive: the positive label (``True`` matches a boolean column's ``true``).
         test: the 0/1 (or false/true) column marking your test rows.
         time: an integer time column (adds the temporal-overlap check).
+        time_kind: what ``time`` measures: ``"calendar"`` (one clock for everyone) or
+            ``"order_within_entity"`` (a visit number); default: guessed from its name.
         threads: worker threads, at least 1.
         out: a new or empty folder to write the audit's pack and payload
-            (``audit.payload.json``) into, for ``counterlab verify``.
+            (``audit.payload.json``) into, for ``counterlab.verify``.
         seed: the seed of the entity-grouped comparison's fold draws (it is repeated
-            entity-grouped folds of about your test share, drawn 5 times; ``--seed``).
-        margin: a materiality margin on the ROC AUC gap (e.g. 0.02, ``--margin``):
+            entity-grouped folds of about your test share, drawn 5 times).
+        margin: a materiality margin on the ROC AUC gap (e.g. 0.02):
             ``result["auc"]["decision"]`` is then ``material_leak``, ``no_material_leak``
             or ``undecided`` by the verifier's interval.
 
@@ -488,84 +632,149 @@ def audit(
 
     Raises:
         DataError: a cell cannot be used (``row`` is 1-based: DataFrame row ``row - 1``).
+        UsageError: an argument of the wrong kind; duplicate column names in a frame.
     """
-    if hasattr(data, "to_csv"):
-        _no_carriage_returns(data)
-        source: Union[bytes, Path] = data.to_csv(index=False, lineterminator="\n").encode("utf-8")
-        name = "DataFrame"
-    elif isinstance(data, (str, os.PathLike)):
-        # Read in Rust, as the CLI reads it: regular files only, within the byte budget.
-        source = Path(os.fspath(data))
-        name = str(source)
-    else:
-        raise _error(UsageError, f"data: expected a DataFrame or a CSV path, found {type(data).__name__}")
-    text = _native.audit(
-        source,
-        name,
-        entity,
-        label,
-        str(positive),
-        test,
-        time,
-        _threads(threads),
-        None if out is None else Path(os.fspath(out)),
-        _integer(seed, "seed", 0, _U64),
-        None if margin is None else _margin(margin),
-    )
-    return json.loads(text)
+    source, name = _table(data)
+    first, more = _entities(entity)
+    with _args.python_names(_AUDIT_ARGUMENTS):
+        text = _native.audit(
+            source,
+            name,
+            first,
+            _args.text(label, "label"),
+            _positive(positive),
+            _args.text(test, "test"),
+            _args.optional_text(time, "time"),
+            _threads(threads),
+            _args.optional_path(out, "out"),
+            _args.integer(seed, "seed", 0, _U64),
+            None if margin is None else _margin(margin),
+            _time_kind(time_kind),
+            more,
+        )
+    return _report(text)
 
 
 def _margin(value: Any) -> float:
     """audit's materiality margin: a real number strictly between 0 and 1."""
-    import math
-    import numbers
-
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise _error(UsageError, f"margin: expected a number, found {type(value).__name__}")
-    try:
-        margin = float(value)
-    except OverflowError:
-        margin = math.inf
-    if not (math.isfinite(margin) and 0 < margin < 1):
-        raise _error(UsageError, f"margin: an AUC difference strictly between 0 and 1, found {value!r}")
+    margin = _args.real(value, "margin")
+    if not 0 < margin < 1:
+        raise _error(UsageError, f"margin: an AUC difference strictly between 0 and 1, found {_args.shown(value)}")
     return margin
 
 
-def _no_carriage_returns(frame: Any) -> None:
-    """A DataError at the first text cell with a carriage return: to_csv writes it bare,
-    and a bare CR is not a line end counterlab accepts (the CLI would refuse that file)."""
-    for column in frame.columns:
-        values = frame[column]
-        if values.dtype.kind not in "OSU" and str(values.dtype) not in ("string", "str"):
-            continue
-        for at, cell in enumerate(values.tolist()):
-            if isinstance(cell, str) and "\r" in cell:
-                raise _error(
-                    DataError,
-                    f"DataFrame: row {at + 1}, column {column!r}: a text cell with a carriage return "
-                    "(\\r); replace it (df[col].str.replace('\\r', ' ')) before the audit",
-                    path="DataFrame",
-                    row=at + 1,
-                    column=str(column),
-                )
+def init(
+    data: Any,
+    *,
+    entity: str,
+    label: str,
+    positive: Any,
+    out: PathLike,
+    time: Optional[str] = None,
+    time_kind: Optional[str] = None,
+    test: Optional[str] = None,
+    id: Optional[str] = None,
+    keep: Sequence[str] = (),
+    drop: Sequence[str] = (),
+    features: Optional[Sequence[str]] = None,
+) -> Report:
+    """Write a pack folder for your data, as ``counterlab init``: ``pack.toml`` with the
+    fixture's hash, the data as the fixture, every usable column as a feature (text columns
+    categorical) and starter experiments that ``run`` accepts with no edit.
+
+    Args:
+        data: a pandas or polars DataFrame, a pyarrow Table or RecordBatch (written as
+            ``data.csv``, the bytes of :func:`csv_bytes`), or the path of a CSV file
+            (copied under its own name).
+        entity, label: the entity and label columns.
+        positive: the positive label (``True`` matches a boolean column's ``true``).
+        out: the folder to create; it must not exist or be empty (init never overwrites).
+        time: an integer time column (adds the rolling-origin starter experiment).
+        time_kind: ``"calendar"`` or ``"order_within_entity"`` (default: guessed from the
+            column's name).
+        test: a 0/1 column marking your own test rows (adds the predefined-split starter).
+        id: the pack id (default: from the file name; ``data`` for a frame).
+        keep: columns kept as features although init would leave them out as suspect.
+        drop: columns left out of the features.
+        features: exactly these columns as features, in this order.
+
+    Returns:
+        ``id``, ``out``, ``fixture_file``; ``columns`` (each column's ``use``: a role,
+        ``numeric``, ``categorical`` with its ``levels``, or ``not used`` with ``why``);
+        ``notes`` and ``problems`` (what ``pack check`` reports); ``files`` written;
+        ``next``: the Python calls that run and verify each starter, and ``cli``: the
+        same as command lines.
+
+    Raises:
+        DataError: a cell or column cannot be used. UsageError: an argument of the wrong
+        kind, or ``out`` is not a new or empty folder.
+    """
+    source, name = _table(data)
+    if isinstance(source, bytes):
+        name = "data.csv"
+    folder = _args.path(out, "out")
+    if not _folder_is_free(folder):
+        raise _error(UsageError, f"out: {folder} exists and is not an empty folder: give a new folder (init never overwrites)")
+    with _args.python_names(_AUDIT_ARGUMENTS):
+        text = _native.init(
+            source,
+            name,
+            _args.text(entity, "entity"),
+            _args.text(label, "label"),
+            _positive(positive),
+            folder,
+            _args.optional_text(time, "time"),
+            _time_kind(time_kind),
+            _args.optional_text(test, "test"),
+            _args.optional_text(id, "id"),
+            _args.names(keep, "keep"),
+            _args.names(drop, "drop"),
+            None if features is None else _args.names(features, "features"),
+        )
+    return _init_report(_report(text))
+
+
+def _folder_is_free(folder: Path) -> bool:
+    """As the library's pack_folder::is_free: absent, or an empty folder."""
+    if not folder.exists():
+        return True
+    try:
+        return folder.is_dir() and not any(folder.iterdir())
+    except OSError:
+        return False
+
+
+def _init_report(result: Report) -> Report:
+    """init's answer with ``next``: the Python calls that check nothing by hand — run each
+    starter and verify its payload — beside the CLI's lines (``cli``)."""
+    packs = result["out"]
+    calls = []
+    for step in result["next_steps"]:
+        calls.append(f"payload = counterlab.run({step['experiment']!r}, packs={packs!r})")
+        calls.append(f"counterlab.verify(payload, packs={packs!r})")
+    order = ("id", "out", "fixture_file", "columns", "notes", "problems", "files")
+    ordered = Report((key, result[key]) for key in order)
+    ordered["next"] = calls
+    ordered["cli"] = result["cli"]
+    return ordered
 
 
 def boundary(
     pack: str, *, packs: Optional[PathLike] = None, threads: Optional[int] = None
-) -> Dict[str, Any]:
+) -> Report:
     """A pack's boundary map (``counterlab.boundary/1``): the claim's outcome in every cell
     of its sweep. ``verify(map)`` recomputes it."""
-    return json.loads(_native.boundary(_pack_id(pack), _packs(packs), _threads(threads)))
+    return _report(_native.boundary(_pack_id(pack), _packs(packs), _threads(threads)))
 
 
 def transfer(
     pack: str, choice: str, *, packs: Optional[PathLike] = None, threads: Optional[int] = None
-) -> Dict[str, Any]:
+) -> Report:
     """Score a choice in a pack's transfer task with the fixed evaluator
     (``counterlab.transfer/1``; ``result["answer"]["correct"]``)."""
     if not isinstance(choice, str):
         raise _error(UsageError, f"choice: expected a choice id (str), found {type(choice).__name__}")
-    return json.loads(_native.transfer(_pack_id(pack), choice, _packs(packs), _threads(threads)))
+    return _report(_native.transfer(_pack_id(pack), _args.text(choice, "choice"), _packs(packs), _threads(threads)))
 
 
 def select(
@@ -573,11 +782,11 @@ def select(
     candidates: Sequence[PathLike] = (),
     *,
     packs: Optional[PathLike] = None,
-) -> Dict[str, Any]:
+) -> Report:
     """The fixed selector (``counterlab.selection/1``): which candidate experiment runs for
     a prediction, by closed rules, with its derived seed. Without candidates, the pack's
     registered experiments are the candidates."""
-    return json.loads(
+    return _report(
         _native.select(
             _document(prediction, "prediction"), _paths(candidates, "candidates"), _packs(packs)
         )
@@ -592,19 +801,19 @@ def build_capsule(
     boundary: bool = False,
     packs: Optional[PathLike] = None,
     threads: Optional[int] = None,
-) -> Dict[str, Any]:
+) -> Report:
     """Build a Proof Capsule (``counterlab.capsule/1``), as ``counterlab capsule build``:
     the prediction, the selection, the selected experiment run with its derived seed, its
     verification, optional revisions and boundary map. ``verify(capsule)`` re-derives
     every link."""
     if isinstance(revisions, (str, bytes, Mapping, os.PathLike)):
         raise _error(UsageError, "revisions: expected a list of payloads")
-    return json.loads(
+    return _report(
         _native.build_capsule(
             _document(prediction, "prediction"),
             _paths(candidates, "candidates"),
             [_document(r, f"revisions[{i}]") for i, r in enumerate(revisions)],
-            _flag(boundary, "boundary"),
+            _args.flag(boundary, "boundary"),
             _packs(packs),
             _threads(threads),
         )

@@ -66,6 +66,23 @@ def audit(
     out: Optional[Path] = None,
     seed: int = 1,
     margin: Optional[float] = None,
+    time_kind: Optional[str] = None,
+    more_entities: List[str] = ...,
+) -> str: ...
+def init(
+    data: _Input,
+    name: str,
+    entity: str,
+    label: str,
+    positive: str,
+    out: Path,
+    time: Optional[str] = None,
+    time_kind: Optional[str] = None,
+    test: Optional[str] = None,
+    id: Optional[str] = None,
+    keep: List[str] = ...,
+    drop: List[str] = ...,
+    features: Optional[List[str]] = None,
 ) -> str: ...
 def boundary(pack: str, packs: Optional[Path] = None, threads: Optional[int] = None) -> str: ...
 def transfer(

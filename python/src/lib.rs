@@ -16,14 +16,16 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use counterlab::audit::{audit as audit_split, AuditOptions};
 use counterlab::capsule::BuildOptions;
 use counterlab::document::{read_document, verify_document};
 use counterlab::experiment::MAX_EXPERIMENT_BYTES;
+use counterlab::init::{scaffold, ColumnUse, InitOptions, Scaffold};
 use counterlab::metrics_report::{metrics_json, ColumnNames, Predictions};
-use counterlab::pack::LoadLimits;
+use counterlab::pack::{LoadLimits, TimeKind};
+use counterlab::pack_folder;
 use counterlab::prediction::{Prediction, MAX_PREDICTION_BYTES};
 use counterlab::verify::{Choices, VerifyOptions, MAX_PAYLOAD_BYTES_LIMIT};
 use counterlab::{ErrorKind, Experiment, Packs, RunOptions};
@@ -398,7 +400,7 @@ fn metrics(
 /// Audits the split of a CSV (its bytes, named `name` in messages, or a path read within
 /// the fixture budget); returns `counterlab.audit/1`.
 #[pyfunction]
-#[pyo3(signature = (data, name, entity, label, positive, test, time=None, threads=None, out=None, seed=1, margin=None))]
+#[pyo3(signature = (data, name, entity, label, positive, test, time=None, threads=None, out=None, seed=1, margin=None, time_kind=None, more_entities=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn audit(
     py: Python<'_>,
@@ -413,6 +415,8 @@ fn audit(
     out: Option<PathBuf>,
     seed: u64,
     margin: Option<f64>,
+    time_kind: Option<String>,
+    more_entities: Vec<String>,
 ) -> PyResult<String> {
     let input = Input::from(data)?;
     let verify_options = VerifyOptions {
@@ -425,30 +429,122 @@ fn audit(
         positive,
         test_column: test.clone(),
         time,
-        time_kind: None,
-        more_entities: Vec::new(),
+        time_kind: time_kind.as_deref().map(parse_time_kind).transpose()?,
+        more_entities,
         seed,
         margin,
     };
     kernel(py, move || {
         let limits = LoadLimits::default();
-        let csv = match input {
-            Input::Path(path) => counterlab::input::read_within(&path, limits.max_bytes, "")?,
-            Input::Bytes(bytes) if bytes.len() as u64 > limits.max_bytes => {
-                return Err(counterlab::Error::over_budget(
-                    &name,
-                    "bytes",
-                    limits.max_bytes,
-                    " (as CSV text)",
-                ));
-            }
-            Input::Bytes(bytes) => bytes,
-        };
+        let csv = read_csv(input, &name, &limits)?;
         let audit = audit_split(Path::new(&name), &csv, &options, &limits, &verify_options)?;
         if let Some(out) = &out {
             audit.write_pack(out, &csv)?;
         }
         Ok(text(&audit.to_json(&name, &test)))
+    })
+}
+
+/// A CSV's bytes: given (a frame written as CSV, named `name`), or read from a path as the
+/// CLI reads it (regular files only), within the fixture budget.
+fn read_csv(input: Input, name: &str, limits: &LoadLimits) -> counterlab::Result<Vec<u8>> {
+    match input {
+        Input::Path(path) => counterlab::input::read_within(&path, limits.max_bytes, ""),
+        Input::Bytes(bytes) if bytes.len() as u64 > limits.max_bytes => Err(
+            counterlab::Error::over_budget(name, "bytes", limits.max_bytes, " (as CSV text)"),
+        ),
+        Input::Bytes(bytes) => Ok(bytes),
+    }
+}
+
+/// `time_kind` as pack.toml spells it.
+fn parse_time_kind(text: &str) -> PyResult<TimeKind> {
+    match text {
+        "calendar" => Ok(TimeKind::Calendar),
+        "order_within_entity" => Ok(TimeKind::OrderWithinEntity),
+        other => Err(usage(format!(
+            "time_kind: expected \"calendar\" or \"order_within_entity\", found {other:?}"
+        ))),
+    }
+}
+
+/// Writes a pack folder for a CSV (its bytes, named `name`: the fixture's file name, or a
+/// path), as `counterlab init`; returns what was decided and written, as JSON.
+#[pyfunction]
+#[pyo3(signature = (data, name, entity, label, positive, out, time=None, time_kind=None, test=None, id=None, keep=Vec::new(), drop=Vec::new(), features=None))]
+#[allow(clippy::too_many_arguments)]
+fn init(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    name: String,
+    entity: String,
+    label: String,
+    positive: String,
+    out: PathBuf,
+    time: Option<String>,
+    time_kind: Option<String>,
+    test: Option<String>,
+    id: Option<String>,
+    keep: Vec<String>,
+    drop: Vec<String>,
+    features: Option<Vec<String>>,
+) -> PyResult<String> {
+    let input = Input::from(data)?;
+    let options = InitOptions {
+        entity,
+        label,
+        positive,
+        time,
+        test_column: test,
+        id,
+        time_kind: time_kind.as_deref().map(parse_time_kind).transpose()?,
+        keep,
+        drop,
+        features,
+    };
+    kernel(py, move || {
+        let limits = LoadLimits::default();
+        let path = match &input {
+            Input::Path(path) => path.clone(),
+            Input::Bytes(_) => PathBuf::from(&name),
+        };
+        let csv = read_csv(input, &name, &limits)?;
+        let scaffold = scaffold(&path, &csv, &options, &limits)?;
+        let written = pack_folder::write(&out, &scaffold, &csv)?;
+        Ok(text(&init_json(&out, &scaffold, &written)))
+    })
+}
+
+/// What `init` decided and wrote: each column's use, the notes and problems, the files
+/// and the next steps (as the CLI prints them).
+fn init_json(out: &Path, scaffold: &Scaffold, written: &[PathBuf]) -> Value {
+    let shown = |p: &Path| p.display().to_string();
+    let columns: Vec<Value> = scaffold
+        .columns
+        .iter()
+        .map(|(name, column_use)| match column_use {
+            ColumnUse::Role(role) => json!({ "name": name, "use": role }),
+            ColumnUse::Numeric => json!({ "name": name, "use": "numeric" }),
+            ColumnUse::Categorical(levels) => {
+                json!({ "name": name, "use": "categorical", "levels": levels })
+            }
+            ColumnUse::NotUsed(why) => json!({ "name": name, "use": "not used", "why": why }),
+        })
+        .collect();
+    let steps: Vec<Value> = pack_folder::next_steps(out, scaffold)
+        .iter()
+        .map(|s| json!({ "experiment": shown(&s.experiment), "payload": shown(&s.payload) }))
+        .collect();
+    json!({
+        "id": scaffold.id,
+        "out": shown(out),
+        "fixture_file": scaffold.fixture_file,
+        "columns": columns,
+        "notes": scaffold.notes,
+        "problems": scaffold.findings.problems(),
+        "files": written.iter().map(|p| shown(p)).collect::<Vec<_>>(),
+        "next_steps": steps,
+        "cli": pack_folder::next_commands(out, scaffold),
     })
 }
 
@@ -593,6 +689,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verify_revision, m)?)?;
     m.add_function(wrap_pyfunction!(metrics, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;
+    m.add_function(wrap_pyfunction!(init, m)?)?;
     m.add_function(wrap_pyfunction!(boundary, m)?)?;
     m.add_function(wrap_pyfunction!(transfer, m)?)?;
     m.add_function(wrap_pyfunction!(select, m)?)?;

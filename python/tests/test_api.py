@@ -13,7 +13,7 @@ import pytest
 import counterlab
 from conftest import PACKS
 
-PUBLIC = ["run", "verify", "verify_revision", "metrics", "audit", "boundary", "transfer", "select", "build_capsule"]
+PUBLIC = ["run", "verify", "verify_revision", "metrics", "audit", "init", "csv_bytes", "boundary", "transfer", "select", "build_capsule"]
 
 
 @pytest.mark.parametrize("name", PUBLIC)

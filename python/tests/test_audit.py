@@ -86,7 +86,8 @@ def test_a_fifo_or_a_folder_is_refused_not_read(tmp_path):
         counterlab.audit(fifo, entity="patient", label="outcome", positive=1, test="is_test")
     with pytest.raises(counterlab.IoError):
         counterlab.audit(tmp_path, entity="patient", label="outcome", positive=1, test="is_test")
-    with pytest.raises(counterlab.IoError):
+    # a NUL cannot be in any file name: the argument is refused by name
+    with pytest.raises(counterlab.UsageError, match="data: .* holds a NUL character"):
         counterlab.audit(str(tmp_path / "a\0b.csv"), entity="patient", label="outcome", positive=1, test="is_test")
 
 
@@ -185,3 +186,18 @@ def test_audit_margin_and_seed_are_the_cli_flags(cli_json, tmp_path):
     for bad in (dict(seed=-1), dict(seed=1.5), dict(margin="0.02"), dict(margin=10**400)):
         with pytest.raises(counterlab.UsageError):
             counterlab.audit(path, entity="patient", label="outcome", positive=1, test="is_test", **bad)
+
+
+def test_entity_lists_and_time_kind_are_arguments():
+    frame = with_split(pd.read_csv(RESPIRATORY), "patient", by_entity=True)
+    roles = dict(label="outcome", positive=1, test="is_test", time="visit")
+    got = counterlab.audit(frame, entity=["patient", "center"], time_kind="order_within_entity", **roles)
+    assert got["format"] == "counterlab.audit/1" and got["test_column"] == "is_test"
+    with pytest.raises(counterlab.UsageError, match=r"entity\[1\]: expected a str, found int"):
+        counterlab.audit(frame, entity=["patient", 1], **roles)
+    with pytest.raises(counterlab.UsageError, match="entity: expected a column name \\(str\\) or a non-empty list"):
+        counterlab.audit(frame, entity=[], **roles)
+    with pytest.raises(counterlab.UsageError, match='time_kind: expected "calendar" or "order_within_entity", found \'visits\''):
+        counterlab.audit(frame, entity="patient", time_kind="visits", **roles)
+    with pytest.raises(counterlab.DataError, match=r"named by entity=\)"):
+        counterlab.audit(frame, entity="centre", **roles)

@@ -5,8 +5,9 @@ use std::path::{Path, PathBuf};
 
 use counterlab::init::{scaffold, ColumnUse, InitOptions, Scaffold};
 use counterlab::pack::{LoadLimits, TimeKind};
+use counterlab::pack_folder;
 
-use super::{pack::print_problems, read_input, style, write_file, Exit, Outcome, Roles, EXIT_OK};
+use super::{pack::print_problems, read_input, style, Exit, Outcome, Roles, EXIT_OK, EXIT_USAGE};
 
 /// Make a pack folder from your CSV: pack.toml with the fixture's hash, every usable
 /// column as a feature (text columns categorical), and starter experiments.
@@ -79,26 +80,16 @@ pub(crate) fn parse_time_kind(text: &str) -> Result<TimeKind, String> {
     }
 }
 
-/// Writes the pack folder `out` (which must not exist or be empty): pack.toml, the
-/// fixture and the starter experiments. Returns the files written, in that order.
+/// Writes the pack folder `out` (counterlab::pack_folder): a folder that is not free is a
+/// usage error naming --out, and so is a file that cannot be written (exit 2).
 fn write_pack(out: &Path, scaffold: &Scaffold, fixture: &[u8]) -> Result<Vec<PathBuf>, Exit> {
-    if out.exists() && std::fs::read_dir(out).map_or(true, |mut entries| entries.next().is_some()) {
+    if !pack_folder::is_free(out) {
         return Err(Exit::usage(&format!(
             "{} exists and is not an empty folder: pass --out with a new folder (init never overwrites)",
             out.display()
         )));
     }
-    std::fs::create_dir_all(out.join("experiments"))
-        .map_err(|e| Exit::usage(&format!("{}: {e}", out.display())))?;
-    let mut written = vec![out.join("pack.toml"), out.join(&scaffold.fixture_file)];
-    write_file(&written[0], scaffold.manifest.as_bytes())?;
-    write_file(&written[1], fixture)?;
-    for starter in &scaffold.experiments {
-        let path = out.join("experiments").join(&starter.file_name);
-        write_file(&path, starter.json.as_bytes())?;
-        written.push(path);
-    }
-    Ok(written)
+    pack_folder::write(out, scaffold, fixture).map_err(|e| Exit::from(e).with_code(EXIT_USAGE))
 }
 
 /// What each column became, the notes and problems, and the files written.
@@ -137,14 +128,8 @@ fn print_summary(scaffold: &Scaffold, written: &[PathBuf]) {
 
 /// The commands that check the pack and run and verify each starter experiment.
 fn print_next_steps(out: &Path, scaffold: &Scaffold) {
-    let packs = out.display();
     outln!("next:");
-    outln!("  counterlab pack check {packs}");
-    for name in scaffold.experiments.iter().map(|e| &e.file_name) {
-        let stem = name.trim_end_matches(".json");
-        outln!(
-            "  counterlab run {packs}/experiments/{name} --packs {packs} --out {stem}.payload.json"
-        );
-        outln!("  counterlab verify {stem}.payload.json --packs {packs}");
+    for line in pack_folder::next_commands(out, scaffold) {
+        outln!("  {line}");
     }
 }
