@@ -967,13 +967,17 @@ fn verbagg_leaves_its_label_proxy_out_and_audits_persons_and_items() {
     assert_eq!(reports.len(), 2, "random-vs-grouped and its sibling");
     let manifest = std::fs::read_to_string(pack.join("pack.toml")).unwrap();
     assert!(
-        manifest.contains("#   resp: a label proxy: each of its 3 values has rows of one label only"),
+        manifest
+            .contains("#   resp: a label proxy: each of its 3 values has rows of one label only"),
         "{manifest}"
     );
     // Every other column is a feature; the text ones categorical, their levels as written.
     let check = json(&run(&["pack", "check", s(&pack), "--json"]));
     assert_eq!(check["rows"], facts["rows"]);
-    assert_eq!(check["entities"], facts["entities"]["id"]["distinct_entities"]);
+    assert_eq!(
+        check["entities"],
+        facts["entities"]["id"]["distinct_entities"]
+    );
     let labels = &facts["label_counts"];
     assert_eq!(
         check["labels"],
@@ -986,7 +990,10 @@ fn verbagg_leaves_its_label_proxy_out_and_audits_persons_and_items() {
         .iter()
         .map(|f| f.as_str().unwrap())
         .collect();
-    assert_eq!(features, ["Anger", "Gender", "item", "btype", "situ", "mode"]);
+    assert_eq!(
+        features,
+        ["Anger", "Gender", "item", "btype", "situ", "mode"]
+    );
     // 7,584 rows × 5 repeats: more work than the default budget, so init declares the
     // pack's own, and the printed verify command needs no flag.
     let declared = pack_toml["verify"]["max_work"].as_integer().unwrap();
@@ -1041,7 +1048,10 @@ fn verbagg_leaves_its_label_proxy_out_and_audits_persons_and_items() {
     assert_eq!(listed, expected);
     let items = &audit["further_entities"][0];
     assert_eq!(items["entity"], "item");
-    assert_eq!(items["shared_entities"]["count"], shared_values(&table, "item") as u64);
+    assert_eq!(
+        items["shared_entities"]["count"],
+        shared_values(&table, "item") as u64
+    );
     assert_eq!(items["shared_entities"]["count"], 24);
     assert_eq!(audit["leak"], true);
     assert_eq!(
@@ -1103,7 +1113,11 @@ fn contraception_reads_3_plus_as_a_level_and_offers_the_district_as_an_entity() 
     let by_woman = json(&by_woman);
     assert_eq!(by_woman["leak"], false);
     assert_eq!(by_woman["coarser_levels"], serde_json::json!(["district"]));
-    let both = run(&[&["audit", s(&split), "--entity", "woman,district"][..], &common].concat());
+    let both = run(&[
+        &["audit", s(&split), "--entity", "woman,district"][..],
+        &common,
+    ]
+    .concat());
     assert_eq!(both.status.code(), Some(1), "{}", text(&both));
     let both = json(&both);
     let districts = &both["further_entities"][0];

@@ -32,5 +32,6 @@ mod run;
 mod schema;
 mod select;
 mod split;
+mod suspects;
 mod transfer;
 mod verify;

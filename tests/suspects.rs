@@ -1,0 +1,407 @@
+//! Suspect columns and the smaller traps of real data (issue 33), through the binary, on
+//! small CSVs written here whose expected findings are stated by construction: a column
+//! that copies the label, a score derived from it, a row number, a second name of the
+//! entity, a clock, categories written as "3+", a 5 MB cell, a file name with a line
+//! break, 3 MB look-alike ids, an audit whose comparison cannot be built, degenerate
+//! intervals and labels written two ways.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use crate::common::{counterlab, TempDir};
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(o)))
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn write(dir: &TempDir, name: &str, csv: &str) -> PathBuf {
+    let path = dir.path().join(name);
+    std::fs::write(&path, csv).unwrap();
+    path
+}
+
+/// 40 patients × 4 visits. The label y is 1 for rows where (patient + visit) % 3 == 0.
+/// Columns, by construction:
+/// - `count`: equals y (0/1): its two values each have rows of one label only;
+/// - `score`: y + row / 1000 — a copy of the label with noise (160 values): alone it ranks
+///   every positive above every negative (AUC 1 out of fold);
+/// - `row_id`: 1…160, a different whole number in every row;
+/// - `patient_code`: "P-" + the patient number: one per patient, one patient per value;
+/// - `week`: the visit number under a clock's name;
+/// - `x`: a real feature, (patient × 7 + visit × 3) % 11 + 0.5.
+fn suspect_csv() -> String {
+    let mut csv = String::from("pid,y,count,score,row_id,patient_code,week,x\n");
+    let mut row = 0;
+    for p in 0..40 {
+        for v in 0..4 {
+            row += 1;
+            let y = u8::from((p + v) % 3 == 0);
+            let score = f64::from(y) + f64::from(row) / 1000.0;
+            let x = f64::from((p * 7 + v * 3) % 11) + 0.5;
+            csv += &format!("p{p:02},{y},{y},{score},{row},P-{p},{v},{x}\n");
+        }
+    }
+    csv
+}
+
+fn init_pack(dir: &TempDir, data: &Path, name: &str, flags: &[&str]) -> (PathBuf, Output) {
+    let out = dir.path().join(name);
+    let mut args = vec![
+        "init",
+        s(data),
+        "--entity",
+        "pid",
+        "--label",
+        "y",
+        "--positive",
+        "1",
+    ];
+    args.extend(flags);
+    args.extend(["--out", s(&out)]);
+    (out.clone(), counterlab(&args))
+}
+
+#[test]
+fn init_leaves_proxies_ids_and_clocks_out_with_the_evidence() {
+    let dir = TempDir::new("suspects-init");
+    let data = write(&dir, "visits.csv", &suspect_csv());
+    let (out, init) = init_pack(&dir, &data, "visits", &[]);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    let manifest = std::fs::read_to_string(out.join("pack.toml")).unwrap();
+    assert!(manifest.contains("features = [\n  \"x\",\n]"), "{manifest}");
+    for expected in [
+        "#   count: a label proxy: each of its 2 values has rows of one label only",
+        "#   score: a label proxy: alone it scores out-of-fold ROC AUC 1.0000 over 5 entity-grouped folds",
+        "#   row_id: an identifier: a different value in each of the 160 rows",
+        "#   patient_code: an alias of the entity: one value per entity and one entity per value (40 entities)",
+        "#   week: a clock: whole numbers under a time-like name",
+        "to use it anyway, keep it (--keep count)",
+    ] {
+        assert!(manifest.contains(expected), "{expected}\n{manifest}");
+    }
+    // What init wrote, its own check finds clean.
+    let check = counterlab(&["pack", "check", s(&out)]);
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check));
+}
+
+#[test]
+fn kept_and_listed_columns_stay_and_pack_check_knows_they_were_meant() {
+    let dir = TempDir::new("suspects-keep");
+    let data = write(&dir, "visits.csv", &suspect_csv());
+    let (out, init) = init_pack(&dir, &data, "kept", &["--keep", "week", "--drop", "count"]);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    let manifest = std::fs::read_to_string(out.join("pack.toml")).unwrap();
+    assert!(
+        manifest.contains("features = [\n  \"week\",\n  \"x\",\n]"),
+        "{manifest}"
+    );
+    assert!(manifest.contains("kept = [\n  \"week\",\n]"), "{manifest}");
+    assert!(
+        manifest.contains("#   count: left out on request (drop)"),
+        "{manifest}"
+    );
+    let check = json(&counterlab(&["pack", "check", s(&out), "--json"]));
+    assert_eq!(check["clean"], true, "{check}");
+    assert_eq!(check["kept"], serde_json::json!(["week"]));
+    // Without `kept`, the same pack's clock is a problem of pack check.
+    let unkept = manifest.replace("kept = [\n  \"week\",\n]\n", "");
+    std::fs::write(out.join("pack.toml"), unkept).unwrap();
+    let check = counterlab(&["pack", "check", s(&out)]);
+    assert_eq!(check.status.code(), Some(1), "{}", text(&check));
+    assert!(
+        text(&check).contains("problem: feature \"week\" is a clock"),
+        "{}",
+        text(&check)
+    );
+
+    // --features takes exactly those, in that order, suspect or not.
+    let (out, init) = init_pack(&dir, &data, "listed", &["--features", "x,score"]);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    let manifest = std::fs::read_to_string(out.join("pack.toml")).unwrap();
+    assert!(
+        manifest.contains("features = [\n  \"x\",\n  \"score\",\n]"),
+        "{manifest}"
+    );
+    assert!(manifest.contains("kept = [\n  \"score\",\n]"), "{manifest}");
+
+    // A name that is no column, or a role, is refused by name.
+    for (flags, expected) in [
+        (
+            &["--drop", "nope"][..],
+            "drop: column \"nope\" is not a column of the file",
+        ),
+        (
+            &["--features", "x,y"][..],
+            "features: column \"y\" is the label; a role is never a feature",
+        ),
+    ] {
+        let (_, refused) = init_pack(&dir, &data, "refused", flags);
+        // Exit 1, as for a role naming no column: the request does not fit the data.
+        assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+        assert!(text(&refused).contains(expected), "{}", text(&refused));
+    }
+}
+
+#[test]
+fn categories_are_read_as_written_and_a_long_cell_is_no_category() {
+    let dir = TempDir::new("suspects-categories");
+    let mut csv = String::from("pid,y,children,code,note,x\n");
+    let long = "z".repeat(5 << 20);
+    for r in 0..40 {
+        // Each value has rows of both labels (y alternates within a pair of rows).
+        let children = ["0", "1", "2", "3+"][(r / 2) % 4];
+        let code = ["01", "23", "7p"][r % 3];
+        let note = if r == 17 {
+            long.as_str()
+        } else {
+            ["a", "b"][r % 2]
+        };
+        csv += &format!(
+            "e{},{},{children},{code},{note},{}.5\n",
+            r / 2,
+            r % 2,
+            r % 5
+        );
+    }
+    let data = write(&dir, "kids.csv", &csv);
+    let (out, init) = init_pack(&dir, &data, "kids", &[]);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    let manifest = std::fs::read_to_string(out.join("pack.toml")).unwrap();
+    for expected in [
+        "children = [\"0\", \"1\", \"2\", \"3+\"]",
+        "code = [\"01\", \"23\", \"7p\"]",
+        // Data row 18 holds the 5 MiB cell: the column is free text, not a category.
+        "#   note: row 18 holds a value of 5242880 bytes, longer than a category level may be (256 bytes)",
+    ] {
+        assert!(manifest.contains(expected), "{expected}\n{}", &manifest[..manifest.len().min(4000)]);
+    }
+    assert!(manifest.len() < 10_000, "the cell is not in pack.toml");
+    // init never writes a pack its own check refuses.
+    let check = counterlab(&["pack", "check", s(&out)]);
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check));
+    let rehash = counterlab(&["pack", "rehash", s(&out)]);
+    assert_eq!(rehash.status.code(), Some(0), "{}", text(&rehash));
+}
+
+#[test]
+fn a_file_name_with_a_line_break_cannot_write_toml() {
+    let dir = TempDir::new("suspects-name");
+    let data = write(&dir, "a\nid = \"evil\"\n.csv", &suspect_csv());
+    let (out, init) = init_pack(&dir, &data, "named", &["--id", "named"]);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    let manifest = std::fs::read_to_string(out.join("pack.toml")).unwrap();
+    assert!(
+        manifest.starts_with("# Written by `counterlab init` from a\\nid = \\\"evil\\\"\\n.csv."),
+        "{manifest}"
+    );
+    let parsed: toml::Value = manifest.parse().unwrap();
+    assert_eq!(parsed["id"].as_str(), Some("named"));
+    let check = counterlab(&["pack", "check", s(&out)]);
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check));
+}
+
+#[test]
+fn look_alike_ids_of_3_mb_are_shown_cut() {
+    let dir = TempDir::new("suspects-long-ids");
+    let id = "q".repeat(3 << 20);
+    let mut csv = String::from("pid,y,x\n");
+    for r in 0..12 {
+        let pid = match r {
+            0 => id.clone(),
+            1 => id.to_uppercase(),
+            _ => format!("p{r}"),
+        };
+        csv += &format!("{pid},{},{}.5\n", r % 2, r % 5);
+    }
+    let data = write(&dir, "ids.csv", &csv);
+    let (out, init) = init_pack(&dir, &data, "ids", &[]);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    assert!(
+        init.stdout.len() + init.stderr.len() < 20_000,
+        "{} bytes",
+        init.stdout.len() + init.stderr.len()
+    );
+    let check = counterlab(&["pack", "check", s(&out)]);
+    assert_eq!(check.status.code(), Some(1), "{}", &text(&check)[..2000]);
+    let shown = text(&check);
+    assert!(shown.len() < 20_000, "{} bytes", shown.len());
+    assert!(
+        shown.contains("… (3145648 more characters)"),
+        "{}",
+        &shown[..2000]
+    );
+}
+
+#[test]
+fn audit_reports_the_leak_it_found_when_no_comparison_can_be_built() {
+    // One entity: its rows on both sides are a leak; an entity-grouped comparison needs two.
+    let dir = TempDir::new("suspects-audit");
+    let mut csv = String::from("pid,y,x,is_test\n");
+    for r in 0..20 {
+        csv += &format!("solo,{},{}.5,{}\n", r % 2, r % 7, u8::from(r % 4 == 0));
+    }
+    let data = write(&dir, "solo.csv", &csv);
+    let audit = counterlab(&[
+        "audit",
+        s(&data),
+        "--entity",
+        "pid",
+        "--label",
+        "y",
+        "--positive",
+        "1",
+        "--test-column",
+        "is_test",
+        "--json",
+    ]);
+    assert_eq!(audit.status.code(), Some(1), "{}", text(&audit));
+    let audit = json(&audit);
+    assert_eq!(audit["shared_entities"]["count"], 1);
+    assert_eq!(audit["leak"], true);
+    assert!(audit["auc"].is_null());
+    assert!(
+        audit["comparison_error"]
+            .as_str()
+            .unwrap()
+            .contains("needs two"),
+        "{audit}"
+    );
+}
+
+#[test]
+fn a_visit_number_is_no_calendar() {
+    // Patients grouped whole into test: visits overlap across patients, which is no leak
+    // when the time is an order within each patient.
+    let dir = TempDir::new("suspects-visit");
+    let mut csv = String::from("pid,visit,y,x,is_test\n");
+    for p in 0..20 {
+        for v in 1..=4 {
+            csv += &format!(
+                "p{p:02},{v},{},{}.5,{}\n",
+                (p + v) % 2,
+                (p * 3 + v) % 7,
+                u8::from(p % 4 == 0)
+            );
+        }
+    }
+    let data = write(&dir, "trial.csv", &csv);
+    let common = [
+        "audit",
+        s(&data),
+        "--entity",
+        "pid",
+        "--label",
+        "y",
+        "--positive",
+        "1",
+        "--test-column",
+        "is_test",
+        "--time",
+        "visit",
+        "--json",
+    ];
+    let by_name = counterlab(&common);
+    assert_eq!(by_name.status.code(), Some(0), "{}", text(&by_name));
+    let by_name = json(&by_name);
+    assert_eq!(by_name["time_kind"], "order_within_entity");
+    assert_eq!(by_name["leak"], false);
+    // 5 test patients × 4 visits, every one at or before the latest training visit (4).
+    assert_eq!(by_name["temporal_overlap_rows"], 20);
+    let calendar = counterlab(&[&common[..], &["--time-kind", "calendar"]].concat());
+    assert_eq!(calendar.status.code(), Some(1), "{}", text(&calendar));
+    assert_eq!(json(&calendar)["leak"], true);
+}
+
+#[test]
+fn metrics_calls_degenerate_intervals_undefined_and_refuses_look_alike_labels() {
+    let dir = TempDir::new("suspects-metrics");
+    let metrics = |csv: &str, extra: &[&str]| {
+        let data = write(&dir, "scores.csv", csv);
+        let mut args = vec![
+            "metrics",
+            s(&data),
+            "--label",
+            "y",
+            "--score",
+            "s",
+            "--positive",
+            "1",
+        ];
+        args.extend(extra);
+        counterlab(&args)
+    };
+    let tied = json(&metrics("y,s\n1,0.5\n0,0.5\n1,0.5\n0,0.5\n", &["--json"]));
+    assert_eq!(tied["roc_auc"], 0.5);
+    assert!(
+        tied["roc_auc_ci"].is_null() && tied["roc_auc_se"].is_null(),
+        "{tied}"
+    );
+    assert!(
+        tied["undefined"]
+            .as_str()
+            .unwrap()
+            .contains("standard error is 0"),
+        "{tied}"
+    );
+    // One positive entity: Obuchowski's interval has no spread.
+    let one = json(&metrics(
+        "y,s,e\n1,0.9,a\n0,0.5,b\n0,0.4,c\n0,0.3,d\n0,0.2,a\n",
+        &["--entity", "e", "--json"],
+    ));
+    assert!(one["roc_auc_ci"].is_null(), "{one}");
+    let alike = metrics("y,s\n1,0.9\n 1,0.5\n1,0.4\n 1,0.3\n", &[]);
+    assert_eq!(alike.status.code(), Some(1), "{}", text(&alike));
+    assert!(
+        text(&alike).contains("label texts \" 1\" and \"1\" look alike"),
+        "{}",
+        text(&alike)
+    );
+}
+
+#[test]
+fn an_over_budget_verify_says_the_value_to_pass() {
+    let dir = TempDir::new("suspects-budget");
+    let payload = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/packs/entity-leakage/payloads/random-inflates-auc.json");
+    let over = json(&counterlab(&[
+        "verify",
+        s(&payload),
+        "--max-work",
+        "1000",
+        "--json",
+    ]));
+    let reason = over["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "budget.work")
+        .and_then(|c| c["reason"].as_str())
+        .unwrap()
+        .to_owned();
+    let needed: &str = reason.split(' ').next().unwrap();
+    assert!(
+        reason.contains(&format!("pass --max-work {needed}")),
+        "{reason}"
+    );
+    let enough = json(&counterlab(&[
+        "verify",
+        s(&payload),
+        "--max-work",
+        needed,
+        "--json",
+    ]));
+    assert_eq!(enough["verdict"], "SUPPORTS", "{enough}");
+    let _ = dir;
+}
