@@ -372,6 +372,11 @@ pub fn audit(
             )));
         }
     }
+    // Every further entity column exists before any level is audited.
+    let csv = crate::csv_input::StrictCsv::new(path, bytes, limits.max_columns, limits.max_rows)?;
+    for entity in &options.more_entities {
+        csv.column_for(entity, Some("--entity"))?;
+    }
     let mut audit = audit_level(
         path,
         bytes,
@@ -408,6 +413,13 @@ fn audit_level(
     limits: &LoadLimits,
     verify_options: &VerifyOptions,
 ) -> Result<Audit> {
+    // The other entity columns are never features: every level's model reads the same
+    // columns, and an id of one level must not identify the rows of another.
+    let others = std::iter::once(&options.entity)
+        .chain(&options.more_entities)
+        .filter(|e| *e != entity)
+        .cloned()
+        .collect();
     let init = InitOptions {
         entity: entity.to_owned(),
         label: options.label.clone(),
@@ -416,6 +428,7 @@ fn audit_level(
         test_column: Some(options.test_column.clone()),
         id: None,
         time_kind: options.time_kind,
+        drop: others,
         ..InitOptions::default()
     };
     let mut scaffold = scaffold(path, bytes, &init, limits)?;
@@ -433,6 +446,16 @@ fn audit_level(
     let fraction = test_rows.len() as f64 / table.n_rows() as f64;
     let comparison = comparison_experiment(&pack, options, fraction).and_then(
         |(experiment_text, grouped_folds)| {
+            // The audit's pack declares the comparison's own budget when it needs more
+            // than the default, so that `verify` of the payload it writes needs no flag.
+            let experiment = Experiment::from_json(experiment_text.as_bytes())?;
+            let pack = match crate::init::budget_section(&pack, &experiment) {
+                Some(section) => {
+                    scaffold.manifest = with_budget(&scaffold.manifest, &section);
+                    Pack::from_parts(dir, &scaffold.manifest, bytes, limits)?
+                }
+                None => pack.clone(),
+            };
             let comparison = compare(
                 &pack,
                 &experiment_text,
@@ -462,6 +485,14 @@ fn audit_level(
         leak_reasons,
         further: Vec::new(),
     })
+}
+
+/// `manifest` with its `[verify]` section (if any) replaced by `section`.
+fn with_budget(manifest: &str, section: &str) -> String {
+    let kept = manifest
+        .find(crate::init::BUDGET_COMMENT)
+        .map_or(manifest, |at| &manifest[..at]);
+    format!("{}\n{section}", kept.trim_end_matches('\n'))
 }
 
 /// Entities with test rows, and test rows whose entity has training rows.

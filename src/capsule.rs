@@ -111,10 +111,19 @@ pub fn build_answered(
             crate::revision::MAX_REVISIONS
         )));
     }
-    let verify_options = VerifyOptions {
+    let mut verify_options = VerifyOptions {
         family: 1,
         ..options.verify.clone()
     };
+    // The budget the pack raises is the one recorded: a capsule's options are re-verified
+    // as explicit choices, which the pack's own budget does not raise again.
+    if let Some(budget) = pack
+        .manifest()
+        .verify
+        .filter(|_| verify_options.pack_budget)
+    {
+        verify_options.max_work = verify_options.max_work.max(budget.max_work);
+    }
     let threads = verify_options.threads;
     let payload = run_with(pack, &experiment, &RunOptions { threads })?;
     let payload_text = payload.to_json_pretty()?;

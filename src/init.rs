@@ -6,9 +6,10 @@
 //! two differ by no material amount (`at_most:` [`MATERIAL_MARGIN`]).
 //!
 //! Nothing here guesses silently: a column is a numeric feature only when every cell is a
-//! finite number, a categorical one only when every cell is text of at most
-//! [`MAX_LEVELS`] levels; anything else is listed as not used, with the reason and the
-//! fix. The generated pack is loaded and every starter experiment validated before
+//! finite number, a categorical one when a cell is text and it has at most [`MAX_LEVELS`]
+//! values (as written: "3+" beside "0"), at most half the rows and none longer than
+//! [`MAX_LEVEL_BYTES`]; anything else is listed as not used, with the reason and the fix.
+//! Suspect columns ([`crate::suspect`]) are left out with their evidence unless kept. The generated pack is loaded and every starter experiment validated before
 //! anything is written, so what `init` writes is what `run` reads.
 
 use std::collections::BTreeMap;
@@ -152,6 +153,11 @@ pub fn scaffold(
     let role_of = column_roles(&csv, options)?;
     let (mut columns, label_levels) = columns::read_columns(&mut csv, &role_of, &options.label)?;
     let mut notes = Vec::new();
+    if options.time_kind.is_some() && options.time.is_none() {
+        return Err(Error::invalid(
+            "a time kind was given without a time column: name the time column too",
+        ));
+    }
     let mut plan = FeaturePlan::new(&mut columns, options)?;
     let time_kind = time_kind(options, &mut notes);
     let head = ManifestHead {
@@ -178,7 +184,7 @@ pub fn scaffold(
         user_split(path, &pack, column)?;
     }
     suspect_notes(&suspects, &kept, options, &mut notes);
-    let findings = Findings::of(pack.table(), &pack.manifest().data);
+    let findings = Findings::excluding(pack.table(), &pack.manifest().data, &except);
     let experiments = starter_experiments(&pack, options, &mut notes);
     let mut work = 0;
     for starter in &experiments {
@@ -189,12 +195,7 @@ pub fn scaffold(
                 starter.file_name
             ))
         })?;
-        let defaults = crate::verify::VerifyOptions::default();
-        work = work.max(crate::verify::work_units(
-            &experiment,
-            pack.table(),
-            &defaults,
-        ));
+        work = work.max(default_work(&pack, &experiment));
     }
     if work > crate::verify::VerifyOptions::default().max_work {
         manifest.push_str(&pack_budget(work));
@@ -424,12 +425,33 @@ impl ManifestHead<'_> {
     }
 }
 
+/// The first line of the `[verify]` section init writes (audit replaces the section).
+pub(crate) const BUDGET_COMMENT: &str = "\n# The verification needs more work";
+
 /// `pack.toml`'s `[verify]` section raising the work budget to `work` units: the most a
-/// starter's verification needs under the default options.
+/// starter's (or the audit's comparison's) verification needs under the default options.
 fn pack_budget(work: u64) -> String {
     format!(
-        "\n# The starters' verification needs more work than the default budget (docs/VERDICTS.md,\n# \"Budgets and options\"): the most any of them needs.\n[verify]\nmax_work = {work}\n"
+        "{BUDGET_COMMENT} than the default budget (docs/VERDICTS.md,\n# \"Budgets and options\"): the most it needs.\n[verify]\nmax_work = {work}\n"
     )
+}
+
+/// The work units verifying `experiment` on `pack` takes under the default options.
+fn default_work(pack: &Pack, experiment: &Experiment) -> u64 {
+    let defaults = crate::verify::VerifyOptions::default();
+    crate::verify::work_units(experiment, pack.table(), &defaults)
+}
+
+/// The `[verify]` section `pack` needs for `experiment` to verify under the default
+/// options, when the default budget and the pack's own are too small.
+pub(crate) fn budget_section(pack: &Pack, experiment: &Experiment) -> Option<String> {
+    let work = default_work(pack, experiment);
+    let declared = pack.manifest().verify.map_or(0, |b| b.max_work);
+    (work
+        > crate::verify::VerifyOptions::default()
+            .max_work
+            .max(declared))
+    .then(|| pack_budget(work))
 }
 
 /// Text for a `pack.toml` comment: one line, control characters escaped (a file name

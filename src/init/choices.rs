@@ -36,6 +36,16 @@ impl FeaturePlan {
                 check_name(columns, request, name)?;
             }
         }
+        let asked = |d: &String| options.features.iter().flatten().any(|f| f == d);
+        if let Some(both) = options
+            .drop
+            .iter()
+            .find(|d| asked(d) || options.keep.contains(d))
+        {
+            return Err(Error::invalid(format!(
+                "column {both:?} is both dropped and asked for (features or keep): name it once"
+            )));
+        }
         for (name, column_use) in columns.iter_mut() {
             if options.drop.contains(name) && is_feature(column_use) {
                 *column_use = ColumnUse::NotUsed("left out on request (drop)".into());

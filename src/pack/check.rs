@@ -72,6 +72,11 @@ pub struct RowsPerEntity {
 impl Findings {
     /// The findings of `table` read with `spec`.
     pub fn of(table: &Table, spec: &DataSpec) -> Findings {
+        Findings::excluding(table, spec, &[])
+    }
+
+    /// The findings, no suspect column among `except` (a predefined split's column).
+    pub fn excluding(table: &Table, spec: &DataSpec, except: &[String]) -> Findings {
         let label_levels = label_levels(table);
         let (entity_collisions, entity_collision_count) = entity_collisions(table.entity_ids());
         let (duplicate_entity_times, duplicate_entity_time_count) = duplicate_entity_times(table);
@@ -84,7 +89,7 @@ impl Findings {
             duplicate_entity_times,
             duplicate_entity_time_count,
             rows_per_entity: rows_per_entity(table),
-            suspects: suspects(table, &[]),
+            suspects: suspects(table, except),
             kept: spec.kept.clone(),
         }
     }

@@ -511,10 +511,11 @@ pub(crate) fn evaluate(
     if let Some(range) = vacuous_range(claim) {
         return vacuous_evaluation(claim, &statement, range, &level, &observed.results);
     }
-    let estimate = match claim_estimate(prepared, claim, observed, level.z) {
-        Ok(estimate) => estimate,
-        Err(reason) => return undefined_evaluation(&statement, &level, &reason),
-    };
+    let estimate =
+        match claim_estimate(prepared, claim, observed, level.z).and_then(intervals::with_width) {
+            Ok(estimate) => estimate,
+            Err(reason) => return undefined_evaluation(&statement, &level, &reason),
+        };
     // The observed statistic is the kernel's own number (recomputed results).
     let observed_statistic = claim_statistic(claim, &observed.results).unwrap_or(estimate.value);
     let runs = claim_null_runs(prepared, claim, row_null, settings);

@@ -239,14 +239,20 @@ pub fn over_repeats(per_repeat: &[Estimate], range: (f64, f64), z: f64) -> Estim
 /// tied, a perfect ranking, or one positive entity give a standard error of 0, and an
 /// interval [v, v] would claim certainty about another sample.
 pub fn estimate(metric: MetricName, rows: &TestRows<'_>, z: f64) -> Result<Estimate, Undefined> {
-    let estimate = any_estimate(metric, rows, z)?;
-    // Wilson's interval is never degenerate (at 100% accuracy it still has width); a
-    // normal interval of zero width is a standard error of 0.
+    with_width(any_estimate(metric, rows, z)?)
+}
+
+/// The estimate, or undefined when its interval has zero width. Wilson's interval is
+/// never degenerate (at 100% accuracy it still has width); a normal interval of zero width
+/// is a standard error of 0: every score tied, a perfect ranking, one positive or negative
+/// entity, or two arms that scored every row alike — and [v, v] would claim certainty
+/// about another sample.
+pub fn with_width(estimate: Estimate) -> Result<Estimate, Undefined> {
     if estimate.ci.0 < estimate.ci.1 {
         Ok(estimate)
     } else {
         Err(Undefined(format!(
-            "the interval is degenerate: its standard error is 0 at {} (every score tied, a perfect ranking, or one positive or negative entity), so it says nothing of another sample",
+            "the interval is degenerate: its standard error is 0 at {} (every score tied, a perfect ranking, one positive or negative entity, or two arms that scored alike), so it says nothing of another sample",
             estimate.value
         )))
     }
