@@ -1049,7 +1049,10 @@ fn verbagg_leaves_its_label_proxy_out_and_audits_persons_and_items() {
     assert_eq!(listed, expected);
     let items = &audit["further_entities"][0];
     assert_eq!(items["entity"], "item");
-    assert_eq!(items["features"], audit["features"], "every level reads the same columns");
+    assert_eq!(
+        items["features"], audit["features"],
+        "every level reads the same columns"
+    );
     assert_eq!(
         items["shared_entities"]["count"],
         shared_values(&table, "item") as u64

@@ -405,3 +405,42 @@ fn an_over_budget_verify_says_the_value_to_pass() {
     assert_eq!(enough["verdict"], "SUPPORTS", "{enough}");
     let _ = dir;
 }
+
+#[test]
+fn the_readme_verdict_has_no_time_caveat_and_says_its_arms_scored_other_rows() {
+    // entity-leakage's month is calendar time, but random-vs-grouped asks nothing about
+    // time (no arm orders it): the grouped arm's overlap in time is no caveat of it.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let payload_path = root.join("fixtures/packs/entity-leakage/payloads/random-inflates-auc.json");
+    let report = json(&counterlab(&["verify", s(&payload_path), "--json"]));
+    assert_eq!(report["verdict"], "SUPPORTS");
+    let kinds: Vec<&str> = report["caveats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["shared_entities"], "{report}");
+    // Two single splits test their own rows: the report says how many each scored, as the
+    // payload records them (run's own count), and that fewer rows are common to both.
+    let payload: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&payload_path).unwrap()).unwrap();
+    let rows = &report["claim"]["scored_rows"];
+    let recorded = |arm: &str| payload["results"][arm]["split"]["test_rows"].clone();
+    assert_eq!(rows["higher"], recorded("random_rows"));
+    assert_eq!(rows["lower"], recorded("entity_grouped"));
+    let both = rows["both"].as_u64().unwrap();
+    assert!(
+        both > 0 && both < rows["higher"].as_u64().unwrap(),
+        "{rows}"
+    );
+    let text = text(&counterlab(&["verify", s(&payload_path)]));
+    assert!(
+        text.contains("unpaired the two arms scored different rows: 439 and 888"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("at or before the latest training time"),
+        "{text}"
+    );
+}

@@ -512,7 +512,12 @@ pub(crate) fn evaluate(
         return vacuous_evaluation(claim, &statement, range, &level, &observed.results);
     }
     let estimate =
-        match claim_estimate(prepared, claim, observed, level.z).and_then(intervals::with_width) {
+        match claim_estimate(prepared, claim, observed, level.z).and_then(|e| {
+            match claim.metric() {
+                MetricName::RocAuc => intervals::with_width(e),
+                _ => Ok(e),
+            }
+        }) {
             Ok(estimate) => estimate,
             Err(reason) => return undefined_evaluation(&statement, &level, &reason),
         };

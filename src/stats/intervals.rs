@@ -235,18 +235,21 @@ pub fn over_repeats(per_repeat: &[Estimate], range: (f64, f64), z: f64) -> Estim
 }
 
 /// The estimate of `metric` on the rows with its `value ± z·se` interval (Wilson's at z
-/// for a proportion), or why there is none — a zero-width interval included: all scores
-/// tied, a perfect ranking, or one positive entity give a standard error of 0, and an
-/// interval [v, v] would claim certainty about another sample.
+/// for a proportion), or why there is none — a zero-width ROC AUC interval included
+/// ([`with_width`]).
 pub fn estimate(metric: MetricName, rows: &TestRows<'_>, z: f64) -> Result<Estimate, Undefined> {
-    with_width(any_estimate(metric, rows, z)?)
+    let estimate = any_estimate(metric, rows, z)?;
+    match metric {
+        MetricName::RocAuc => with_width(estimate),
+        _ => Ok(estimate),
+    }
 }
 
-/// The estimate, or undefined when its interval has zero width. Wilson's interval is
-/// never degenerate (at 100% accuracy it still has width); a normal interval of zero width
-/// is a standard error of 0: every score tied, a perfect ranking, one positive or negative
-/// entity, or two arms that scored every row alike — and [v, v] would claim certainty
-/// about another sample.
+/// The estimate, or undefined when its interval has zero width: for a ROC AUC (or a gap
+/// of two), a standard error of 0 comes from every score tied, a perfect ranking, one
+/// positive or negative entity, or two arms that scored every row alike — and [v, v] would
+/// claim certainty about another sample. Accuracy-type metrics keep theirs: a model that
+/// predicts one class for every row has a lift of exactly 0 on any resample of its rows.
 pub fn with_width(estimate: Estimate) -> Result<Estimate, Undefined> {
     if estimate.ci.0 < estimate.ci.1 {
         Ok(estimate)

@@ -263,7 +263,7 @@ pub fn rules() -> Value {
         "revisions": "at most 2; each only after a REJECTED verdict of the payload it revises (at that payload's family level); the claim, pack, seed, metrics and format fixed; a design change in the revision normal form (names, order and defaults are not changes); the selector's rules 3-7 passed again",
         "look_alike_caveat": "test entities without training rows whose id equals a training id under the entity-key normalisation (NFKC, case folding, invisible characters and marks removed, digits of every script, confusables skeleton, equal decimal numbers, leading zeros) are a look_alike_entities caveat of the arm",
         "temporal_caveat": "test rows at or before the latest training time are a temporal_overlap caveat of an arm only when the pack's time_kind is calendar and an arm of the experiment orders time (temporal, rolling_origin); an order within each entity (time_kind order_within_entity) is never compared across entities",
-        "degenerate_interval": "an interval of zero width (standard error 0: every score tied, a perfect ranking, one positive or negative entity) is undefined",
+        "degenerate_interval": "a ROC AUC interval (or a ROC AUC gap's) of zero width (standard error 0: every score tied, a perfect ranking, one positive or negative entity, two arms that scored alike) is undefined",
         "scored_rows": "a gap whose two arms scored different rows reports how many rows each arm scored and how many both did (claim.scored_rows)",
         "pack_budget": "a pack's [verify] max_work raises the work budget when larger and no budget was given explicitly",
         "look_alike_labels": "label texts with one entity key (\" 1\" and \"1\") are refused at load",
