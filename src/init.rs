@@ -30,7 +30,7 @@ use crate::suspect::Suspect;
 use choices::FeaturePlan;
 
 /// Most levels of a text column taken as categorical; more is an identifier or free text.
-pub const MAX_LEVELS: usize = 50;
+pub use crate::suspect::MAX_LEVELS;
 
 /// Longest category level, in bytes: a longer cell is free text, and its levels would
 /// not fit `pack.toml` (read up to 1 MiB).

@@ -6,7 +6,7 @@
 //!   response the label was derived from, a count that equals the label), or that alone
 //!   scores an out-of-fold ROC AUC of at least [`PROXY_AUC`] over entity-grouped folds.
 //!   "Alone" is a rule, not a model: within each fold a categorical column (text, or a
-//!   number with at most [`crate::init::MAX_LEVELS`] values) scores a test row by the
+//!   number with at most [`MAX_LEVELS`] values) scores a test row by the
 //!   training rows' positive rate of its value (a value unseen in training: the training
 //!   prevalence); any other numeric column scores the value itself, turned round when its
 //!   training-rows AUC is below 0.5. The folds are `entity_k_fold` with
@@ -19,7 +19,7 @@
 //! - **Coarser level**: one value per entity, with at least [`MIN_GROUPS`] values but
 //!   fewer than there are entities (a mother nesting children, a district nesting women):
 //!   text with any number of values, or dense whole numbers (as above) with more than
-//!   [`crate::init::MAX_LEVELS`] values (fewer whole numbers constant within an entity are
+//!   [`MAX_LEVELS`] values (fewer whole numbers constant within an entity are
 //!   taken for a measurement of it, an age in years, not a group). With more than
 //!   `MAX_LEVELS` values it is an identifier of a group (or an id that restarts within a
 //!   group) and `init` leaves it out; a text column with fewer may be a real property of
@@ -34,9 +34,14 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::experiment::SplitSpec;
+use crate::split::SplitSpec;
 use crate::json_path::JsonPath;
 use crate::table::Table;
+
+/// Most distinct values of a category: `init` takes a text column with more for an
+/// identifier or free text, and a column alone is scored by its values' positive rates up
+/// to this many (by rank beyond).
+pub const MAX_LEVELS: usize = 50;
 
 /// Out-of-fold ROC AUC at or above which one column alone is a label proxy.
 pub const PROXY_AUC: f64 = 0.98;
@@ -52,7 +57,7 @@ const SUSPECT_FOLDS: usize = 5;
 
 /// Words of a column name that read as a clock (the name is cut at anything but a letter
 /// or digit and at a lower-to-upper case change, and compared in lower case).
-const TIME_WORDS: &[&str] = &[
+pub const TIME_WORDS: &[&str] = &[
     "time",
     "date",
     "datetime",
@@ -75,7 +80,7 @@ const TIME_WORDS: &[&str] = &[
 
 /// Words of a time column's name that read as an order within each entity (a visit or
 /// wave number), not one calendar shared by all.
-const ORDER_WORDS: &[&str] = &["visit", "wave", "occasion", "session", "round", "timepoint"];
+pub const ORDER_WORDS: &[&str] = &["visit", "wave", "occasion", "session", "round", "timepoint"];
 
 /// Why a column is suspect.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -132,7 +137,7 @@ impl Suspect {
     /// has, and time-like columns.
     pub fn leaves_out(&self) -> bool {
         match self.suspicion {
-            Suspicion::CoarserLevel { groups, .. } => groups > crate::init::MAX_LEVELS,
+            Suspicion::CoarserLevel { groups, .. } => groups > MAX_LEVELS,
             _ => true,
         }
     }
@@ -166,7 +171,7 @@ impl Suspect {
 }
 
 /// Words that may stand beside a time word in a clock's name (`visit_no`, `week_index`).
-const ORDINAL_WORDS: &[&str] = &["no", "nr", "num", "number", "index", "idx", "t"];
+pub const ORDINAL_WORDS: &[&str] = &["no", "nr", "num", "number", "index", "idx", "t"];
 
 /// Whether a column name reads as a clock: a word of it is in [`TIME_WORDS`] and every
 /// other word in [`ORDINAL_WORDS`] (`week`, `visitNo`, `year_index`; not `holiday_week`
@@ -277,8 +282,8 @@ fn label_proxy(
     folds: Option<&[Option<u32>]>,
 ) -> Option<Suspicion> {
     let labels = table.labels();
-    let categorical = keys.numbers.is_none() || distinct <= crate::init::MAX_LEVELS;
-    if categorical && distinct <= crate::init::MAX_LEVELS && distinct * 2 <= keys.keys.len() {
+    let categorical = keys.numbers.is_none() || distinct <= MAX_LEVELS;
+    if categorical && distinct <= MAX_LEVELS && distinct * 2 <= keys.keys.len() {
         let mut classes: BTreeMap<u64, (bool, bool)> = BTreeMap::new();
         for (key, &label) in keys.keys.iter().zip(labels) {
             let seen = classes.entry(*key).or_default();
@@ -335,7 +340,7 @@ fn identity(table: &Table, keys: &Keys, distinct: usize) -> Option<Suspicion> {
         Some(Suspicion::EntityAlias { entities })
     } else if (MIN_GROUPS..entities).contains(&distinct)
         && numbering
-        && (keys.numbers.is_none() || distinct > crate::init::MAX_LEVELS)
+        && (keys.numbers.is_none() || distinct > MAX_LEVELS)
     {
         Some(Suspicion::CoarserLevel {
             groups: distinct,
