@@ -283,8 +283,7 @@ pub fn metrics_json(p: &Predictions, threshold: f64) -> Value {
                     &rows(scores2),
                     true,
                     intervals::Z95,
-                )
-                .and_then(intervals::with_width),
+                ),
             ) {
                 (Ok(second), Ok(e)) => {
                     let z = if e.se > 0.0 { e.value / e.se } else { 0.0 };

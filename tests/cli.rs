@@ -96,21 +96,21 @@ fn metrics_with_more_than_two_label_texts_says_so_unless_one_vs_rest() {
     let file = write(
         dir.path(),
         "p.csv",
-        "y,s\n1,0.9\n0,0.2\n1.0,0.8\n0,0.3\n1,0.4\n",
+        "y,s\n1,0.9\n0,0.2\n2,0.8\n0,0.3\n1,0.4\n",
     );
     let o = metrics_ys(&file, &[]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     let message = stderr(&o);
     assert!(
         message.contains("column \"y\": 3 label texts where two classes were expected")
-            && message.contains("\"0\" (2 rows), \"1\" (2 rows), \"1.0\" (1 row)")
+            && message.contains("\"0\" (2 rows), \"1\" (2 rows), \"2\" (1 row)")
             && message.contains("--one-vs-rest"),
         "{message}"
     );
     let o = metrics_ys(&file, &["--one-vs-rest", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let m: MetricsJson = serde_json::from_str(&stdout(&o)).unwrap();
-    // Positives "1" at 0.9 and 0.4; the rest 0.2, 0.8 ("1.0") and 0.3: 5 of 6 pairs ordered.
+    // Positives "1" at 0.9 and 0.4; the rest 0.2, 0.8 ("2") and 0.3: 5 of 6 pairs ordered.
     assert_eq!((m.n_pos, m.n_neg), (2, 3));
     assert_eq!(m.roc_auc, Some(5.0 / 6.0));
     // More labels than the 64 counted: said, not miscounted.

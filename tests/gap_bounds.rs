@@ -497,6 +497,9 @@ fn init_writes_a_no_material_gap_starter_whose_printed_commands_work() {
         "1",
         "--time",
         "visit",
+        // Read as calendar time on purpose: then init writes the rolling-origin starter too.
+        "--time-kind",
+        "calendar",
         "--out",
         out.to_str().unwrap(),
     ]);

@@ -1110,7 +1110,9 @@ fn hostile_names_are_escaped_on_the_terminal() {
         }
     }
     let verify = stdout(&outputs[1]);
-    assert!(verify.starts_with("REJECTED"), "{verify}");
+    // Both arms rank their test rows perfectly: the gap's interval has zero width, so the
+    // claim is undefined (verifier/8) and the verdict INCONCLUSIVE; the names stay escaped.
+    assert!(verify.starts_with("INCONCLUSIVE"), "{verify}");
     assert!(verify.contains("\\u{1b}[32mSUPPORTS"), "{verify}");
     let json = counterlab(&[
         "verify",
