@@ -11,8 +11,9 @@
 # WORK (scratch folder; default a new one under /var/tmp), THREADS (verify's --threads;
 # default 2). A fixture over the loader's default byte budget (32 MiB) is read with
 # --max-fixture-bytes (init, run and verify: the flag of docs/VERDICTS.md, "Budgets and
-# options"), and verify gets --max-design-bytes when the starter's prepared designs are
-# over their default budget (the reason printed by a first verify names the value).
+# options"). MAX_DESIGN_BYTES, when set, is passed to verify as --max-design-bytes: the
+# starter counts 17,600 bytes of prepared designs a row (budget::design_bytes), over the
+# default 512 MiB from 30,505 rows on (docs/PERFORMANCE.md, "Scaling", gives the values).
 # Prints one table row per step (markdown) and writes each step's output beside it.
 set -euo pipefail
 
