@@ -2,14 +2,20 @@
 //! to fit, then fitted under whatever labels a consumer brings.
 //!
 //! The flow runs one way. [`PreparedExperiment::new`] does everything that does not look
-//! at labels — every arm's split (no split kind reads labels, see `src/split/mod.rs`), its rows,
-//! its overlap and, per feature set (the arm's own, then each ablation's), the standardised
-//! training design and test rows. [`PreparedExperiment::evaluate`] fits every feature set
-//! under one label vector and gives the full results *and* each arm's test predictions, so
-//! the recompute, the active-label mutations, the permutation nulls, the claim's interval,
-//! boundary cells and transfer choices all read the same preparation; nothing is split or
-//! standardised twice for the same table. Fits from a preparation perform exactly the
-//! float operations of fits from scratch, so results are the same bits.
+//! at labels — every arm's split (no split kind reads labels, see `src/split/mod.rs`), its
+//! folds, its overlap and, per fold, the feature sets (the arm's own, then each ablation's).
+//! [`PreparedExperiment::evaluate`] fits every feature set under one label vector and gives
+//! the full results *and* each arm's test predictions, so the recompute, the active-label
+//! mutations, the permutation nulls, the claim's interval, boundary cells and transfer
+//! choices all read the same preparation; nothing is split twice for the same table.
+//!
+//! A fold's standardised design (training rows, twice, and test rows: about 16 bytes per
+//! row and model column) is made when the fold is fitted and dropped after the fit, so an
+//! evaluation holds one fold's design per thread, not every fold's of every arm at once
+//! (5 × 5 folds of two arms at 10⁵ rows were 1.7 GB). Only a permutation null, which
+//! refits the same folds under hundreds of labellings, keeps them: one arm's at a time
+//! ([`PreparedExperiment::null_arm`]). Fits from a preparation perform exactly the float
+//! operations of fits from scratch, so results are the same bits.
 //!
 //! Failures are values: an arm whose split fails, or a feature set that cannot be
 //! standardised, keeps its typed [`Error`], and every fit of it returns that error in the
@@ -348,15 +354,12 @@ pub struct PreparedExperiment<'a> {
     experiment: &'a Experiment,
     /// Per arm, in experiment order: the preparation or the error its split gave.
     arms: Vec<Result<PreparedArm>>,
-    /// False once [`PreparedExperiment::release_ablations`] dropped the ablations' designs.
-    full: bool,
 }
 
 /// Every arm of `experiment` prepared and evaluated on `table` under its own labels, one
 /// arm per task, each arm's preparation dropped as soon as the arm is evaluated: the same
-/// results as [`PreparedExperiment::evaluate`] with the least memory, for a run that needs
-/// nothing afterwards (`counterlab run`, the verifier's independent rerun and row-order
-/// shuffles).
+/// results as [`PreparedExperiment::evaluate`], for a run that needs nothing afterwards
+/// (`counterlab run`, the verifier's independent rerun and row-order shuffles).
 pub fn evaluate_once(
     pack: &Pack,
     table: &Table,
@@ -411,20 +414,7 @@ impl<'a> PreparedExperiment<'a> {
             table,
             experiment,
             arms,
-            full: true,
         })
-    }
-
-    /// Drops every ablation's design, keeping each arm's own: all that
-    /// [`PreparedExperiment::null_predictions`] (the permutation nulls) reads. After this,
-    /// [`PreparedExperiment::evaluate`] panics.
-    pub fn release_ablations(&mut self) {
-        for arm in self.arms.iter_mut().flatten() {
-            for fold in &mut arm.folds {
-                fold.feature_sets.truncate(1);
-            }
-        }
-        self.full = false;
     }
 
     /// The table the arms were prepared on.
@@ -460,7 +450,6 @@ impl<'a> PreparedExperiment<'a> {
     /// experiment order, when one fails.
     pub fn evaluate(&self, labels: &[bool], threads: usize) -> Result<Evaluation> {
         assert_eq!(labels.len(), self.table.n_rows(), "one label per row");
-        assert!(self.full, "evaluate after release_ablations");
         let indices: Vec<usize> = (0..self.arms.len()).collect();
         let outputs = parallel_map(&indices, threads, |&i| {
             let arm = self.arms[i].as_ref().map_err(Clone::clone)?;
@@ -470,13 +459,58 @@ impl<'a> PreparedExperiment<'a> {
     }
 
     /// Arm `index`'s model fitted on its own features under `labels` (a permutation), to
+    /// [`NULL_FIT_TOL`], and scored on its test rows: [`NullArm::predictions`] of a
+    /// [`PreparedExperiment::null_arm`] made for this one labelling (a null of many
+    /// labellings makes the [`NullArm`] once).
+    pub fn null_predictions(&self, index: usize, labels: &[bool]) -> Result<ArmPredictions> {
+        self.null_arm(index)?.predictions(labels)
+    }
+
+    /// Arm `index` ready for a permutation null: the designs of the folds a null fits (a
+    /// repeated cross-validation's first repeat; every fold otherwise) on the arm's own
+    /// features, made once and held until the [`NullArm`] is dropped. The error its split
+    /// gave when it has none.
+    pub fn null_arm(&self, index: usize) -> Result<NullArm<'_>> {
+        let arm = self.arms[index].as_ref().map_err(Clone::clone)?;
+        let designs = arm.folds[..arm.fitted_folds(Fitting::null())]
+            .iter()
+            .map(|fold| fold.prepare(self.table, 0))
+            .collect();
+        Ok(NullArm {
+            prepared: self,
+            arm,
+            designs,
+        })
+    }
+}
+
+/// One arm of a [`PreparedExperiment`] with the designs its permutation null fits, held
+/// across the permutations ([`PreparedExperiment::null_arm`]).
+pub struct NullArm<'p> {
+    prepared: &'p PreparedExperiment<'p>,
+    arm: &'p PreparedArm,
+    /// Per fitted fold, its design on the arm's own features (or the error making it gave).
+    designs: Vec<Result<PreparedDesign>>,
+}
+
+impl NullArm<'_> {
+    /// The arm's model fitted on its own features under `labels` (a permutation), to
     /// [`NULL_FIT_TOL`], and scored on its test rows (no ablations, no summaries): what one
     /// permutation of a null needs of an arm.
-    pub fn null_predictions(&self, index: usize, labels: &[bool]) -> Result<ArmPredictions> {
-        assert_eq!(labels.len(), self.table.n_rows(), "one label per row");
-        let arm = self.arms[index].as_ref().map_err(Clone::clone)?;
-        Ok(arm
-            .fit(self.experiment, 0, labels, Fitting::null())?
+    pub fn predictions(&self, labels: &[bool]) -> Result<ArmPredictions> {
+        let table = self.prepared.table;
+        assert_eq!(labels.len(), table.n_rows(), "one label per row");
+        let held = Some(&self.designs[..]);
+        Ok(self
+            .arm
+            .fit(
+                table,
+                self.prepared.experiment,
+                0,
+                labels,
+                Fitting::null(),
+                held,
+            )?
             .predictions)
     }
 }
@@ -491,7 +525,7 @@ pub fn arm_predictions(
 ) -> Result<ArmPredictions> {
     let arm = PreparedArm::new(pack, table, experiment, index, Scope::ArmOnly)?;
     Ok(arm
-        .fit(experiment, 0, table.labels(), Fitting::full())?
+        .fit(table, experiment, 0, table.labels(), Fitting::full(), None)?
         .predictions)
 }
 
@@ -541,11 +575,11 @@ struct PreparedArm {
 /// One train/test split of an arm: a single split's only one, or one fold.
 struct PreparedFold {
     split: Split,
-    train_rows: Vec<usize>,
-    test_rows: Vec<usize>,
+    /// The number of training rows.
+    n_train: usize,
     /// The arm's features first, then (prepared in full) each ablation's, in
-    /// `ablation_list` order.
-    feature_sets: Vec<FeatureSet>,
+    /// `ablation_list` order: their designs are made when fitted ([`PreparedFold::prepare`]).
+    feature_sets: Vec<Vec<String>>,
     /// What train and test share (prepared in full only: it is a full result's).
     overlap: Option<Overlap>,
 }
@@ -571,13 +605,8 @@ enum Scope {
     ArmOnly,
 }
 
-/// One feature set of a fold: its features and its standardised rows, or the error the
-/// standardisation gave (returned by every fit of it, after the label checks).
-struct FeatureSet {
-    features: Vec<String>,
-    design: Result<PreparedDesign>,
-}
-
+/// One feature set of a fold standardised: its training design and its test rows on the
+/// training rows' scale.
 struct PreparedDesign {
     design: Design,
     test: Matrix,
@@ -641,7 +670,7 @@ impl PreparedArm {
                     first = in_repeat.end;
                     let mut origin_of_row = vec![None; table.n_rows()];
                     for f in in_repeat {
-                        for (position, &row) in folds[f].test_rows.iter().enumerate() {
+                        for (position, row) in folds[f].split.test_rows().into_iter().enumerate() {
                             origin_of_row[row] = Some((f, position));
                         }
                     }
@@ -662,14 +691,26 @@ impl PreparedArm {
         Ok(PreparedArm { index, folds, cv })
     }
 
+    /// The folds `fitting` fits: a null's, a repeated cross-validation's first repeat only
+    /// (`Fitting::null`); otherwise every fold.
+    fn fitted_folds(&self, fitting: Fitting) -> usize {
+        match (&self.cv, fitting.first_repeat_only) {
+            (Some(repeats), true) => repeats[0].first_fold + repeats[0].folds.splits.len(),
+            _ => self.folds.len(),
+        }
+    }
+
     /// Fits feature set `which` (0: the arm's, 1 + a: ablation `a`'s) in every fold under
-    /// `labels` to gradient tolerance `tol`, and pools the test predictions.
+    /// `labels` to gradient tolerance `tol`, and pools the test predictions. Each fold's
+    /// design is `held`'s, when given (a null's), or made for the fit and dropped after it.
     fn fit(
         &self,
+        table: &Table,
         experiment: &Experiment,
         which: usize,
         labels: &[bool],
         fitting: Fitting,
+        held: Option<&[Result<PreparedDesign>]>,
     ) -> Result<SetFit> {
         let arm = &experiment.arms[self.index].name;
         let ModelSpec::Logistic { c } = experiment.model;
@@ -683,9 +724,7 @@ impl PreparedArm {
             (Some(repeats), false) => &repeats[..],
             (None, _) => &[],
         };
-        let fitted_folds = repeats
-            .last()
-            .map_or(self.folds.len(), |p| p.first_fold + p.folds.splits.len());
+        let fitted_folds = self.fitted_folds(fitting);
         let folds = self.folds[..fitted_folds]
             .iter()
             .enumerate()
@@ -704,14 +743,18 @@ impl PreparedArm {
                         ))
                     }
                 };
-                fold.fit(&model, which, labels).map_err(in_arm)
+                let fit = match held {
+                    Some(designs) => fold.fit(&model, labels, designs[f].as_ref()),
+                    None => fold.fit(&model, labels, fold.prepare(table, which).as_ref()),
+                };
+                fit.map_err(in_arm)
             })
             .collect::<Result<Vec<FoldFit>>>()?;
         let predictions = match &self.cv {
             None => {
                 let fold = &folds[0];
                 ArmPredictions {
-                    test_rows: self.folds[0].test_rows.clone(),
+                    test_rows: self.folds[0].split.test_rows(),
                     test_labels: fold.test_labels.clone(),
                     repeats: vec![Scores {
                         test_scores: fold.scored.test_probability.clone(),
@@ -736,13 +779,14 @@ impl PreparedArm {
         labels: &[bool],
     ) -> Result<(ArmResult, ArmPredictions)> {
         let kind = experiment.arms[self.index].split.kind();
-        let own = self.fit(experiment, 0, labels, Fitting::full())?;
+        let own = self.fit(table, experiment, 0, labels, Fitting::full(), None)?;
         let metrics = own.predictions.metrics(&experiment.metrics);
         let with_delong = experiment.metrics.contains(&MetricName::RocAuc);
         let delong_of = |scores: &Scores| {
             with_delong.then(|| delong_summary(&own.predictions.test_labels, scores))
         };
-        let ablations = self.ablation_results(experiment, labels, &own.predictions, &metrics)?;
+        let ablations =
+            self.ablation_results(table, experiment, labels, &own.predictions, &metrics)?;
         let result = match &self.cv {
             None => ArmResult {
                 split: split::summarize_labels(table, &self.folds[0].split, kind, labels),
@@ -799,6 +843,7 @@ impl PreparedArm {
     /// and compared with the arm's own `predictions` and `metrics`.
     fn ablation_results(
         &self,
+        table: &Table,
         experiment: &Experiment,
         labels: &[bool],
         predictions: &ArmPredictions,
@@ -807,7 +852,7 @@ impl PreparedArm {
         let mut ablations = BTreeMap::new();
         for (a, ablation) in experiment.ablation_list().iter().enumerate() {
             let ablated = self
-                .fit(experiment, 1 + a, labels, Fitting::full())?
+                .fit(table, experiment, 1 + a, labels, Fitting::full(), None)?
                 .predictions;
             let ablated_metrics = ablated.metrics(&experiment.metrics);
             let roc_auc_delta = match (metrics.get("roc_auc"), ablated_metrics.get("roc_auc")) {
@@ -947,59 +992,45 @@ impl PreparedFold {
         split: Split,
         scope: Scope,
     ) -> PreparedFold {
-        let train_rows = split.train_rows();
-        let test_rows = split.test_rows();
-        let prepare = |features: Vec<String>| {
-            let design = Design::new(&design_matrix(table, &train_rows, &features)).map(|design| {
-                let test = design
-                    .standardizer()
-                    .transform(&design_matrix(table, &test_rows, &features));
-                PreparedDesign { design, test }
-            });
-            FeatureSet { features, design }
-        };
-        let arm_set = prepare(features.to_vec());
-        let mut feature_sets = Vec::with_capacity(1 + experiment.ablation_list().len());
+        let n_train = (0..table.n_rows()).filter(|&r| split.is_train(r)).count();
+        let mut feature_sets = vec![features.to_vec()];
         let mut overlap = None;
         if scope == Scope::Full {
-            for ablation in experiment.ablation_list() {
-                // The arm's features without those the ablation drops, in the arm's order,
-                // and their model columns' positions in the arm's design (a categorical
-                // feature is as many columns as it has levels).
-                let (mut keep, mut kept, mut at) = (Vec::new(), Vec::new(), 0);
-                for feature in features {
-                    let width = table.column_names(std::slice::from_ref(feature)).len();
-                    if !ablation.drop.contains(feature) {
-                        keep.extend(at..at + width);
-                        kept.push(feature.clone());
-                    }
-                    at += width;
-                }
-                feature_sets.push(match &arm_set.design {
-                    // Standardising is column by column: the ablation's design is a
-                    // selection of the arm's (`Design::select`), the same bits.
-                    Ok(arm_design) => FeatureSet {
-                        features: kept,
-                        design: Ok(PreparedDesign {
-                            design: arm_design.design.select(&keep),
-                            test: arm_design.test.select_columns(&keep),
-                        }),
-                    },
-                    // The arm's error may name a column index of its own matrix: the
-                    // ablation meets its own error, from scratch.
-                    Err(_) => prepare(kept),
-                });
-            }
+            // Each ablation: the arm's features without those it drops, in the arm's order.
+            feature_sets.extend(experiment.ablation_list().iter().map(|ablation| {
+                features
+                    .iter()
+                    .filter(|f| !ablation.drop.contains(f))
+                    .cloned()
+                    .collect()
+            }));
             overlap = Some(split::overlap(table, &split, features));
         }
-        feature_sets.insert(0, arm_set);
         PreparedFold {
             split,
-            train_rows,
-            test_rows,
+            n_train,
             feature_sets,
             overlap,
         }
+    }
+
+    /// Feature set `which` standardised on the fold's training rows, or the error the
+    /// standardisation gave (returned by a fit of it after the label checks). An
+    /// ablation's design is made from its own columns: equal, bit for bit, to the
+    /// selection of its columns from the arm's design ([`Design::select`]: standardising
+    /// is column by column), and an arm's error may name a column index of its own matrix,
+    /// which the ablation's must not.
+    fn prepare(&self, table: &Table, which: usize) -> Result<PreparedDesign> {
+        let features = &self.feature_sets[which];
+        let train_rows = self.split.train_rows();
+        let design = Design::new(&design_matrix(table, &train_rows, features))?;
+        drop(train_rows);
+        let test = design.standardizer().transform(&design_matrix(
+            table,
+            &self.split.test_rows(),
+            features,
+        ));
+        Ok(PreparedDesign { design, test })
     }
 
     /// The fold's model fitted on its own features (`fit`), as a result writes it.
@@ -1007,7 +1038,7 @@ impl PreparedFold {
         ModelSummary {
             intercept: fit.scored.fitted.intercept,
             coefficients: table
-                .column_names(&self.feature_sets[0].features)
+                .column_names(&self.feature_sets[0])
                 .into_iter()
                 .zip(fit.scored.fitted.coefficients.iter().copied())
                 .collect(),
@@ -1023,16 +1054,29 @@ impl PreparedFold {
             .expect("a full result comes from an arm prepared in full")
     }
 
-    /// Fits `model` on feature set `which` under `labels` and scores the test rows. Errors
-    /// are the fit's own; the caller says which arm and fold.
-    fn fit(&self, model: &LogisticRegression, which: usize, labels: &[bool]) -> Result<FoldFit> {
-        let train_labels: Vec<bool> = self.train_rows.iter().map(|&r| labels[r]).collect();
-        let test_labels: Vec<bool> = self.test_rows.iter().map(|&r| labels[r]).collect();
-        let prepared_design = match &self.feature_sets[which].design {
+    /// Fits `model` on `design` (one of the fold's feature sets, see
+    /// [`PreparedFold::prepare`]) under `labels` and scores the test rows. Errors are the
+    /// fit's own; the caller says which arm and fold.
+    fn fit(
+        &self,
+        model: &LogisticRegression,
+        labels: &[bool],
+        design: std::result::Result<&PreparedDesign, &Error>,
+    ) -> Result<FoldFit> {
+        let mut train_labels = Vec::with_capacity(self.n_train);
+        let mut test_labels = Vec::new();
+        for (row, &label) in labels.iter().enumerate() {
+            if self.split.is_test()[row] {
+                test_labels.push(label);
+            } else if self.split.is_train(row) {
+                train_labels.push(label);
+            }
+        }
+        let prepared_design = match design {
             Ok(d) => d,
             Err(e) => {
                 // A fit from scratch checks the labels before it standardises.
-                model.check_labels(self.train_rows.len(), &train_labels)?;
+                model.check_labels(train_labels.len(), &train_labels)?;
                 return Err(e.clone());
             }
         };

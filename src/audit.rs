@@ -449,7 +449,7 @@ fn audit_level(
             // The audit's pack declares the comparison's own budget when it needs more
             // than the default, so that `verify` of the payload it writes needs no flag.
             let experiment = Experiment::from_json(experiment_text.as_bytes())?;
-            let pack = match crate::init::budget_section(&pack, &experiment) {
+            let pack = match crate::init::budget_section(&pack, std::slice::from_ref(&experiment)) {
                 Some(section) => {
                     scaffold.manifest = with_budget(&scaffold.manifest, &section);
                     Pack::from_parts(dir, &scaffold.manifest, bytes, limits)?

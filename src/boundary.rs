@@ -329,10 +329,8 @@ fn compute_cell(
         .claim
         .clone()
         .expect("checked: the experiment makes a claim");
-    let mut prepared = PreparedExperiment::new(pack, table, &experiment, threads)?;
+    let prepared = PreparedExperiment::new(pack, table, &experiment, threads)?;
     let observed = prepared.evaluate(table.labels(), threads)?;
-    // The claim's null refits the arms' own features only.
-    prepared.release_ablations();
     let evaluation = claim::evaluate(
         &prepared,
         &claim,

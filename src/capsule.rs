@@ -122,7 +122,9 @@ pub fn build_answered(
         .verify
         .filter(|_| verify_options.pack_budget)
     {
-        verify_options.max_work = verify_options.max_work.max(budget.max_work);
+        let o = &mut verify_options;
+        o.max_work = o.max_work.max(budget.max_work.unwrap_or(0));
+        o.max_design_bytes = o.max_design_bytes.max(budget.max_design_bytes.unwrap_or(0));
     }
     let threads = verify_options.threads;
     let payload = run_with(pack, &experiment, &RunOptions { threads })?;

@@ -186,7 +186,7 @@ pub fn scaffold(
     suspect_notes(&suspects, &kept, options, &mut notes);
     let findings = Findings::excluding(pack.table(), &pack.manifest().data, &except);
     let experiments = starter_experiments(&pack, options, &mut notes);
-    let mut work = 0;
+    let mut parsed = Vec::new();
     for starter in &experiments {
         let experiment = Experiment::from_json(starter.json.as_bytes())?;
         experiment.check(&pack).map_err(|e| {
@@ -195,14 +195,14 @@ pub fn scaffold(
                 starter.file_name
             ))
         })?;
-        work = work.max(default_work(&pack, &experiment));
+        parsed.push(experiment);
     }
-    if work > crate::verify::VerifyOptions::default().max_work {
-        manifest.push_str(&pack_budget(work));
+    if let Some(section) = budget_section(&pack, &parsed) {
+        manifest.push_str(&section);
         load_as_run_will(path, &manifest, bytes, limits)?;
-        notes.push(format!(
-            "verifying a starter takes {work} work units, more than the default budget: pack.toml's [verify] max_work = {work} lets the printed verify commands run without --max-work"
-        ));
+        notes.push(
+            "verifying a starter needs more than the default budget: pack.toml's [verify] section raises it, so the printed verify commands run without flags".to_owned(),
+        );
     }
     Ok(Scaffold {
         id,
@@ -426,32 +426,50 @@ impl ManifestHead<'_> {
 }
 
 /// The first line of the `[verify]` section init writes (audit replaces the section).
-pub(crate) const BUDGET_COMMENT: &str = "\n# The verification needs more work";
+pub(crate) const BUDGET_COMMENT: &str = "\n# The verification needs more";
 
-/// `pack.toml`'s `[verify]` section raising the work budget to `work` units: the most a
-/// starter's (or the audit's comparison's) verification needs under the default options.
-fn pack_budget(work: u64) -> String {
-    format!(
-        "{BUDGET_COMMENT} than the default budget (docs/VERDICTS.md,\n# \"Budgets and options\"): the most it needs.\n[verify]\nmax_work = {work}\n"
+/// The work units and design bytes (the `budget::design_bytes` rule) verifying
+/// `experiment` on `pack` takes under the default options.
+fn default_cost(pack: &Pack, experiment: &Experiment) -> (u64, u64) {
+    let defaults = crate::verify::VerifyOptions::default();
+    (
+        crate::verify::work_units(experiment, pack.table(), &defaults),
+        crate::budget::design_bytes(experiment, pack.table()),
     )
 }
 
-/// The work units verifying `experiment` on `pack` takes under the default options.
-fn default_work(pack: &Pack, experiment: &Experiment) -> u64 {
+/// The `[verify]` section `pack` needs for every one of `experiments` to verify under the
+/// default options, when the default budgets and the pack's own are too small: the most
+/// any of them needs, of each budget that is short.
+pub(crate) fn budget_section(pack: &Pack, experiments: &[Experiment]) -> Option<String> {
     let defaults = crate::verify::VerifyOptions::default();
-    crate::verify::work_units(experiment, pack.table(), &defaults)
-}
-
-/// The `[verify]` section `pack` needs for `experiment` to verify under the default
-/// options, when the default budget and the pack's own are too small.
-pub(crate) fn budget_section(pack: &Pack, experiment: &Experiment) -> Option<String> {
-    let work = default_work(pack, experiment);
-    let declared = pack.manifest().verify.map_or(0, |b| b.max_work);
-    (work
-        > crate::verify::VerifyOptions::default()
-            .max_work
-            .max(declared))
-    .then(|| pack_budget(work))
+    let declared = pack.manifest().verify;
+    let (work, design) = experiments
+        .iter()
+        .map(|e| default_cost(pack, e))
+        .fold((0, 0), |(w, d), (ew, ed)| (w.max(ew), d.max(ed)));
+    let short = |needed: u64, default: u64, declared: Option<u64>| {
+        (needed > default.max(declared.unwrap_or(0))).then_some(needed)
+    };
+    let work = short(work, defaults.max_work, declared.and_then(|b| b.max_work));
+    let design = short(
+        design,
+        defaults.max_design_bytes,
+        declared.and_then(|b| b.max_design_bytes),
+    );
+    if work.is_none() && design.is_none() {
+        return None;
+    }
+    let mut section = format!(
+        "{BUDGET_COMMENT} than the default budgets (docs/VERDICTS.md,\n# \"Budgets and options\"): the most it needs.\n[verify]\n"
+    );
+    if let Some(work) = work {
+        section.push_str(&format!("max_work = {work}\n"));
+    }
+    if let Some(design) = design {
+        section.push_str(&format!("max_design_bytes = {design}\n"));
+    }
+    Some(section)
 }
 
 /// Text for a `pack.toml` comment: one line, control characters escaped (a file name

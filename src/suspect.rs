@@ -34,8 +34,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::split::SplitSpec;
 use crate::json_path::JsonPath;
+use crate::split::SplitSpec;
 use crate::table::Table;
 
 /// Most distinct values of a category: `init` takes a text column with more for an

@@ -28,7 +28,12 @@ impl PacksArgs {
 
     /// The one pack `id`.
     pub(crate) fn pack(&self, id: &str) -> Result<Pack, Exit> {
-        Ok(Packs::open_pack(self.folder(), id, &LoadLimits::default())?)
+        self.pack_within(id, &LoadLimits::default())
+    }
+
+    /// The one pack `id`, its fixture loaded within `limits`.
+    pub(crate) fn pack_within(&self, id: &str, limits: &LoadLimits) -> Result<Pack, Exit> {
+        Ok(Packs::open_pack(self.folder(), id, limits)?)
     }
 
     /// The packs found, with the fixtures of the packs in `only` loaded within `limits`
@@ -59,6 +64,39 @@ impl ThreadArgs {
             Some(t) => Ok(t),
             None => Ok(RunOptions::default().threads),
         }
+    }
+}
+
+// `--max-fixture-bytes`, for the commands that read a large fixture (`init`, `run`,
+// `verify`): the loader's byte budget raised for this command only (docs/VERDICTS.md,
+// "Budgets and options"; docs/PERFORMANCE.md, "Scaling").
+#[derive(clap::Args)]
+pub(crate) struct FixtureArgs {
+    /// Largest fixture CSV read, in bytes, 1 to 4294967295 (default 33554432, 32 MiB).
+    #[arg(long, value_name = "BYTES")]
+    max_fixture_bytes: Option<u64>,
+}
+
+impl FixtureArgs {
+    /// Whether the flag was given.
+    pub(crate) fn given(&self) -> bool {
+        self.max_fixture_bytes.is_some()
+    }
+
+    /// The loader's budgets with the byte budget asked for; a value outside its range is
+    /// a usage error.
+    pub(crate) fn limits(&self) -> Result<LoadLimits, Exit> {
+        let mut limits = LoadLimits::default();
+        if let Some(bytes) = self.max_fixture_bytes {
+            if !(1..=LoadLimits::MAX_BYTES_LIMIT).contains(&bytes) {
+                return Err(Exit::usage(&format!(
+                    "--max-fixture-bytes must lie in 1..={}, found {bytes}",
+                    LoadLimits::MAX_BYTES_LIMIT
+                )));
+            }
+            limits.max_bytes = bytes;
+        }
+        Ok(limits)
     }
 }
 

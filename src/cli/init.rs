@@ -4,10 +4,12 @@
 use std::path::{Path, PathBuf};
 
 use counterlab::init::{scaffold, ColumnUse, InitOptions, Scaffold};
-use counterlab::pack::{LoadLimits, TimeKind};
+use counterlab::pack::TimeKind;
 use counterlab::pack_folder;
 
-use super::{pack::print_problems, read_input, style, Exit, Outcome, Roles, EXIT_OK, EXIT_USAGE};
+use super::{
+    pack::print_problems, read_input, style, Exit, FixtureArgs, Outcome, Roles, EXIT_OK, EXIT_USAGE,
+};
 
 /// Make a pack folder from your CSV: pack.toml with the fixture's hash, every usable
 /// column as a feature (text columns categorical), and starter experiments.
@@ -43,6 +45,8 @@ pub(crate) struct InitArgs {
     /// The folder to create (default: ./<id>); it must not exist or be empty.
     #[arg(long)]
     out: Option<PathBuf>,
+    #[command(flatten)]
+    fixture: FixtureArgs,
 }
 
 pub(crate) fn command(args: &InitArgs) -> Outcome {
@@ -58,8 +62,8 @@ pub(crate) fn command(args: &InitArgs) -> Outcome {
         drop: args.drop.clone(),
         features: args.features.clone(),
     };
-    let limits = LoadLimits::default();
-    let bytes = read_input(&args.data, limits.max_bytes, "")?;
+    let limits = args.fixture.limits()?;
+    let bytes = read_input(&args.data, limits.max_bytes, "--max-fixture-bytes")?;
     let scaffold = scaffold(&args.data, &bytes, &options, &limits)?;
     let out: PathBuf = args
         .out

@@ -32,7 +32,7 @@ use clap::{Parser, Subcommand};
 
 use counterlab::prediction::{Prediction, MAX_PREDICTION_BYTES};
 
-pub(crate) use args::{PacksArgs, Roles, ThreadArgs};
+pub(crate) use args::{FixtureArgs, PacksArgs, Roles, ThreadArgs};
 pub(crate) use exit::{Exit, Outcome, EXIT_DATA, EXIT_OK, EXIT_USAGE};
 
 #[derive(Parser)]

@@ -8,8 +8,8 @@ use counterlab::pack::check::Findings;
 use counterlab::{Experiment, Payload, RunOptions};
 
 use super::{
-    pack::print_problems, read_input, style, write_file, Exit, Outcome, PacksArgs, ThreadArgs,
-    EXIT_OK,
+    pack::print_problems, read_input, style, write_file, Exit, FixtureArgs, Outcome, PacksArgs,
+    ThreadArgs, EXIT_OK,
 };
 
 // Options of `run` as given on the command line (a plain comment: clap would read a doc
@@ -28,13 +28,17 @@ pub(crate) struct RunArgs {
     packs: PacksArgs,
     #[command(flatten)]
     threads: ThreadArgs,
+    #[command(flatten)]
+    fixture: FixtureArgs,
 }
 
 pub(crate) fn command(args: &RunArgs) -> Outcome {
     let path = &args.experiment;
     let bytes = read_input(path, MAX_EXPERIMENT_BYTES, "")?;
     let experiment = Experiment::from_json(&bytes).map_err(|e| Exit::at(path, &e))?;
-    let pack = args.packs.pack(&experiment.pack)?;
+    let pack = args
+        .packs
+        .pack_within(&experiment.pack, &args.fixture.limits()?)?;
     let options = RunOptions {
         threads: args.threads.count()?,
     };

@@ -9,7 +9,7 @@ use counterlab::verify::{Choices, Mode, Status, VerifyOptions};
 use counterlab::Verdict;
 
 use super::style::safe;
-use super::{print_json, style, write_file, Exit, Outcome, PacksArgs, ThreadArgs};
+use super::{print_json, style, write_file, Exit, FixtureArgs, Outcome, PacksArgs, ThreadArgs};
 
 // Options of `verify` as given on the command line (a plain comment: clap would read a
 // doc comment as the command's description, which the `Verify` variant gives).
@@ -43,6 +43,11 @@ pub(crate) struct VerifyArgs {
     /// Largest work in fit units (rows x ((features + 1)^2 + 32) per fit), any u64 (default 1e10).
     #[arg(long)]
     max_work: Option<u64>,
+    /// Largest prepared designs counted by budget.work, in bytes, any u64 (default 536870912, 512 MiB).
+    #[arg(long, value_name = "BYTES")]
+    max_design_bytes: Option<u64>,
+    #[command(flatten)]
+    fixture: FixtureArgs,
     #[command(flatten)]
     threads: ThreadArgs,
     /// Write the claim's permutation null (histogram, observed statistic marked) as SVG.
@@ -78,6 +83,12 @@ fn options(args: &VerifyArgs) -> Result<VerifyOptions, Exit> {
         .checked(flag)
         .map_err(|e| Exit::usage(&e.to_string()))?;
     options.threads = args.threads.count()?;
+    options.fixture = args.fixture.limits()?;
+    if let Some(bytes) = args.max_design_bytes {
+        options.max_design_bytes = bytes;
+        // An explicit budget is the budget: the pack's own does not raise it.
+        options.pack_budget = false;
+    }
     Ok(options)
 }
 
@@ -105,6 +116,11 @@ pub(crate) fn command(args: &VerifyArgs) -> Outcome {
     }
     let report = match verified? {
         Verified::Report(report) => report,
+        Verified::Capsule(_) if args.fixture.given() || args.max_design_bytes.is_some() => {
+            return Err(Exit::usage(
+                "--max-fixture-bytes and --max-design-bytes cannot be given for a Proof Capsule: it is re-verified with the options it records ($.options); leave them out",
+            ));
+        }
         Verified::Capsule(capsule) => {
             return Ok(super::capsule::print(&capsule, &options, args.json));
         }

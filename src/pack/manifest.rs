@@ -38,7 +38,12 @@ pub struct Manifest {
 pub struct PackBudget {
     /// Largest work in fit units (as `--max-work`): used instead of the default when
     /// larger and no budget was given on the command line (or to the Python call).
-    pub max_work: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_work: Option<u64>,
+    /// Largest prepared-design memory in bytes by the `budget::design_bytes` rule (as
+    /// `--max-design-bytes`), raised the same way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_design_bytes: Option<u64>,
 }
 
 /// `[boundary]`: a sweep of a registered experiment over a grid of knob values; the

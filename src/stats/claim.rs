@@ -17,6 +17,9 @@ use crate::table::Table;
 /// Per arm, per metric: one run's metrics.
 pub(crate) type ArmMetrics = BTreeMap<String, BTreeMap<String, MetricValue>>;
 
+/// One arm's metrics under one permutation of a null, or the error that stopped its fit.
+type ArmRun = Result<BTreeMap<String, MetricValue>, String>;
+
 /// The claim's statistic and evidence.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -439,27 +442,55 @@ pub(crate) fn permutation_runs(
         })
         .collect();
     let blocks = matches!(null, Null::EntityBlocks).then(|| table.entity_blocks());
-    let runs = run::parallel_map(&seeds, settings.threads, |&seed| {
-        let permuted = match null {
-            Null::Row => table.labels_permuted_by_row(seed),
-            Null::Entity => table.labels_permuted_by_entity(seed),
-            Null::EntityBlocks => {
-                let blocks = blocks.as_ref().expect("computed above for this null");
-                table.labels_permuted_in_blocks(blocks, seed)
+    let permute = |seed: u64| match null {
+        Null::Row => table.labels_permuted_by_row(seed),
+        Null::Entity => table.labels_permuted_by_entity(seed),
+        Null::EntityBlocks => {
+            let blocks = blocks.as_ref().expect("computed above for this null");
+            table.labels_permuted_in_blocks(blocks, seed)
+        }
+    };
+    // One arm at a time, its designs held over every permutation and dropped before the
+    // next arm's are made; per permutation, the first arm's error in experiment order (the
+    // permutation is drawn again for each arm: the same seed, the same labels).
+    let per_arm: Vec<Vec<Option<ArmRun>>> = refit
+        .iter()
+        .map(|&i| {
+            let arm = prepared.null_arm(i).map_err(|e| e.to_string());
+            run::parallel_map(&seeds, settings.threads, |&seed| {
+                let permuted = permute(seed);
+                if permuted == original {
+                    return None;
+                }
+                Some(arm.as_ref().map_err(Clone::clone).and_then(|arm| {
+                    arm.predictions(&permuted)
+                        .map(|predictions| predictions.metrics(&read))
+                        .map_err(|e| e.to_string())
+                }))
+            })
+        })
+        .collect();
+    let runs = seeds
+        .iter()
+        .enumerate()
+        .map(|(k, &seed)| {
+            if refit.is_empty() && permute(seed) == original {
+                return Ok(None);
             }
-        };
-        if permuted == original {
-            return Ok(None);
-        }
-        let mut per_arm = BTreeMap::new();
-        for &i in &refit {
-            let predictions = prepared
-                .null_predictions(i, &permuted)
-                .map_err(|e| e.to_string())?;
-            per_arm.insert(experiment.arms[i].name.clone(), predictions.metrics(&read));
-        }
-        Ok(Some(per_arm))
-    });
+            let mut metrics = BTreeMap::new();
+            for (&i, outcomes) in refit.iter().zip(&per_arm) {
+                match &outcomes[k] {
+                    // Vacuous for one arm is vacuous for all: it reads the labels only.
+                    None => return Ok(None),
+                    Some(Err(e)) => return Err(e.clone()),
+                    Some(Ok(m)) => {
+                        metrics.insert(experiment.arms[i].name.clone(), m.clone());
+                    }
+                }
+            }
+            Ok(Some(metrics))
+        })
+        .collect();
     PermutationRuns { null, runs }
 }
 

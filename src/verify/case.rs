@@ -128,31 +128,29 @@ impl Verification<'_> {
     /// memory ([`crate::budget::design_bytes`]) within their budgets; false (unverifiable) otherwise.
     pub(super) fn work_in_budget(&mut self, pack: &Pack, work: u64, design: u64) -> bool {
         let o = self.options;
-        let declared = pack.manifest().verify.map(|b| b.max_work);
-        let max_work = match declared {
-            Some(declared) if o.pack_budget => o.max_work.max(declared),
-            _ => o.max_work,
+        let declared = pack.manifest().verify.filter(|_| o.pack_budget);
+        let raised = |given: u64, declared: Option<u64>| match declared {
+            Some(declared) if declared > given => (declared, "the pack's [verify]"),
+            _ => (given, "the options"),
         };
+        let (max_work, work_source) = raised(o.max_work, declared.and_then(|b| b.max_work));
+        let (max_design, design_source) = raised(
+            o.max_design_bytes,
+            declared.and_then(|b| b.max_design_bytes),
+        );
         if work > max_work {
-            let source = match declared {
-                Some(declared) if o.pack_budget && declared >= o.max_work => {
-                    "the pack's [verify] max_work"
-                }
-                _ => "--max-work, Python's max_work",
-            };
             self.unverifiable(
                 CheckId::BudgetWork,
                 format!(
-                    "{work} work units needed, over the budget of {max_work} ({source}): to verify it, pass --max-work {work} (Python: max_work={work}), or, as the pack's author, set max_work = {work} under [verify] in pack.toml"
+                    "{work} work units needed, over the budget of {max_work} ({work_source}): to verify it, pass --max-work {work} (Python: max_work={work}), or, as the pack's author, set max_work = {work} under [verify] in pack.toml"
                 ),
             );
             false
-        } else if design > o.max_design_bytes {
+        } else if design > max_design {
             self.unverifiable(
                 CheckId::BudgetWork,
                 format!(
-                    "{design} bytes of prepared designs needed, over the budget of {}",
-                    o.max_design_bytes
+                    "{design} bytes of prepared designs needed by the budget rule, over the budget of {max_design} ({design_source}): to verify it, pass --max-design-bytes {design}, or, as the pack's author, set max_design_bytes = {design} under [verify] in pack.toml"
                 ),
             );
             false

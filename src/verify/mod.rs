@@ -265,7 +265,7 @@ pub fn rules() -> Value {
         "temporal_caveat": "test rows at or before the latest training time are a temporal_overlap caveat of an arm only when the pack's time_kind is calendar and an arm of the experiment orders time (temporal, rolling_origin); an order within each entity (time_kind order_within_entity) is never compared across entities",
         "degenerate_interval": "a ROC AUC interval (or a ROC AUC gap's) of zero width (standard error 0: every score tied, a perfect ranking, one positive or negative entity, two arms that scored alike) is undefined",
         "scored_rows": "a gap whose two arms scored different rows reports how many rows each arm scored and how many both did (claim.scored_rows)",
-        "pack_budget": "a pack's [verify] max_work raises the work budget when larger and no budget was given explicitly",
+        "pack_budget": "a pack's [verify] max_work and max_design_bytes raise the work and design budgets when larger and no budget was given explicitly",
         "look_alike_labels": "label texts with one entity key (\" 1\" and \"1\") are refused at load",
         "capsule": "re-verified with the options it records; links REJECTED at the first failure, INCONCLUSIVE when unverifiable (another verifier); then SUPPORTS when the prediction is confirmed, REJECTED when refuted or when a check other than claim.evidence failed, INCONCLUSIVE when undecided",
     })

@@ -131,7 +131,7 @@ impl Verification<'_> {
         let (table, experiment) = (pack.table(), &payload.experiment);
         // Every arm prepared once on the pack's table: the label mutations, the nulls and
         // the claim's interval below all read this one preparation.
-        let Some((mut prepared, observed)) = self.recompute(pack, experiment, value) else {
+        let Some((prepared, observed)) = self.recompute(pack, experiment, value) else {
             return;
         };
         let recomputed = &observed.results;
@@ -143,11 +143,10 @@ impl Verification<'_> {
         );
         self.invariants(experiment, &payload.results, recomputed);
         let recomputed_hash = run::result_hash(recomputed).expect("kernel results are finite");
-        // The labels first (they need the ablations' designs), then only the arms' own
-        // designs stay: the independent runs below prepare their own.
+        // The active label mutations read the recompute's splits; the independent runs
+        // below split again.
         let mutations_worthwhile = !self.failed();
         let active = mutations_worthwhile.then(|| self.label_active_outcomes(&prepared));
-        prepared.release_ablations();
         self.rerun(pack, table, experiment, &recomputed_hash);
 
         // Mutations and the claim: only worth their cost when nothing failed yet.
