@@ -44,10 +44,11 @@ def test_init_of_a_frame_writes_the_folder_the_cli_writes(cli, tmp_path):
     # a CSV path is copied under its own name, as the CLI copies it
     got = counterlab.init(data, out=tmp_path / "by-path", **ROLES)
     assert folder_files(tmp_path / "by-path") == expected
-    # The answer: every column's use, the files, and the CLI's own next lines.
+    # The answer: every column's use, the files, and the CLI's own next lines; `id`
+    # (restarting in each centre) is left out as a coarser level of the patient.
     uses = {c["name"]: c["use"] for c in got["columns"]}
     assert uses == {
-        "center": "numeric", "id": "numeric", "treat": "categorical", "sex": "categorical", "age": "numeric",
+        "center": "numeric", "id": "not used", "treat": "categorical", "sex": "categorical", "age": "numeric",
         "baseline": "numeric", "visit": "time", "outcome": "label", "patient": "entity", "is_test": "test column",
     }
     assert next(c for c in got["columns"] if c["name"] == "sex")["levels"] == ["F", "M"]
