@@ -432,8 +432,7 @@ fn audit_level(
         ..InitOptions::default()
     };
     let mut scaffold = scaffold(path, bytes, &init, limits)?;
-    let dir = path.parent().unwrap_or(Path::new(""));
-    let pack = Pack::from_parts(dir, &scaffold.manifest, bytes, limits)?;
+    let pack = scaffold.pack.clone();
     let table = pack.table();
 
     let split = crate::init::user_split(path, &pack, &options.test_column)?;
@@ -448,16 +447,19 @@ fn audit_level(
         |(experiment_text, grouped_folds)| {
             // The audit's pack declares the comparison's own budget when it needs more
             // than the default, so that `verify` of the payload it writes needs no flag.
-            let experiment = Experiment::from_json(experiment_text.as_bytes())?;
-            let pack = match crate::init::budget_section(&pack, std::slice::from_ref(&experiment)) {
-                Some(section) => {
-                    scaffold.manifest = with_budget(&scaffold.manifest, &section);
-                    Pack::from_parts(dir, &scaffold.manifest, bytes, limits)?
-                }
-                None => pack.clone(),
-            };
+            let mut experiments = scaffold
+                .experiments
+                .iter()
+                .map(|e| Experiment::from_json(e.json.as_bytes()))
+                .collect::<Result<Vec<_>>>()?;
+            experiments.push(Experiment::from_json(experiment_text.as_bytes())?);
+            if let Some(section) = crate::init::budget_section(&pack, &experiments) {
+                scaffold.manifest = with_budget(&scaffold.manifest, &section);
+                let dir = path.parent().unwrap_or(Path::new(""));
+                scaffold.pack = Pack::from_parts(dir, &scaffold.manifest, bytes, limits)?;
+            }
             let comparison = compare(
-                &pack,
+                &scaffold.pack,
                 &experiment_text,
                 grouped_folds,
                 options,

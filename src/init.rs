@@ -128,6 +128,8 @@ pub struct Scaffold {
     pub findings: Findings,
     /// What the time column means (calendar when there is none).
     pub time_kind: TimeKind,
+    /// The pack as `run` will load it from `manifest` and the fixture.
+    pub pack: Pack,
     /// What `init` decided that the user should know (folds reduced, a starter skipped,
     /// one-vs-rest labels).
     pub notes: Vec<String>,
@@ -169,17 +171,17 @@ pub fn scaffold(
         time_kind,
     };
     let except: Vec<String> = options.test_column.iter().cloned().collect();
-    let mut manifest = head.text(&columns, &plan.features, &[], &mut Vec::new())?;
-    let mut pack = load_as_run_will(path, &manifest, bytes, limits)?;
-    let mut suspects = crate::suspect::suspects(pack.table(), &except);
-    if plan.leave_out(&mut columns, &suspects) {
-        manifest = head.text(&columns, &plan.features, &[], &mut Vec::new())?;
-        pack = load_as_run_will(path, &manifest, bytes, limits)?;
-        suspects = crate::suspect::suspects(pack.table(), &except);
-    }
+    // Every usable column a feature first: its suspicions (a column's do not depend on
+    // which others are features) decide what is left out and what was kept on purpose.
+    let candidate = head.text(&columns, &plan.features, &[], &mut Vec::new())?;
+    let suspects = crate::suspect::suspects(
+        load_as_run_will(path, &candidate, bytes, limits)?.table(),
+        &except,
+    );
+    plan.leave_out(&mut columns, &suspects);
     let kept = plan.kept(&suspects);
-    manifest = head.text(&columns, &plan.features, &kept, &mut notes)?;
-    pack = load_as_run_will(path, &manifest, bytes, limits)?;
+    let mut manifest = head.text(&columns, &plan.features, &kept, &mut notes)?;
+    let mut pack = load_as_run_will(path, &manifest, bytes, limits)?;
     if let Some(column) = &options.test_column {
         user_split(path, &pack, column)?;
     }
@@ -199,7 +201,7 @@ pub fn scaffold(
     }
     if let Some(section) = budget_section(&pack, &parsed) {
         manifest.push_str(&section);
-        load_as_run_will(path, &manifest, bytes, limits)?;
+        pack = load_as_run_will(path, &manifest, bytes, limits)?;
         notes.push(
             "verifying a starter needs more than the default budget: pack.toml's [verify] section raises it, so the printed verify commands run without flags".to_owned(),
         );
@@ -213,6 +215,7 @@ pub fn scaffold(
         findings,
         time_kind: time_kind.unwrap_or_default(),
         notes,
+        pack,
     })
 }
 
@@ -440,7 +443,7 @@ fn default_cost(pack: &Pack, experiment: &Experiment) -> (u64, u64) {
 
 /// The `[verify]` section `pack` needs for every one of `experiments` to verify under the
 /// default options, when the default budgets and the pack's own are too small: the most
-/// any of them needs, of each budget that is short.
+/// any of them needs, of each budget over its default.
 pub(crate) fn budget_section(pack: &Pack, experiments: &[Experiment]) -> Option<String> {
     let defaults = crate::verify::VerifyOptions::default();
     let declared = pack.manifest().verify;
@@ -449,17 +452,21 @@ pub(crate) fn budget_section(pack: &Pack, experiments: &[Experiment]) -> Option<
         .map(|e| default_cost(pack, e))
         .fold((0, 0), |(w, d), (ew, ed)| (w.max(ew), d.max(ed)));
     let short = |needed: u64, default: u64, declared: Option<u64>| {
-        (needed > default.max(declared.unwrap_or(0))).then_some(needed)
+        needed > default.max(declared.unwrap_or(0))
     };
-    let work = short(work, defaults.max_work, declared.and_then(|b| b.max_work));
-    let design = short(
-        design,
-        defaults.max_design_bytes,
-        declared.and_then(|b| b.max_design_bytes),
-    );
-    if work.is_none() && design.is_none() {
+    if !short(work, defaults.max_work, declared.and_then(|b| b.max_work))
+        && !short(
+            design,
+            defaults.max_design_bytes,
+            declared.and_then(|b| b.max_design_bytes),
+        )
+    {
         return None;
     }
+    // The section replaces any earlier one: it names every budget the experiments need
+    // beyond its default, not only the one that is short.
+    let work = (work > defaults.max_work).then_some(work);
+    let design = (design > defaults.max_design_bytes).then_some(design);
     let mut section = format!(
         "{BUDGET_COMMENT} than the default budgets (docs/VERDICTS.md,\n# \"Budgets and options\"): the most it needs.\n[verify]\n"
     );

@@ -212,14 +212,14 @@ fn name_words(name: &str) -> impl Iterator<Item = String> + '_ {
 }
 
 /// One column's cells as keys: equal keys are equal cells.
-struct Keys {
+struct Keys<'t> {
     /// Per canonical row.
     keys: Vec<u64>,
     /// Whether the column is text or whole numbers (an identifier can be either; a
     /// measurement with a fraction is not one).
     code_like: bool,
     /// Numeric values, for the ranked score (`None` for text and categorical columns).
-    numbers: Option<Vec<f64>>,
+    numbers: Option<&'t [f64]>,
 }
 
 /// The suspect columns of `table`: its features and the columns the manifest does not
@@ -303,7 +303,7 @@ fn label_proxy(
     let scores = if categorical {
         rate_scores(&keys.keys, labels, folds, fold_count)
     } else {
-        ranked_scores(keys.numbers.as_deref()?, labels, folds, fold_count)
+        ranked_scores(keys.numbers?, labels, folds, fold_count)
     };
     let auc = crate::metrics::roc_auc(labels, &scores).value()?;
     (auc >= PROXY_AUC).then_some(Suspicion::LabelAuc {
@@ -334,7 +334,6 @@ fn identity(table: &Table, keys: &Keys, distinct: usize) -> Option<Suspicion> {
     // gaps); a measurement constant within an entity (a credit score) is spread thinly.
     let numbering = keys
         .numbers
-        .as_deref()
         .is_none_or(|values| dense_numbering(values, distinct));
     if distinct == entities && numbering {
         Some(Suspicion::EntityAlias { entities })
@@ -430,7 +429,7 @@ fn ranked_scores(values: &[f64], labels: &[bool], folds: &[Option<u32>], k: usiz
 
 /// Feature `k` of the table as keys: a numeric feature by its value's bits (−0 as 0), a
 /// categorical one by the level each row holds.
-fn feature_keys(table: &Table, k: usize) -> Keys {
+fn feature_keys(table: &Table, k: usize) -> Keys<'_> {
     let layout = table.layout();
     let range = layout.range(k);
     if layout.levels(k).is_empty() {
@@ -438,7 +437,7 @@ fn feature_keys(table: &Table, k: usize) -> Keys {
         Keys {
             keys: values.iter().map(|&v| (v + 0.0).to_bits()).collect(),
             code_like: values.iter().all(|v| v.fract() == 0.0),
-            numbers: Some(values.clone()),
+            numbers: Some(values),
         }
     } else {
         let columns = &table.features[range];
@@ -461,7 +460,7 @@ fn feature_keys(table: &Table, k: usize) -> Keys {
 /// A column the manifest does not name, as keys: each distinct text (an empty cell too)
 /// one key. It is code-like unless a cell is a number with a fraction (a measurement with
 /// missing cells is not an identifier).
-fn text_keys<'a>(cells: impl Iterator<Item = &'a str>) -> Keys {
+fn text_keys<'a>(cells: impl Iterator<Item = &'a str>) -> Keys<'static> {
     let mut codes: BTreeMap<&str, u64> = BTreeMap::new();
     let mut code_like = true;
     let keys = cells

@@ -459,13 +459,7 @@ fn read_csv(input: Input, name: &str, limits: &LoadLimits) -> counterlab::Result
 
 /// `time_kind` as pack.toml spells it.
 fn parse_time_kind(text: &str) -> PyResult<TimeKind> {
-    match text {
-        "calendar" => Ok(TimeKind::Calendar),
-        "order_within_entity" => Ok(TimeKind::OrderWithinEntity),
-        other => Err(usage(format!(
-            "time_kind: expected \"calendar\" or \"order_within_entity\", found {other:?}"
-        ))),
-    }
+    TimeKind::parse(text).map_err(|why| usage(format!("time_kind: {why}")))
 }
 
 /// Writes a pack folder for a CSV (its bytes, named `name`: the fixture's file name, or a

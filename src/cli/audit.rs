@@ -32,7 +32,7 @@ pub(crate) struct AuditArgs {
     /// What the time column means: `calendar` (a test row at or before the latest training
     /// time is a leak) or `order_within_entity` (a visit number: not compared across
     /// entities). Default: guessed from its name, as init does.
-    #[arg(long, value_parser = super::init::parse_time_kind)]
+    #[arg(long, value_parser = counterlab::pack::TimeKind::parse)]
     time_kind: Option<counterlab::pack::TimeKind>,
     /// Seed of the entity-grouped comparison's fold draws (5 repeats of K folds).
     #[arg(long, default_value_t = 1)]

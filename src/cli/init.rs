@@ -27,7 +27,7 @@ pub(crate) struct InitArgs {
     test_column: Option<String>,
     /// What the time column means: `calendar` (one clock for all entities) or
     /// `order_within_entity` (a visit number). Default: guessed from its name, with a note.
-    #[arg(long, value_parser = parse_time_kind)]
+    #[arg(long, value_parser = TimeKind::parse)]
     time_kind: Option<TimeKind>,
     /// Keep this column as a feature although init finds it suspect (a label proxy, an
     /// identifier, a clock); repeat the flag or separate names with commas.
@@ -73,15 +73,6 @@ pub(crate) fn command(args: &InitArgs) -> Outcome {
     print_summary(&scaffold, &written);
     print_next_steps(&out, &scaffold);
     Ok(EXIT_OK)
-}
-
-/// `--time-kind`: a [`TimeKind`] as written in pack.toml.
-pub(crate) fn parse_time_kind(text: &str) -> Result<TimeKind, String> {
-    match text {
-        "calendar" => Ok(TimeKind::Calendar),
-        "order_within_entity" => Ok(TimeKind::OrderWithinEntity),
-        _ => Err("expected calendar or order_within_entity".to_owned()),
-    }
 }
 
 /// Writes the pack folder `out` (counterlab::pack_folder): a folder that is not free is a

@@ -75,14 +75,9 @@ impl FeaturePlan {
         })
     }
 
-    /// Leaves out the features that `suspects` says to, unless asked for by name; returns
-    /// whether any was left out. Each left-out column's use says why and how to keep it.
-    pub(super) fn leave_out(
-        &mut self,
-        columns: &mut [(String, ColumnUse)],
-        suspects: &[Suspect],
-    ) -> bool {
-        let mut changed = false;
+    /// Leaves out the features that `suspects` says to, unless asked for by name. Each
+    /// left-out column's use says why and how to keep it.
+    pub(super) fn leave_out(&mut self, columns: &mut [(String, ColumnUse)], suspects: &[Suspect]) {
         for suspect in suspects.iter().filter(|s| s.feature && s.leaves_out()) {
             if self.listed || self.asked.contains(&suspect.column) {
                 continue;
@@ -98,10 +93,8 @@ impl FeaturePlan {
                     suspect.column
                 ));
                 self.features.retain(|f| *f != suspect.column);
-                changed = true;
             }
         }
-        changed
     }
 
     /// The suspect columns that are features because the user asked for them: recorded in

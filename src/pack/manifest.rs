@@ -194,6 +194,17 @@ impl TimeKind {
         }
     }
 
+    /// A time kind as `pack.toml` spells it, or the message naming both spellings.
+    pub fn parse(text: &str) -> std::result::Result<TimeKind, String> {
+        match text {
+            "calendar" => Ok(TimeKind::Calendar),
+            "order_within_entity" => Ok(TimeKind::OrderWithinEntity),
+            other => Err(format!(
+                "expected \"calendar\" or \"order_within_entity\", found {other:?}"
+            )),
+        }
+    }
+
     /// Whether this is the default, calendar time.
     pub fn is_calendar(&self) -> bool {
         *self == TimeKind::Calendar
