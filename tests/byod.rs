@@ -12,30 +12,17 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::common::{counterlab, TempDir};
+use crate::common::{
+    counterlab, output_json as json, output_text as text, path_arg as s, write_file as write,
+    TempDir,
+};
 
 fn real(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/real/{name}/{name}.csv"))
 }
 
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn json(o: &Output) -> serde_json::Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(o)))
-}
-
 fn run(args: &[&str]) -> Output {
     counterlab(args)
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// A CSV's rows as header → cell maps (a plain split on commas: the test CSVs quote nothing).
@@ -400,13 +387,6 @@ fn respiratory_goes_through_init_check_run_verify_and_audit() {
     ]));
     assert_eq!(verified["report_hash"], clean["report_hash"]);
     assert_ne!(verified["verdict"], "REJECTED");
-}
-
-/// A small CSV as text, written to `dir/name`.
-fn write(dir: &TempDir, name: &str, csv: &str) -> PathBuf {
-    let path = dir.path().join(name);
-    std::fs::write(&path, csv).unwrap();
-    path
 }
 
 /// 12 entities × 3 rows with a text category, a numeric feature, an unusable id-like text

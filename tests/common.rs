@@ -150,3 +150,29 @@ pub fn registered(pack: &str, name: &str) -> (counterlab::Pack, serde_json::Valu
         .expect("experiment JSON");
     (pack, value)
 }
+
+/// A command's stdout and stderr, for messages and text checks.
+pub fn output_text(o: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// A command's stdout as JSON (a panic shows everything it printed).
+pub fn output_json(o: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", output_text(o)))
+}
+
+/// A path as the `&str` a command line takes.
+pub fn path_arg(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// `text` written to `dir/name`.
+pub fn write_file(dir: &TempDir, name: &str, text: &str) -> PathBuf {
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}

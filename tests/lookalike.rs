@@ -12,25 +12,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::common::{counterlab, TempDir};
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn json_of(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(o)))
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use crate::common::{
+    counterlab, output_json as json_of, output_text as text, path_arg as s, TempDir,
+};
 
 /// The respiratory CSV with a `test` column (visit 4) and the test rows' `patient` ids
 /// re-spelled by `spell`; quotes every patient cell (a tab or a leading space survives).

@@ -8,29 +8,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::common::{counterlab, TempDir};
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn json(o: &Output) -> serde_json::Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(o)))
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn write(dir: &TempDir, name: &str, csv: &str) -> PathBuf {
-    let path = dir.path().join(name);
-    std::fs::write(&path, csv).unwrap();
-    path
-}
+use crate::common::{
+    counterlab, output_json as json, output_text as text, path_arg as s, write_file as write,
+    TempDir,
+};
 
 /// 40 patients × 4 visits. The label y is 1 for rows where (patient + visit) % 3 == 0.
 /// Columns, by construction:
