@@ -360,7 +360,13 @@ fn compute_cell(
         rows: table.n_rows() as u64,
         positives: table.labels().iter().filter(|&&l| l).count() as u64,
         results: observed.results,
-        claim: evaluation.report,
+        // A cell keeps the claim object it had before `scored_rows` existed: a map's cells
+        // are hashed, so a map recorded then still recomputes bit for bit (the rows each
+        // arm scored are in the cell's results).
+        claim: evaluation.report.map(|report| ClaimReport {
+            scored_rows: None,
+            ..report
+        }),
         outcome,
         reason,
         cell_hash: String::new(),
