@@ -32,7 +32,7 @@ use crate::metrics::{self, MetricValue};
 use crate::model::{Design, FittedLogistic, LogisticRegression, Matrix, DEFAULT_TOL};
 use crate::pack::Pack;
 use crate::parallel::parallel_map;
-use crate::split::{self, Folds, Overlap, Split, SplitSummary};
+use crate::split::{self, FoldAssignment, Overlap, Split, SplitSummary};
 use crate::table::Table;
 
 /// The gradient tolerance of a permutation null's fits
@@ -56,7 +56,7 @@ pub const NULL_FIT_TOL: f64 = 1e-5;
 pub struct ArmResult {
     /// Split counts and membership hash. For a cross-validation arm: `test_*` count the
     /// rows with an out-of-fold prediction, `train_*` the rows that train at least one
-    /// fold, and the membership hash is the fold assignment's ([`Folds::membership_hash`]).
+    /// fold, and the membership hash is the fold assignment's ([`FoldAssignment::membership_hash`]).
     pub split: SplitSummary,
     /// What train and test share; for a cross-validation arm, summed over its folds
     /// (`entities`: those on both sides of at least one fold).
@@ -91,7 +91,7 @@ pub struct ArmResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RepeatResult {
-    /// The repeat's fold assignment ([`Folds::membership_hash`]).
+    /// The repeat's fold assignment ([`FoldAssignment::membership_hash`]).
     pub membership_hash: String,
     /// The experiment's metrics on the repeat's pooled out-of-fold predictions.
     pub metrics: BTreeMap<String, MetricValue>,
@@ -586,14 +586,34 @@ struct PreparedFold {
 
 /// How one repeat of a cross-validation arm's out-of-fold predictions are pooled.
 struct Pooling {
-    folds: Folds,
+    /// Which of the repeat's folds tests each canonical row.
+    assignment: FoldAssignment,
     /// The index of the repeat's first fold in the arm's `folds`.
     first_fold: usize,
-    /// Canonical rows with an out-of-fold prediction, ascending.
-    rows: Vec<usize>,
-    /// Per pooled row: its fold (an index into the arm's `folds`, every repeat's) and its
-    /// position among that fold's test rows.
-    origin: Vec<(usize, usize)>,
+}
+
+impl Pooling {
+    /// The repeat's folds, as indices into the arm's `folds`.
+    fn folds(&self) -> std::ops::Range<usize> {
+        self.first_fold..self.first_fold + self.assignment.n_folds()
+    }
+
+    /// Per canonical row with an out-of-fold prediction, ascending: the row, its fold (an
+    /// index into the arm's `folds`) and its position among that fold's test rows (which
+    /// are ascending, so a count per fold gives it).
+    fn origins(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+        let mut next_position = vec![0usize; self.assignment.n_folds()];
+        self.assignment
+            .fold_of_row()
+            .iter()
+            .enumerate()
+            .filter_map(move |(row, fold)| {
+                let fold = (*fold)? as usize;
+                let position = next_position[fold];
+                next_position[fold] += 1;
+                Some((row, self.first_fold + fold, position))
+            })
+    }
 }
 
 /// How much of an arm to prepare.
@@ -646,10 +666,20 @@ impl PreparedArm {
         let arm_path = JsonPath::field("arms").index(index).key("split");
         let spec = &experiment.arms[index].split;
         let features = &experiment.model_features(pack)[..];
+        // Each split is moved into its fold, not copied: a repeat keeps only its
+        // assignment (which fold tests each row), from which its predictions are pooled.
         let (splits, cv) = if spec.cross_validation().is_some() {
-            let repeats = split::folds(table, spec, experiment.seed, &arm_path)?;
-            let splits = repeats.iter().flat_map(|f| f.splits.clone()).collect();
-            (splits, Some(repeats))
+            let mut splits = Vec::new();
+            let mut cv = Vec::new();
+            for repeat in split::folds(table, spec, experiment.seed, &arm_path)? {
+                let (repeat_splits, assignment) = repeat.into_parts();
+                cv.push(Pooling {
+                    first_fold: splits.len(),
+                    assignment,
+                });
+                splits.extend(repeat_splits);
+            }
+            (splits, Some(cv))
         } else {
             (
                 vec![split::split(table, spec, experiment.seed, &arm_path)?],
@@ -660,34 +690,6 @@ impl PreparedArm {
             .into_iter()
             .map(|split| PreparedFold::new(table, experiment, features, split, scope))
             .collect();
-        let cv = cv.map(|repeats| {
-            let mut first = 0;
-            repeats
-                .into_iter()
-                .map(|assignment| {
-                    let in_repeat = first..first + assignment.splits.len();
-                    let in_repeat_start = first;
-                    first = in_repeat.end;
-                    let mut origin_of_row = vec![None; table.n_rows()];
-                    for f in in_repeat {
-                        for (position, row) in folds[f].split.test_rows().into_iter().enumerate() {
-                            origin_of_row[row] = Some((f, position));
-                        }
-                    }
-                    let (rows, origin) = origin_of_row
-                        .into_iter()
-                        .enumerate()
-                        .filter_map(|(row, origin)| origin.map(|o| (row, o)))
-                        .unzip();
-                    Pooling {
-                        folds: assignment,
-                        first_fold: in_repeat_start,
-                        rows,
-                        origin,
-                    }
-                })
-                .collect()
-        });
         Ok(PreparedArm { index, folds, cv })
     }
 
@@ -695,7 +697,7 @@ impl PreparedArm {
     /// (`Fitting::null`); otherwise every fold.
     fn fitted_folds(&self, fitting: Fitting) -> usize {
         match (&self.cv, fitting.first_repeat_only) {
-            (Some(repeats), true) => repeats[0].first_fold + repeats[0].folds.splits.len(),
+            (Some(repeats), true) => repeats[0].folds().end,
             _ => self.folds.len(),
         }
     }
@@ -735,7 +737,7 @@ impl PreparedArm {
                         Error::invalid(format!("arm {arm:?}, fold {}: {e}", f - only.first_fold))
                     }
                     [first, ..] => {
-                        let per_repeat = first.folds.splits.len();
+                        let per_repeat = first.assignment.n_folds();
                         Error::invalid(format!(
                             "arm {arm:?}, repeat {}, fold {}: {e}",
                             f / per_repeat,
@@ -815,7 +817,7 @@ impl PreparedArm {
                             .zip(per_repeat)
                             .zip(&own.predictions.repeats)
                             .map(|((pooling, metrics), scores)| RepeatResult {
-                                membership_hash: pooling.folds.membership_hash(),
+                                membership_hash: pooling.assignment.membership_hash(),
                                 metrics,
                                 roc_auc_delong: delong_of(scores),
                             })
@@ -824,7 +826,13 @@ impl PreparedArm {
                     }
                 };
                 ArmResult {
-                    split: split::summarize_folds(table, &repeats[0].folds, kind, labels),
+                    split: split::summarize_folds(
+                        table,
+                        &repeats[0].assignment,
+                        &splits[repeats[0].folds()],
+                        kind,
+                        labels,
+                    ),
                     overlap: split::pooled_overlap(table, &splits, &overlaps),
                     model: None,
                     metrics,
@@ -929,29 +937,38 @@ fn pooled_predictions(repeats: &[Pooling], folds: &[FoldFit]) -> ArmPredictions 
         .map(|f| majority_class(&f.train_labels))
         .collect();
     let first = &repeats[0];
-    let test_labels = first
-        .origin
-        .iter()
-        .map(|&(f, position)| folds[f].test_labels[position])
-        .collect();
+    // Sized up front: pooled vectors are the largest an arm holds per row.
+    let n_tested = first.origins().count();
+    let mut test_rows = Vec::with_capacity(n_tested);
+    let mut test_labels = Vec::with_capacity(n_tested);
+    for (row, f, position) in first.origins() {
+        test_rows.push(row);
+        test_labels.push(folds[f].test_labels[position]);
+    }
     let scores = repeats
         .iter()
         .map(|pooling| {
-            debug_assert_eq!(pooling.rows, first.rows, "every repeat tests the same rows");
             let mut scores = Scores {
-                test_scores: Vec::with_capacity(pooling.rows.len()),
-                baseline: Vec::with_capacity(pooling.rows.len()),
+                test_scores: Vec::with_capacity(n_tested),
+                baseline: Vec::with_capacity(n_tested),
                 fit_failure: None,
             };
-            for &(f, position) in &pooling.origin {
+            for (_, f, position) in pooling.origins() {
                 scores
                     .test_scores
                     .push(folds[f].scored.test_probability[position]);
                 scores.baseline.push(majority[f]);
             }
+            debug_assert!(
+                pooling
+                    .origins()
+                    .map(|(row, _, _)| row)
+                    .eq(first.origins().map(|(row, _, _)| row)),
+                "every repeat tests the same rows"
+            );
             // The first fold whose model is no model's makes the repeat's pooled scores
             // none. Folds are numbered within their repeat.
-            let in_repeat = pooling.first_fold..pooling.first_fold + pooling.folds.splits.len();
+            let in_repeat = pooling.folds();
             scores.fit_failure = in_repeat.clone().find_map(|f| {
                 fit_failure(&folds[f].scored.fitted, &folds[f].scored.test_probability)
                     .map(|why| format!("fold {}: {why}", f - in_repeat.start))
@@ -960,7 +977,7 @@ fn pooled_predictions(repeats: &[Pooling], folds: &[FoldFit]) -> ArmPredictions 
         })
         .collect();
     ArmPredictions {
-        test_rows: first.rows.clone(),
+        test_rows,
         test_labels,
         repeats: scores,
     }

@@ -117,14 +117,14 @@ pub fn build_answered(
     };
     // The budget the pack raises is the one recorded: a capsule's options are re-verified
     // as explicit choices, which the pack's own budget does not raise again.
-    if let Some(budget) = pack
-        .manifest()
-        .verify
-        .filter(|_| verify_options.pack_budget)
-    {
+    if let Some(budget) = pack.manifest().verify {
         let o = &mut verify_options;
-        o.max_work = o.max_work.max(budget.max_work.unwrap_or(0));
-        o.max_design_bytes = o.max_design_bytes.max(budget.max_design_bytes.unwrap_or(0));
+        if o.pack_budget.work {
+            o.max_work = o.max_work.max(budget.max_work.unwrap_or(0));
+        }
+        if o.pack_budget.design_bytes {
+            o.max_design_bytes = o.max_design_bytes.max(budget.max_design_bytes.unwrap_or(0));
+        }
     }
     let threads = verify_options.threads;
     let payload = run_with(pack, &experiment, &RunOptions { threads })?;

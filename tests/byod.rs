@@ -992,6 +992,28 @@ fn verbagg_leaves_its_label_proxy_out_and_audits_persons_and_items() {
         .find(|c| c["id"] == "budget.work")
         .unwrap();
     assert_eq!(budget["status"], "pass", "{verified}");
+    // Each budget is its own: an explicit design budget (here too small, so nothing is
+    // fitted) replaces the pack's design budget and leaves its work budget in force.
+    let capped = json(&run(&[
+        "verify",
+        s(&dir.path().join("random-vs-grouped.payload.json")),
+        "--packs",
+        s(&pack),
+        "--max-design-bytes",
+        "1",
+        "--json",
+    ]));
+    let reason = capped["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "budget.work")
+        .and_then(|c| c["reason"].as_str())
+        .unwrap();
+    assert!(
+        reason.contains("bytes of prepared designs needed by the budget rule, over the budget of 1 (the options)"),
+        "{reason}"
+    );
 
     // A split of whole persons: no person on both sides, but every item is (persons are
     // crossed with items), which `--entity id,item` reports at the item level.

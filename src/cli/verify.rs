@@ -87,7 +87,7 @@ fn options(args: &VerifyArgs) -> Result<VerifyOptions, Exit> {
     if let Some(bytes) = args.max_design_bytes {
         options.max_design_bytes = bytes;
         // An explicit budget is the budget: the pack's own does not raise it.
-        options.pack_budget = false;
+        options.pack_budget.design_bytes = false;
     }
     Ok(options)
 }

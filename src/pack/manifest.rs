@@ -33,7 +33,7 @@ pub struct Manifest {
 }
 
 /// `[verify]`: what a verification of the pack may cost, when more than the default.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PackBudget {
     /// Largest work in fit units (as `--max-work`): used instead of the default when

@@ -32,15 +32,30 @@ pub const MAX_FOLDS: u32 = 100;
 pub struct Folds {
     /// Per fold, in fold order: its training and test rows.
     pub splits: Vec<Split>,
+    /// Which fold tests each row.
+    assignment: FoldAssignment,
+}
+
+/// Which fold of a cross-validation repeat tests each canonical row: all a repeat's
+/// pooling needs once its folds' splits are held elsewhere ([`Folds::into_parts`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoldAssignment {
+    /// The number of folds.
+    n_folds: usize,
     /// Per canonical row, the fold whose test rows hold it (`None`: never tested, the first
     /// time block of a rolling origin).
     fold_of_row: Vec<Option<u32>>,
 }
 
-impl Folds {
+impl FoldAssignment {
     /// Per canonical row, the fold that tests it.
     pub fn fold_of_row(&self) -> &[Option<u32>] {
         &self.fold_of_row
+    }
+
+    /// The number of folds.
+    pub fn n_folds(&self) -> usize {
+        self.n_folds
     }
 
     /// blake3 (context `counterlab 2026-12 folds v1`) of the row count, the fold count and,
@@ -48,7 +63,7 @@ impl Folds {
     pub fn membership_hash(&self) -> String {
         let mut hasher = HashKind::Folds.hasher();
         hasher.update(&(self.fold_of_row.len() as u64).to_le_bytes());
-        hasher.update(&(self.splits.len() as u64).to_le_bytes());
+        hasher.update(&(self.n_folds as u64).to_le_bytes());
         let mut bytes = Vec::with_capacity(4 * self.fold_of_row.len());
         for fold in &self.fold_of_row {
             bytes.extend_from_slice(&fold.unwrap_or(u32::MAX).to_le_bytes());
@@ -56,16 +71,43 @@ impl Folds {
         hasher.update(&bytes);
         hasher.finalize().to_hex().to_string()
     }
+}
+
+impl Folds {
+    /// Per canonical row, the fold that tests it.
+    pub fn fold_of_row(&self) -> &[Option<u32>] {
+        self.assignment.fold_of_row()
+    }
+
+    /// The fold assignment's hash ([`FoldAssignment::membership_hash`]).
+    pub fn membership_hash(&self) -> String {
+        self.assignment.membership_hash()
+    }
+
+    /// The splits and the assignment, apart: a caller that keeps each split with its
+    /// fold's other state need not hold a second copy of the masks.
+    pub fn into_parts(self) -> (Vec<Split>, FoldAssignment) {
+        (self.splits, self.assignment)
+    }
+
+    /// Folds of `splits` where row r is tested by fold `fold_of_row[r]`.
+    fn new(splits: Vec<Split>, fold_of_row: Vec<Option<u32>>) -> Folds {
+        let n_folds = splits.len();
+        Folds {
+            splits,
+            assignment: FoldAssignment {
+                n_folds,
+                fold_of_row,
+            },
+        }
+    }
 
     /// Folds where row r is tested by fold `fold_of_row[r]` and trains every other fold.
     fn complementary(fold_of_row: Vec<u32>, k: u32) -> Folds {
         let splits = (0..k)
             .map(|f| Split::from_mask(fold_of_row.iter().map(|&g| g == f).collect()))
             .collect();
-        Folds {
-            splits,
-            fold_of_row: fold_of_row.into_iter().map(Some).collect(),
-        }
+        Folds::new(splits, fold_of_row.into_iter().map(Some).collect())
     }
 }
 
@@ -306,10 +348,7 @@ fn rolling_origin(
         .iter()
         .map(|&t| block_of(t).map(|f| f as u32))
         .collect();
-    Ok(Folds {
-        splits,
-        fold_of_row,
-    })
+    Ok(Folds::new(splits, fold_of_row))
 }
 
 /// The first time value of each of a rolling origin's `k` test blocks, ascending: over

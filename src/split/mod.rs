@@ -17,7 +17,7 @@ use crate::table::Table;
 mod blocks;
 mod folds;
 pub mod numpy_random;
-pub use folds::{folds, Folds, MAX_FOLDS, MAX_REPEATS};
+pub use folds::{folds, FoldAssignment, Folds, MAX_FOLDS, MAX_REPEATS};
 
 /// How an arm divides rows into train and test.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -514,15 +514,22 @@ pub fn summarize_labels(table: &Table, split: &Split, kind: &str, labels: &[bool
 
 /// Summarises a cross-validation arm's folds under `labels`: `test_*` count the rows with
 /// an out-of-fold prediction (each row once), `train_*` the rows that train at least one
-/// fold; the membership hash is the fold assignment's.
-pub fn summarize_folds(table: &Table, folds: &Folds, kind: &str, labels: &[bool]) -> SplitSummary {
+/// fold; the membership hash is the fold assignment's. `splits` are the repeat's folds,
+/// in fold order.
+pub fn summarize_folds(
+    table: &Table,
+    assignment: &FoldAssignment,
+    splits: &[&Split],
+    kind: &str,
+    labels: &[bool],
+) -> SplitSummary {
     summary(
         table,
         kind,
         labels,
-        |row| folds.splits.iter().any(|split| split.is_train(row)),
-        |row| folds.fold_of_row()[row].is_some(),
-        folds.membership_hash(),
+        |row| splits.iter().any(|split| split.is_train(row)),
+        |row| assignment.fold_of_row()[row].is_some(),
+        assignment.membership_hash(),
     )
 }
 

@@ -128,15 +128,16 @@ impl Verification<'_> {
     /// memory ([`crate::budget::design_bytes`]) within their budgets; false (unverifiable) otherwise.
     pub(super) fn work_in_budget(&mut self, pack: &Pack, work: u64, design: u64) -> bool {
         let o = self.options;
-        let declared = pack.manifest().verify.filter(|_| o.pack_budget);
-        let raised = |given: u64, declared: Option<u64>| match declared {
-            Some(declared) if declared > given => (declared, "the pack's [verify]"),
+        let declared = pack.manifest().verify.unwrap_or_default();
+        let raised = |given: u64, declared: Option<u64>, usable: bool| match declared {
+            Some(declared) if usable && declared > given => (declared, "the pack's [verify]"),
             _ => (given, "the options"),
         };
-        let (max_work, work_source) = raised(o.max_work, declared.and_then(|b| b.max_work));
+        let (max_work, work_source) = raised(o.max_work, declared.max_work, o.pack_budget.work);
         let (max_design, design_source) = raised(
             o.max_design_bytes,
-            declared.and_then(|b| b.max_design_bytes),
+            declared.max_design_bytes,
+            o.pack_budget.design_bytes,
         );
         if work > max_work {
             self.unverifiable(

@@ -69,7 +69,7 @@ impl Choices {
         }
         if let Some(work) = self.max_work {
             options.max_work = work;
-            options.pack_budget = false;
+            options.pack_budget.work = false;
         }
         Ok(options)
     }

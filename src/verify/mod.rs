@@ -123,15 +123,35 @@ pub struct VerifyOptions {
     /// and metrics); see [`work_units`]. A deterministic count, not a
     /// time (docs/VERDICTS.md, "Budgets").
     pub max_work: u64,
-    /// Whether a pack's own budget (`[verify] max_work` in pack.toml) raises `max_work`
-    /// (true unless the budget was given explicitly: `--max-work`, Python's `max_work`).
-    pub pack_budget: bool,
+    /// Which of a pack's own budgets (`[verify]` in pack.toml) may raise the options':
+    /// each one unless that budget was given explicitly.
+    pub pack_budget: PackBudgetUse,
     /// Largest memory for the prepared designs a verification holds at once, in bytes;
     /// see [`crate::budget::design_bytes`].
     pub max_design_bytes: u64,
     /// Worker threads (never changes the report; at most [`crate::run::MAX_THREADS`] are
     /// used).
     pub threads: usize,
+}
+
+/// Whether a pack's `[verify]` budgets may raise the verification's, one flag per budget:
+/// a budget given explicitly (`--max-work`, `--max-design-bytes`, Python's `max_work`) is
+/// the budget, and the pack's own value for it is not read; the other still is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PackBudgetUse {
+    /// The pack's `max_work` may raise [`VerifyOptions::max_work`].
+    pub work: bool,
+    /// The pack's `max_design_bytes` may raise [`VerifyOptions::max_design_bytes`].
+    pub design_bytes: bool,
+}
+
+impl Default for PackBudgetUse {
+    fn default() -> Self {
+        PackBudgetUse {
+            work: true,
+            design_bytes: true,
+        }
+    }
 }
 
 impl Default for VerifyOptions {
@@ -146,7 +166,7 @@ impl Default for VerifyOptions {
             max_payload_bytes: 1 << 20,
             fixture: LoadLimits::default(),
             max_work: 10_000_000_000,
-            pack_budget: true,
+            pack_budget: PackBudgetUse::default(),
             max_design_bytes: 512 << 20,
             threads: RunOptions::default().threads,
         }
@@ -265,7 +285,7 @@ pub fn rules() -> Value {
         "temporal_caveat": "test rows at or before the latest training time are a temporal_overlap caveat of an arm only when the pack's time_kind is calendar and an arm of the experiment orders time (temporal, rolling_origin); an order within each entity (time_kind order_within_entity) is never compared across entities",
         "degenerate_interval": "a ROC AUC interval (or a ROC AUC gap's) of zero width (standard error 0: every score tied, a perfect ranking, one positive or negative entity, two arms that scored alike) is undefined",
         "scored_rows": "a gap whose two arms scored different rows reports how many rows each arm scored and how many both did (claim.scored_rows)",
-        "pack_budget": "a pack's [verify] max_work and max_design_bytes raise the work and design budgets when larger and no budget was given explicitly",
+        "pack_budget": "a pack's [verify] max_work and max_design_bytes each raise the work or design budget when larger, unless that budget was given explicitly",
         "look_alike_labels": "label texts with one entity key (\" 1\" and \"1\") are refused at load",
         "capsule": "re-verified with the options it records; links REJECTED at the first failure, INCONCLUSIVE when unverifiable (another verifier); then SUPPORTS when the prediction is confirmed, REJECTED when refuted or when a check other than claim.evidence failed, INCONCLUSIVE when undecided",
     })

@@ -29,9 +29,12 @@ impl Verification<'_> {
         let seeds: Vec<u64> = (0..o.row_order_shuffles)
             .map(|k| mutation_seed(o.seed, "rows", k))
             .collect();
-        let hashes = run::parallel_map(&seeds, o.threads, |&seed| {
+        // One shuffle at a time, each with every thread: side by side, each would hold
+        // its own table copy and preparation (a whole run's memory per thread).
+        let hashes = seeds.iter().map(|&seed| {
             let table = pack.table().reloaded_in_shuffled_order(seed);
-            run::compute_results(pack, &table, experiment, &RunOptions { threads: 1 })
+            let options = RunOptions { threads: o.threads };
+            run::compute_results(pack, &table, experiment, &options)
                 .and_then(|r| run::result_hash(&r))
         });
         let mut ces = Vec::new();
