@@ -28,6 +28,7 @@ use std::sync::{Mutex, PoisonError};
 use crate::error::{Error, Result};
 
 mod bounds;
+pub mod gbdt;
 mod kernels;
 mod lanes;
 mod linalg;

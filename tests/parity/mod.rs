@@ -4,6 +4,7 @@
 mod auc;
 mod categorical;
 mod cv;
+mod gbdt;
 mod logistic;
 mod paired;
 mod repeated_cv;
