@@ -228,7 +228,9 @@ fn bench_pack_nulls(c: &mut Criterion) {
         let train = split.train_rows();
         let features = experiment.feature_list(&pack);
         let design = Design::new(&design_matrix(table, &train, features)).expect("finite");
-        let ModelSpec::Logistic { c: penalty } = experiment.model;
+        let ModelSpec::Logistic { c: penalty } = experiment.model else {
+            panic!("the benchmarked experiment's model is logistic")
+        };
         let params = LogisticRegression::new(penalty);
         let permutations: Vec<Vec<bool>> = (0..16)
             .map(|seed| {

@@ -118,7 +118,9 @@ fn bench_run(c: &mut Criterion) {
     };
     let table = pack.table();
     let features = experiment.feature_list(pack);
-    let ModelSpec::Logistic { c: c_value } = experiment.model;
+    let ModelSpec::Logistic { c: c_value } = experiment.model else {
+        panic!("the benchmarked experiment's model is logistic")
+    };
     let params = LogisticRegression::new(c_value);
 
     let mut group = c.benchmark_group("run_stage");

@@ -26,10 +26,12 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::experiment::{Experiment, MetricName, ModelSpec};
+use crate::experiment::{Experiment, MetricName};
 use crate::json_path::JsonPath;
 use crate::metrics::{self, MetricValue};
-use crate::model::{Design, FittedLogistic, LogisticRegression, Matrix, DEFAULT_TOL};
+use crate::model::{Matrix, DEFAULT_TOL};
+use crate::model_family::{Fitted, Model, PreparedDesign};
+pub use crate::model_family::{GbdtSummary, LogisticSummary, ModelSummary};
 use crate::pack::Pack;
 use crate::parallel::parallel_map;
 use crate::split::{self, FoldAssignment, Overlap, Split, SplitSummary};
@@ -130,20 +132,6 @@ pub enum DeLongSummary {
         /// Why.
         undefined: String,
     },
-}
-
-/// A fitted logistic model, on the standardised scale.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ModelSummary {
-    /// Intercept.
-    pub intercept: f64,
-    /// Coefficient per feature, by name.
-    pub coefficients: BTreeMap<String, f64>,
-    /// Solver iterations.
-    pub iterations: u64,
-    /// Whether the solver met its tolerance.
-    pub converged: bool,
 }
 
 /// One ablation inside an arm.
@@ -281,24 +269,10 @@ pub struct Evaluation {
     pub predictions: BTreeMap<String, ArmPredictions>,
 }
 
-/// Why a fit's test scores must not be read as a model's, or `None` when they may: the
-/// solver stopped without meeting its tolerance (iteration limit, stalled line search,
-/// overflow, …), or the model gives every test row the same score, a degenerate solution
-/// whose AUC of 0.5 and zero-width DeLong interval would be facts about the solver, not
-/// about the data.
-pub fn fit_failure(fitted: &FittedLogistic, test_probability: &[f64]) -> Option<String> {
-    if let Some(why) = fitted.stop.failure() {
-        return Some(format!(
-            "the model did not fit: {why} after {} iterations",
-            fitted.iterations
-        ));
-    }
-    let constant = test_probability
-        .windows(2)
-        .all(|w| w[0].to_bits() == w[1].to_bits());
-    (test_probability.len() >= 2 && constant).then(|| {
-        "the fitted model gives every test row the same score (a constant predictor)".to_owned()
-    })
+/// Why a fit's test scores must not be read as a model's, or `None` when they may
+/// ([`Fitted::failure`]).
+pub fn fit_failure(fitted: &Fitted, test_probability: &[f64]) -> Option<String> {
+    fitted.failure(test_probability)
 }
 
 /// The experiment's metrics on test rows, keyed by name; `baseline` holds, per test row, the
@@ -472,9 +446,10 @@ impl<'a> PreparedExperiment<'a> {
     /// gave when it has none.
     pub fn null_arm(&self, index: usize) -> Result<NullArm<'_>> {
         let arm = self.arms[index].as_ref().map_err(Clone::clone)?;
+        let model = Model::new(&self.experiment.model, Fitting::null().tol);
         let designs = arm.folds[..arm.fitted_folds(Fitting::null())]
             .iter()
-            .map(|fold| fold.prepare(self.table, 0))
+            .map(|fold| fold.prepare(self.table, &model, 0))
             .collect();
         Ok(NullArm {
             prepared: self,
@@ -625,16 +600,9 @@ enum Scope {
     ArmOnly,
 }
 
-/// One feature set of a fold standardised: its training design and its test rows on the
-/// training rows' scale.
-struct PreparedDesign {
-    design: Design,
-    test: Matrix,
-}
-
 /// A model fitted on a fold's training rows and scored on its test rows.
 struct Scored {
-    fitted: FittedLogistic,
+    fitted: Fitted,
     test_probability: Vec<f64>,
 }
 
@@ -715,11 +683,7 @@ impl PreparedArm {
         held: Option<&[Result<PreparedDesign>]>,
     ) -> Result<SetFit> {
         let arm = &experiment.arms[self.index].name;
-        let ModelSpec::Logistic { c } = experiment.model;
-        let model = LogisticRegression {
-            tol: fitting.tol,
-            ..LogisticRegression::new(c)
-        };
+        let model = Model::new(&experiment.model, fitting.tol);
         // A null fits the first repeat only (`Fitting::null`).
         let repeats = match (&self.cv, fitting.first_repeat_only) {
             (Some(repeats), true) => &repeats[..1],
@@ -747,7 +711,7 @@ impl PreparedArm {
                 };
                 let fit = match held {
                     Some(designs) => fold.fit(&model, labels, designs[f].as_ref()),
-                    None => fold.fit(&model, labels, fold.prepare(table, which).as_ref()),
+                    None => fold.fit(&model, labels, fold.prepare(table, &model, which).as_ref()),
                 };
                 fit.map_err(in_arm)
             })
@@ -761,10 +725,7 @@ impl PreparedArm {
                     repeats: vec![Scores {
                         test_scores: fold.scored.test_probability.clone(),
                         baseline: vec![majority_class(&fold.train_labels); fold.test_labels.len()],
-                        fit_failure: fit_failure(
-                            &fold.scored.fitted,
-                            &fold.scored.test_probability,
-                        ),
+                        fit_failure: fold.scored.fitted.failure(&fold.scored.test_probability),
                     }],
                 }
             }
@@ -920,7 +881,10 @@ impl PreparedArm {
                         &fit.test_labels,
                         &baseline,
                         &fit.scored.test_probability,
-                        fit_failure(&fit.scored.fitted, &fit.scored.test_probability).as_deref(),
+                        fit.scored
+                            .fitted
+                            .failure(&fit.scored.test_probability)
+                            .as_deref(),
                     ),
                 }
             })
@@ -970,7 +934,10 @@ fn pooled_predictions(repeats: &[Pooling], folds: &[FoldFit]) -> ArmPredictions 
             // none. Folds are numbered within their repeat.
             let in_repeat = pooling.folds();
             scores.fit_failure = in_repeat.clone().find_map(|f| {
-                fit_failure(&folds[f].scored.fitted, &folds[f].scored.test_probability)
+                folds[f]
+                    .scored
+                    .fitted
+                    .failure(&folds[f].scored.test_probability)
                     .map(|why| format!("fold {}: {why}", f - in_repeat.start))
             });
             scores
@@ -1031,37 +998,23 @@ impl PreparedFold {
         }
     }
 
-    /// Feature set `which` standardised on the fold's training rows, or the error the
-    /// standardisation gave (returned by a fit of it after the label checks). An
-    /// ablation's design is made from its own columns: equal, bit for bit, to the
-    /// selection of its columns from the arm's design ([`Design::select`]: standardising
-    /// is column by column), and an arm's error may name a column index of its own matrix,
-    /// which the ablation's must not.
-    fn prepare(&self, table: &Table, which: usize) -> Result<PreparedDesign> {
+    /// Feature set `which` prepared for `model` on the fold's training rows
+    /// ([`Model::prepare`]: standardised for the logistic model), or the error the
+    /// preparation gave (returned by a fit of it after the label checks). An ablation's
+    /// design is made from its own columns: equal, bit for bit, to the selection of its
+    /// columns from the arm's design (standardising is column by column), and an arm's
+    /// error may name a column index of its own matrix, which the ablation's must not.
+    fn prepare(&self, table: &Table, model: &Model, which: usize) -> Result<PreparedDesign> {
         let features = &self.feature_sets[which];
-        let train_rows = self.split.train_rows();
-        let design = Design::new(&design_matrix(table, &train_rows, features))?;
-        drop(train_rows);
-        let test = design.standardizer().transform(&design_matrix(
-            table,
-            &self.split.test_rows(),
-            features,
-        ));
-        Ok(PreparedDesign { design, test })
+        let train = design_matrix(table, &self.split.train_rows(), features);
+        let test = design_matrix(table, &self.split.test_rows(), features);
+        model.prepare(train, test)
     }
 
     /// The fold's model fitted on its own features (`fit`), as a result writes it.
     fn model_summary(&self, table: &Table, fit: &FoldFit) -> ModelSummary {
-        ModelSummary {
-            intercept: fit.scored.fitted.intercept,
-            coefficients: table
-                .column_names(&self.feature_sets[0])
-                .into_iter()
-                .zip(fit.scored.fitted.coefficients.iter().copied())
-                .collect(),
-            iterations: fit.scored.fitted.iterations as u64,
-            converged: fit.scored.fitted.converged,
-        }
+        let columns = table.column_names(&self.feature_sets[0]);
+        fit.scored.fitted.summary(columns)
     }
 
     /// What the fold's train and test rows share.
@@ -1076,7 +1029,7 @@ impl PreparedFold {
     /// fit's own; the caller says which arm and fold.
     fn fit(
         &self,
-        model: &LogisticRegression,
+        model: &Model,
         labels: &[bool],
         design: std::result::Result<&PreparedDesign, &Error>,
     ) -> Result<FoldFit> {
@@ -1099,8 +1052,7 @@ impl PreparedFold {
         };
         #[cfg(test)]
         crate::work_counter::fit();
-        let fitted = model.fit_design(&prepared_design.design, &train_labels)?;
-        let test_probability = fitted.predict_proba_standardized(&prepared_design.test);
+        let (fitted, test_probability) = model.fit(prepared_design, &train_labels)?;
         Ok(FoldFit {
             train_labels,
             test_labels,

@@ -33,6 +33,7 @@ use serde_json::Value;
 
 use crate::entity_key::quoted;
 use crate::error::{Error, Result};
+use crate::experiment::ModelSpec;
 use crate::init::{scaffold, ExperimentFile, InitOptions, Scaffold};
 use crate::pack::{LoadLimits, Pack, Packs, TimeKind};
 use crate::run::{run_with, Payload, RunOptions};
@@ -83,6 +84,8 @@ pub struct AuditOptions {
     /// A materiality margin on the AUC gap (`--margin`): the claim becomes `at_most`
     /// margin and the audit decides material leak / no material leak / undecided.
     pub margin: Option<f64>,
+    /// The model of both sides of the comparison (`--model`; default logistic, C = 1).
+    pub model: ModelSpec,
 }
 
 /// What `--margin` decided of the AUC inflation.
@@ -429,6 +432,7 @@ fn audit_level(
         id: None,
         time_kind: options.time_kind,
         drop: others,
+        model: options.model.clone(),
         ..InitOptions::default()
     };
     let mut scaffold = scaffold(path, bytes, &init, limits)?;
@@ -598,7 +602,7 @@ fn comparison_experiment(
         "format": "counterlab.experiment/1",
         "pack": pack.id(),
         "seed": options.seed,
-        "model": { "kind": "logistic", "c": 1.0 },
+        "model": options.model,
         "arms": [
             { "name": USER_ARM, "split": { "kind": "predefined", "column": options.test_column } },
             { "name": GROUPED_ARM, "split": { "kind": "entity_k_fold", "folds": grouped_folds, "repeats": GROUPED_REPEATS } },

@@ -219,6 +219,11 @@ fn check_axis(
     {
         return bad(format!("{at}: knob {} appears twice", axis.knob.as_str()));
     }
+    if axis.knob == Knob::C && !matches!(experiment.model, ModelSpec::Logistic { .. }) {
+        return bad(format!(
+            "{at}: knob c is the logistic model's; the experiment's model is not logistic"
+        ));
+    }
     if axis.values.is_empty() || axis.values.len() > 20 {
         return bad(format!(
             "{at}.values: 1 to 20 values, found {}",

@@ -64,6 +64,147 @@ pub enum ModelSpec {
         /// Inverse regularisation strength (> 0).
         c: f64,
     },
+    /// Histogram gradient boosting for the log loss, scikit-learn's
+    /// `HistGradientBoostingClassifier(early_stopping=False)` (docs/MODELS.md). Written in
+    /// full: a field left out of the experiment file takes scikit-learn's default.
+    Gbdt(GbdtSpec),
+}
+
+/// The parameters of a `gbdt` model, scikit-learn's names, each within [`GBDT_RANGES`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GbdtSpec {
+    /// Shrinkage of every leaf value (default 0.1).
+    pub learning_rate: f64,
+    /// Boosting iterations, one tree each; no early stopping (default 100).
+    pub max_iter: u32,
+    /// The most leaves a tree may have (default 31).
+    pub max_leaf_nodes: u32,
+    /// The fewest training rows a leaf may hold (default 20).
+    pub min_samples_leaf: u32,
+    /// L2 penalty on leaf values (default 0).
+    pub l2_regularization: f64,
+    /// The most bins a feature is cut into (default 255).
+    pub max_bins: u32,
+}
+
+impl Default for ModelSpec {
+    /// [`ModelSpec::logistic`]: what `init` and `audit` fit unless told otherwise.
+    fn default() -> Self {
+        ModelSpec::logistic()
+    }
+}
+
+impl ModelSpec {
+    /// The logistic model with C = 1: `init`'s and `audit`'s default.
+    pub fn logistic() -> ModelSpec {
+        ModelSpec::Logistic { c: 1.0 }
+    }
+
+    /// A model family by name with its defaults, as `--model` takes it: `logistic` (C = 1)
+    /// or `gbdt` (scikit-learn's defaults).
+    pub fn parse_family(name: &str) -> std::result::Result<ModelSpec, String> {
+        match name {
+            "logistic" => Ok(ModelSpec::logistic()),
+            "gbdt" => Ok(ModelSpec::Gbdt(GbdtSpec::default())),
+            other => Err(format!(
+                "unknown model {other:?}: expected \"logistic\" or \"gbdt\""
+            )),
+        }
+    }
+
+    /// The family's name, as `kind` spells it.
+    pub fn family(&self) -> &'static str {
+        match self {
+            ModelSpec::Logistic { .. } => "logistic",
+            ModelSpec::Gbdt(_) => "gbdt",
+        }
+    }
+}
+
+impl Default for GbdtSpec {
+    /// scikit-learn's defaults.
+    fn default() -> Self {
+        GbdtSpec {
+            learning_rate: 0.1,
+            max_iter: 100,
+            max_leaf_nodes: 31,
+            min_samples_leaf: 20,
+            l2_regularization: 0.0,
+            max_bins: 255,
+        }
+    }
+}
+
+/// The range of each `gbdt` parameter, both ends included (docs/payload.schema.json). The
+/// upper ends bound a verification's cost and keep every sum finite: a hostile value is
+/// refused at its JSON path, never run; the work it costs within them is counted by
+/// `budget::work_per_fit`.
+pub const GBDT_RANGES: GbdtRanges = GbdtRanges {
+    learning_rate: (1e-6, 10.0),
+    max_iter: (1, 1000),
+    max_leaf_nodes: (2, 4096),
+    min_samples_leaf: (1, 1_000_000),
+    l2_regularization: (0.0, 1e6),
+    max_bins: (2, 255),
+};
+
+/// See [`GBDT_RANGES`].
+#[derive(Debug, Clone, Copy)]
+pub struct GbdtRanges {
+    /// `learning_rate`.
+    pub learning_rate: (f64, f64),
+    /// `max_iter`.
+    pub max_iter: (u32, u32),
+    /// `max_leaf_nodes`.
+    pub max_leaf_nodes: (u32, u32),
+    /// `min_samples_leaf`.
+    pub min_samples_leaf: (u32, u32),
+    /// `l2_regularization`.
+    pub l2_regularization: (f64, f64),
+    /// `max_bins`.
+    pub max_bins: (u32, u32),
+}
+
+impl GbdtSpec {
+    /// The first parameter outside [`GBDT_RANGES`], as an error at `$.model.<name>`.
+    fn check(&self) -> Result<()> {
+        let r = GBDT_RANGES;
+        let outside = |name: &str, range: String, found: String| {
+            Err(Error::experiment(
+                JsonPath::field("model").key(name),
+                format!("must lie in {range}, found {found}"),
+            ))
+        };
+        let real = |name: &str, (low, high): (f64, f64), v: f64| {
+            if (low..=high).contains(&v) {
+                Ok(())
+            } else {
+                outside(name, format!("[{low:e}, {high:e}]"), v.to_string())
+            }
+        };
+        let whole = |name: &str, (low, high): (u32, u32), v: u32| {
+            if (low..=high).contains(&v) {
+                Ok(())
+            } else {
+                outside(name, format!("[{low}, {high}]"), v.to_string())
+            }
+        };
+        real("learning_rate", r.learning_rate, self.learning_rate)?;
+        whole("max_iter", r.max_iter, self.max_iter)?;
+        whole("max_leaf_nodes", r.max_leaf_nodes, self.max_leaf_nodes)?;
+        whole(
+            "min_samples_leaf",
+            r.min_samples_leaf,
+            self.min_samples_leaf,
+        )?;
+        real(
+            "l2_regularization",
+            r.l2_regularization,
+            self.l2_regularization,
+        )?;
+        whole("max_bins", r.max_bins, self.max_bins)
+    }
 }
 
 /// One arm: a named split.
@@ -345,12 +486,16 @@ impl Experiment {
                 format!("expected {EXPERIMENT_FORMAT:?}, found {:?}", self.format),
             ));
         }
-        let ModelSpec::Logistic { c } = self.model;
-        if !(C_RANGE.0..=C_RANGE.1).contains(&c) {
-            return Err(Error::experiment(
-                JsonPath::field("model").key("c"),
-                format!("must lie in [{:e}, {:e}], found {c}", C_RANGE.0, C_RANGE.1),
-            ));
+        match &self.model {
+            ModelSpec::Logistic { c } => {
+                if !(C_RANGE.0..=C_RANGE.1).contains(c) {
+                    return Err(Error::experiment(
+                        JsonPath::field("model").key("c"),
+                        format!("must lie in [{:e}, {:e}], found {c}", C_RANGE.0, C_RANGE.1),
+                    ));
+                }
+            }
+            ModelSpec::Gbdt(spec) => spec.check()?,
         }
         if self.arms.len() > MAX_ARMS {
             return Err(Error::experiment(
@@ -652,7 +797,7 @@ fn check_split_numbers(split: &SplitSpec, at: &JsonPath) -> Result<()> {
 mod raw {
     use serde::Deserialize;
 
-    use super::{Claim, GapBound, MetricName, ModelSpec};
+    use super::{Claim, GapBound, GbdtSpec, MetricName, ModelSpec};
 
     /// Why a tagged object's fields do not fit its kind (serde reports it at the object's
     /// path, in serde's own wording).
@@ -717,19 +862,51 @@ mod raw {
     pub(super) struct RawModel {
         kind: String,
         c: Option<f64>,
+        learning_rate: Option<f64>,
+        max_iter: Option<u32>,
+        max_leaf_nodes: Option<u32>,
+        min_samples_leaf: Option<u32>,
+        l2_regularization: Option<f64>,
+        max_bins: Option<u32>,
     }
 
     impl TryFrom<RawModel> for ModelSpec {
         type Error = ShapeError;
         fn try_from(raw: RawModel) -> Result<Self, ShapeError> {
-            match raw.kind.as_str() {
-                "logistic" => Ok(ModelSpec::Logistic {
-                    c: required(raw.c, "c")?,
-                }),
+            let kind = raw.kind.as_str();
+            match kind {
+                "logistic" => {
+                    refuse_extra(
+                        kind,
+                        &[
+                            ("learning_rate", raw.learning_rate.is_some()),
+                            ("max_iter", raw.max_iter.is_some()),
+                            ("max_leaf_nodes", raw.max_leaf_nodes.is_some()),
+                            ("min_samples_leaf", raw.min_samples_leaf.is_some()),
+                            ("l2_regularization", raw.l2_regularization.is_some()),
+                            ("max_bins", raw.max_bins.is_some()),
+                        ],
+                    )?;
+                    Ok(ModelSpec::Logistic {
+                        c: required(raw.c, "c")?,
+                    })
+                }
+                "gbdt" => {
+                    refuse_extra(kind, &[("c", raw.c.is_some())])?;
+                    let d = GbdtSpec::default();
+                    Ok(ModelSpec::Gbdt(GbdtSpec {
+                        learning_rate: raw.learning_rate.unwrap_or(d.learning_rate),
+                        max_iter: raw.max_iter.unwrap_or(d.max_iter),
+                        max_leaf_nodes: raw.max_leaf_nodes.unwrap_or(d.max_leaf_nodes),
+                        min_samples_leaf: raw.min_samples_leaf.unwrap_or(d.min_samples_leaf),
+                        l2_regularization: raw.l2_regularization.unwrap_or(d.l2_regularization),
+                        max_bins: raw.max_bins.unwrap_or(d.max_bins),
+                    }))
+                }
                 other => Err(ShapeError::UnknownKind {
                     what: "model",
                     found: other.to_owned(),
-                    expected: "\"logistic\"",
+                    expected: "\"logistic\" or \"gbdt\"",
                 }),
             }
         }

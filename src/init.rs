@@ -17,7 +17,7 @@ use std::path::Path;
 
 use crate::csv_input::StrictCsv;
 use crate::error::{Error, Result};
-use crate::experiment::Experiment;
+use crate::experiment::{Experiment, ModelSpec};
 use crate::json_path::JsonPath;
 use crate::pack::check::Findings;
 use crate::pack::{toml_key, LoadLimits, Pack};
@@ -63,7 +63,7 @@ pub const MATERIAL_MARGIN: f64 = 0.02;
 const NO_MATERIAL_GAP_SUFFIX: &str = "-no-material-gap";
 
 /// What `init` is told about the CSV.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitOptions {
     /// The entity column.
     pub entity: String,
@@ -86,6 +86,8 @@ pub struct InitOptions {
     pub drop: Vec<String>,
     /// Exactly these columns as features, in this order (default: every usable column).
     pub features: Option<Vec<String>>,
+    /// The starter experiments' model (`--model`; default the logistic model, C = 1).
+    pub model: ModelSpec,
 }
 
 /// How `init` used one column of the CSV.
@@ -598,6 +600,7 @@ fn starter_experiments(
         file_name: "random-vs-grouped.json".to_owned(),
         json: starter_json(
             pack,
+            &options.model,
             vec![random_rows_arm(pack), grouped.clone()],
             "random_rows",
             "entity_grouped",
@@ -607,13 +610,14 @@ fn starter_experiments(
         .time()
         .filter(|_| pack.manifest().data.time_kind.is_calendar())
     {
-        out.extend(rolling_origin_starter(pack, time, notes));
+        out.extend(rolling_origin_starter(pack, &options.model, time, notes));
     }
     if let Some(column) = &options.test_column {
         out.push(ExperimentFile {
             file_name: "predefined-vs-grouped.json".to_owned(),
             json: starter_json(
                 pack,
+                &options.model,
                 vec![
                     serde_json::json!({ "name": "predefined", "split": { "kind": "predefined", "column": column } }),
                     grouped,
@@ -665,12 +669,18 @@ fn no_material_gap(starter: &ExperimentFile) -> ExperimentFile {
 
 /// A starter experiment's JSON text: `arms` compared by a gap claim on ROC AUC, `higher`
 /// over `lower`.
-fn starter_json(pack: &Pack, arms: Vec<serde_json::Value>, higher: &str, lower: &str) -> String {
+fn starter_json(
+    pack: &Pack,
+    model: &ModelSpec,
+    arms: Vec<serde_json::Value>,
+    higher: &str,
+    lower: &str,
+) -> String {
     let json = serde_json::json!({
         "format": "counterlab.experiment/1",
         "pack": pack.id(),
         "seed": 1,
-        "model": { "kind": "logistic", "c": 1.0 },
+        "model": model,
         "arms": arms,
         "ablations": [{ "name": "identity", "drop": [] }],
         "metrics": ["roc_auc", "accuracy", "balanced_accuracy", "majority_baseline_accuracy"],
@@ -691,6 +701,7 @@ fn random_rows_arm(pack: &Pack) -> serde_json::Value {
 /// note saying why) when no number of folds gives one that runs.
 fn rolling_origin_starter(
     pack: &Pack,
+    model: &ModelSpec,
     time: &[i64],
     notes: &mut Vec<String>,
 ) -> Option<ExperimentFile> {
@@ -704,6 +715,7 @@ fn rolling_origin_starter(
     let rolling = |folds: usize| {
         starter_json(
             pack,
+            model,
             vec![
                 random_rows_arm(pack),
                 serde_json::json!({ "name": "rolling_origin", "split": { "kind": "rolling_origin", "folds": folds } }),

@@ -67,6 +67,7 @@ pub mod json_path;
 pub mod metrics;
 pub mod metrics_report;
 pub mod model;
+pub mod model_family;
 pub mod pack;
 pub mod pack_folder;
 pub mod parallel;

@@ -111,7 +111,14 @@ fn a_constant_predictor_is_no_evidence() {
     .unwrap();
     let payload = counterlab::run(&packs, &experiment).unwrap();
     let arm = &payload.results["a"];
-    assert!(arm.model.as_ref().expect("a single split").converged);
+    assert!(
+        arm.model
+            .as_ref()
+            .expect("a single split")
+            .as_logistic()
+            .expect("a logistic model")
+            .converged
+    );
     for metric in ["roc_auc", "accuracy"] {
         let value = &arm.metrics[metric];
         assert!(
@@ -148,7 +155,9 @@ fn a_fit_that_stops_early_has_a_stop_reason_and_no_metrics() {
     assert_eq!(fitted.stop, FitStop::IterationLimit);
     assert!(!fitted.converged);
     let scores = fitted.predict_proba(&x);
-    let failure = counterlab::run::fit_failure(&fitted, &scores).unwrap();
+    let failure =
+        counterlab::run::fit_failure(&counterlab::model_family::Fitted::Logistic(fitted), &scores)
+            .unwrap();
     assert!(failure.contains("iteration limit"), "{failure}");
     let metrics = counterlab::run::compute_metrics(
         &[
@@ -189,7 +198,7 @@ proptest! {
         let pack = packs.get("synth").unwrap();
         let payload = counterlab::run_with(pack, &experiment, &RunOptions { threads: 1 }).unwrap();
         for (arm, result) in &payload.results {
-            if !result.model.as_ref().expect("a single split").converged {
+            if !result.model.as_ref().expect("a single split").as_logistic().expect("a logistic model").converged {
                 prop_assert!(result.metrics["roc_auc"].value().is_none(), "{arm} at C = {c}");
             }
         }
@@ -199,11 +208,11 @@ proptest! {
         prop_assert_eq!(report.check("recompute.equal").unwrap().status, Status::Pass, "C = {}", c);
         let decided = matches!(report.verdict(), Verdict::Supports(_) | Verdict::Rejected { .. });
         if decided {
-            prop_assert!(payload.results["grouped"].model.as_ref().expect("a single split").converged, "{} at C = {}", report.verdict().as_str(), c);
+            prop_assert!(payload.results["grouped"].model.as_ref().expect("a single split").as_logistic().expect("a logistic model").converged, "{} at C = {}", report.verdict().as_str(), c);
         } else {
             prop_assert_eq!(report.verdict().as_str(), "INCONCLUSIVE");
         }
-        if !payload.results["grouped"].model.as_ref().expect("a single split").converged {
+        if !payload.results["grouped"].model.as_ref().expect("a single split").as_logistic().expect("a logistic model").converged {
             prop_assert_eq!(report.verdict().as_str(), "INCONCLUSIVE", "C = {}", c);
         }
     }
@@ -651,9 +660,9 @@ fn peak_rss(args: &[&str]) -> (Output, u64) {
 /// with s = min(threads, row-order shuffles) table copies made side by side and t =
 /// min(threads, 64) fits in flight.
 fn memory_bound(payload: u64, fixture: u64, rows: u64, design: u64, threads: u64) -> u64 {
-    let s = threads.min(3);
+    // The pack's table and one row-order copy of it at a time.
     let t = threads.min(64);
-    (64 << 20) + 80 * payload + (1 + s) * (fixture * 42 / 10 + 64 * rows) + design + t * 96 * rows
+    (64 << 20) + 80 * payload + 2 * (fixture * 42 / 10 + 64 * rows) + design + t * 96 * rows
 }
 
 /// The documented bound holds on the worst cases for each of its terms: a payload of

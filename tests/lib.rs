@@ -16,6 +16,7 @@ mod cv_interval;
 mod determinism;
 mod docs;
 mod gap_bounds;
+mod gbdt;
 mod guide;
 mod hardening;
 mod lookalike;

@@ -530,6 +530,7 @@ _AUDIT_ARGUMENTS = {
     "test-column": "test",
     "seed": "seed",
     "margin": "margin",
+    "model": "model",
     "out": "out",
     "id": "id",
     "keep": "keep",
@@ -597,6 +598,7 @@ def audit(
     out: Optional[PathLike] = None,
     seed: int = 1,
     margin: Optional[float] = None,
+    model: str = "logistic",
 ) -> Report:
     """Check your own train/test split for leakage, as ``counterlab audit``; no pack needed.
 
@@ -625,6 +627,8 @@ def audit(
         margin: a materiality margin on the ROC AUC gap (e.g. 0.02):
             ``result["auc"]["decision"]`` is then ``material_leak``, ``no_material_leak``
             or ``undecided`` by the verifier's interval.
+        model: the model of both sides of the comparison: ``"logistic"`` (C = 1) or
+            ``"gbdt"`` (gradient-boosted trees with scikit-learn's defaults).
 
     Returns:
         ``counterlab.audit/1``; ``result["leak"]`` is True when an entity is on both sides
@@ -651,8 +655,16 @@ def audit(
             None if margin is None else _margin(margin),
             _time_kind(time_kind),
             more,
+            _model(model),
         )
     return _report(text)
+
+
+def _model(value: Any) -> str:
+    """A model family by name: ``"logistic"`` or ``"gbdt"``."""
+    if value not in ("logistic", "gbdt"):
+        raise _error(UsageError, f"model: expected \"logistic\" or \"gbdt\", found {_args.shown(value)}")
+    return str(value)
 
 
 def _margin(value: Any) -> float:
@@ -677,6 +689,7 @@ def init(
     keep: Sequence[str] = (),
     drop: Sequence[str] = (),
     features: Optional[Sequence[str]] = None,
+    model: str = "logistic",
 ) -> Report:
     """Write a pack folder for your data, as ``counterlab init``: ``pack.toml`` with the
     fixture's hash, the data as the fixture, every usable column as a feature (text columns
@@ -697,6 +710,8 @@ def init(
         keep: columns kept as features although init would leave them out as suspect.
         drop: columns left out of the features.
         features: exactly these columns as features, in this order.
+        model: the starter experiments' model: ``"logistic"`` (C = 1) or ``"gbdt"``
+            (gradient-boosted trees with scikit-learn's defaults).
 
     Returns:
         ``id``, ``out``, ``fixture_file``; ``columns`` (each column's ``use``: a role,
@@ -730,6 +745,7 @@ def init(
             _args.names(keep, "keep"),
             _args.names(drop, "drop"),
             None if features is None else _args.names(features, "features"),
+            _model(model),
         )
     return _init_report(_report(text))
 

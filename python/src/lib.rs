@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use counterlab::audit::{audit as audit_split, AuditOptions};
 use counterlab::capsule::BuildOptions;
 use counterlab::document::{read_document, verify_document};
-use counterlab::experiment::MAX_EXPERIMENT_BYTES;
+use counterlab::experiment::{ModelSpec, MAX_EXPERIMENT_BYTES};
 use counterlab::init::{scaffold, ColumnUse, InitOptions, Scaffold};
 use counterlab::metrics_report::{metrics_json, ColumnNames, Predictions};
 use counterlab::pack::{LoadLimits, TimeKind};
@@ -400,7 +400,7 @@ fn metrics(
 /// Audits the split of a CSV (its bytes, named `name` in messages, or a path read within
 /// the fixture budget); returns `counterlab.audit/1`.
 #[pyfunction]
-#[pyo3(signature = (data, name, entity, label, positive, test, time=None, threads=None, out=None, seed=1, margin=None, time_kind=None, more_entities=Vec::new()))]
+#[pyo3(signature = (data, name, entity, label, positive, test, time=None, threads=None, out=None, seed=1, margin=None, time_kind=None, more_entities=Vec::new(), model=None))]
 #[allow(clippy::too_many_arguments)]
 fn audit(
     py: Python<'_>,
@@ -417,6 +417,7 @@ fn audit(
     margin: Option<f64>,
     time_kind: Option<String>,
     more_entities: Vec<String>,
+    model: Option<String>,
 ) -> PyResult<String> {
     let input = Input::from(data)?;
     let verify_options = VerifyOptions {
@@ -433,6 +434,7 @@ fn audit(
         more_entities,
         seed,
         margin,
+        model: parse_model(model.as_deref())?,
     };
     kernel(py, move || {
         let limits = LoadLimits::default();
@@ -458,6 +460,11 @@ fn read_csv(input: Input, name: &str, limits: &LoadLimits) -> counterlab::Result
 }
 
 /// `time_kind` as pack.toml spells it.
+/// A model family by name (default logistic), as `--model` reads it.
+fn parse_model(name: Option<&str>) -> PyResult<ModelSpec> {
+    ModelSpec::parse_family(name.unwrap_or("logistic")).map_err(|why| usage(format!("model: {why}")))
+}
+
 fn parse_time_kind(text: &str) -> PyResult<TimeKind> {
     TimeKind::parse(text).map_err(|why| usage(format!("time_kind: {why}")))
 }
@@ -465,7 +472,7 @@ fn parse_time_kind(text: &str) -> PyResult<TimeKind> {
 /// Writes a pack folder for a CSV (its bytes, named `name`: the fixture's file name, or a
 /// path), as `counterlab init`; returns what was decided and written, as JSON.
 #[pyfunction]
-#[pyo3(signature = (data, name, entity, label, positive, out, time=None, time_kind=None, test=None, id=None, keep=Vec::new(), drop=Vec::new(), features=None))]
+#[pyo3(signature = (data, name, entity, label, positive, out, time=None, time_kind=None, test=None, id=None, keep=Vec::new(), drop=Vec::new(), features=None, model=None))]
 #[allow(clippy::too_many_arguments)]
 fn init(
     py: Python<'_>,
@@ -482,6 +489,7 @@ fn init(
     keep: Vec<String>,
     drop: Vec<String>,
     features: Option<Vec<String>>,
+    model: Option<String>,
 ) -> PyResult<String> {
     let input = Input::from(data)?;
     let options = InitOptions {
@@ -495,6 +503,7 @@ fn init(
         keep,
         drop,
         features,
+        model: parse_model(model.as_deref())?,
     };
     kernel(py, move || {
         let limits = LoadLimits::default();

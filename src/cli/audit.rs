@@ -41,6 +41,10 @@ pub(crate) struct AuditArgs {
     /// material leak / undecided by the verifier's interval.
     #[arg(long)]
     margin: Option<f64>,
+    /// The model of both sides of the comparison: `logistic` (C = 1) or `gbdt`
+    /// (gradient-boosted trees with scikit-learn's defaults, docs/MODELS.md).
+    #[arg(long, value_parser = counterlab::experiment::ModelSpec::parse_family, default_value = "logistic")]
+    model: counterlab::experiment::ModelSpec,
     /// Print JSON (counterlab.audit/1).
     #[arg(long)]
     json: bool,
@@ -69,6 +73,7 @@ pub(crate) fn command(args: &AuditArgs) -> Outcome {
         more_entities: entities.collect(),
         seed: args.seed,
         margin: args.margin,
+        model: args.model.clone(),
     };
     let limits = LoadLimits::default();
     let bytes = read_input(&args.data, limits.max_bytes, "").map_err(usage)?;

@@ -25,6 +25,10 @@ pub(crate) struct InitArgs {
     /// A 0/1 column marking your own test rows (a predefined split).
     #[arg(long)]
     test_column: Option<String>,
+    /// The starter experiments' model: `logistic` (C = 1) or `gbdt` (gradient-boosted
+    /// trees with scikit-learn's defaults, docs/MODELS.md).
+    #[arg(long, value_parser = counterlab::experiment::ModelSpec::parse_family, default_value = "logistic")]
+    model: counterlab::experiment::ModelSpec,
     /// What the time column means: `calendar` (one clock for all entities) or
     /// `order_within_entity` (a visit number). Default: guessed from its name, with a note.
     #[arg(long, value_parser = TimeKind::parse)]
@@ -61,6 +65,7 @@ pub(crate) fn command(args: &InitArgs) -> Outcome {
         keep: args.keep.clone(),
         drop: args.drop.clone(),
         features: args.features.clone(),
+        model: args.model.clone(),
     };
     let limits = args.fixture.limits()?;
     let bytes = read_input(&args.data, limits.max_bytes, "--max-fixture-bytes")?;

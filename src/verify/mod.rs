@@ -51,7 +51,7 @@ pub use report::{
 pub(crate) use structure::experiment_error_at;
 
 /// The verifier's version (changes whenever a rule changes; the rules hash pins them).
-pub const VERIFIER_VERSION: &str = "counterlab-verifier/8";
+pub const VERIFIER_VERSION: &str = "counterlab-verifier/9";
 
 /// The most label permutations K a verification runs per null.
 pub const MAX_PERMUTATIONS: usize = 100_000;
@@ -246,7 +246,7 @@ impl serde::Serialize for Verdict {
 
 /// The rule set as data; its canonical hash is the report's `rules_hash`.
 pub fn rules() -> Value {
-    json!({
+    let mut rules = json!({
         "version": VERIFIER_VERSION,
         "checks": CHECK_IDS,
         "max_counterexamples": MAX_COUNTEREXAMPLES,
@@ -288,7 +288,10 @@ pub fn rules() -> Value {
         "pack_budget": "a pack's [verify] max_work and max_design_bytes each raise the work or design budget when larger, unless that budget was given explicitly",
         "look_alike_labels": "label texts with one entity key (\" 1\" and \"1\") are refused at load",
         "capsule": "re-verified with the options it records; links REJECTED at the first failure, INCONCLUSIVE when unverifiable (another verifier); then SUPPORTS when the prediction is confirmed, REJECTED when refuted or when a check other than claim.evidence failed, INCONCLUSIVE when undecided",
-    })
+    });
+    // Apart: one more key is past the json! macro's recursion limit.
+    rules["models"] = json!("logistic: scikit-learn's StandardScaler + LogisticRegression(C), the kernel's Newton solver; gbdt: scikit-learn's HistGradientBoostingClassifier(early_stopping=False) with learning_rate, max_iter, max_leaf_nodes, min_samples_leaf, l2_regularization and max_bins in their schema ranges, all rows binned (no subsample), one-hot categorical columns; a fit's work is rows x ((features + 1)^2 + 32) for the logistic model and budget::gbdt_work for the trees");
+    rules
 }
 
 /// The canonical hash of [`rules`].

@@ -172,7 +172,13 @@ fn pooled_out_of_fold_auc_matches_one_hot_pipeline() {
             // Every fold's coefficients are named by the one-hot columns.
             let folds = payload.results["cv"].folds.as_ref().expect("a CV arm");
             for fold in folds {
-                let names: Vec<&String> = fold.model.coefficients.keys().collect();
+                let names: Vec<&String> = fold
+                    .model
+                    .as_logistic()
+                    .expect("a logistic model")
+                    .coefficients
+                    .keys()
+                    .collect();
                 let mut expected: Vec<&String> = d.encoded_names.iter().collect();
                 expected.sort();
                 assert_eq!(names, expected, "{}", d.name);

@@ -163,12 +163,32 @@ impl HistGradientBoosting {
     }
 }
 
+/// The checks of [`HistGradientBoosting::fit`] that do not look at feature values, in the
+/// order `fit` makes them: rows, one label per row, two classes; the number of positive
+/// labels.
+pub(crate) fn check_labels(rows: usize, y: &[bool]) -> Result<usize> {
+    let invalid = |what: String| Err(Error::invalid(format!("gradient boosting: {what}")));
+    if rows == 0 {
+        return invalid("no training rows".to_owned());
+    }
+    if y.len() != rows {
+        return invalid(format!("{} labels for {rows} rows", y.len()));
+    }
+    let n_pos = y.iter().filter(|&&v| v).count();
+    if n_pos == 0 || n_pos == y.len() {
+        return invalid(format!(
+            "the training labels hold one class only ({} rows, all {})",
+            y.len(),
+            n_pos != 0
+        ));
+    }
+    Ok(n_pos)
+}
+
 /// The checks of [`HistGradientBoosting::fit`] on its data; the number of positive labels.
 fn check_data(x: &Matrix, y: &[bool]) -> Result<usize> {
     let invalid = |what: String| Err(Error::invalid(format!("gradient boosting: {what}")));
-    if x.rows() == 0 {
-        return invalid("no training rows".to_owned());
-    }
+    let n_pos = check_labels(x.rows(), y)?;
     if x.cols() == 0 {
         return invalid("no features".to_owned());
     }
@@ -177,17 +197,6 @@ fn check_data(x: &Matrix, y: &[bool]) -> Result<usize> {
             "{} training rows, more than {}",
             x.rows(),
             u32::MAX
-        ));
-    }
-    if y.len() != x.rows() {
-        return invalid(format!("{} labels for {} rows", y.len(), x.rows()));
-    }
-    let n_pos = y.iter().filter(|&&v| v).count();
-    if n_pos == 0 || n_pos == y.len() {
-        return invalid(format!(
-            "the training labels hold one class only ({} rows, all {})",
-            y.len(),
-            n_pos != 0
         ));
     }
     if let Some(at) = x.as_slice().iter().position(|v| !v.is_finite()) {
