@@ -203,3 +203,21 @@ def test_entity_lists_and_time_kind_are_arguments():
         counterlab.audit(frame, entity="patient", time_kind="visits", **roles)
     with pytest.raises(counterlab.DataError, match=r"named by entity=\)"):
         counterlab.audit(frame, entity="centre", **roles)
+
+
+def test_the_model_is_an_argument_as_the_cli_flag(cli_json, tmp_path):
+    frame = with_split(pd.read_csv(RESPIRATORY), "patient", by_entity=False)
+    path = tmp_path / "split.csv"
+    frame.to_csv(path, index=False)
+    code, expected = cli_json(
+        "audit", str(path), "--entity", "patient", "--label", "outcome", "--positive", "1",
+        "--test-column", "is_test", "--model", "gbdt", "--json",
+    )
+    got = counterlab.audit(path, entity="patient", label="outcome", positive=1, test="is_test", model="gbdt")
+    assert got == expected
+    # The trees give other numbers than the default logistic model.
+    logistic = counterlab.audit(path, entity="patient", label="outcome", positive=1, test="is_test")
+    assert logistic["auc"] != got["auc"]
+    for bad in ("forest", 1, None):
+        with pytest.raises(counterlab.UsageError, match="model: expected \"logistic\" or \"gbdt\""):
+            counterlab.audit(path, entity="patient", label="outcome", positive=1, test="is_test", model=bad)

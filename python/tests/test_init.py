@@ -128,3 +128,17 @@ def test_the_init_example_of_the_docs_runs(tmp_path, monkeypatch):
     lines = out.getvalue().splitlines()
     assert lines[0] == "payload = counterlab.run('my-pack/experiments/random-vs-grouped.json', packs='my-pack')"
     assert lines[1] in ("SUPPORTS", "INCONCLUSIVE", "REJECTED")
+
+
+def test_the_starters_model_is_an_argument(cli, tmp_path):
+    frame = split_frame()
+    data = tmp_path / "data.csv"
+    data.write_bytes(counterlab.csv_bytes(frame))
+    code, out, err = cli("init", str(data), *FLAGS, "--model", "gbdt", "--out", str(tmp_path / "by-cli"))
+    assert code == 0, err
+    counterlab.init(frame, out=tmp_path / "by-python", model="gbdt", **ROLES)
+    assert folder_files(tmp_path / "by-python") == folder_files(tmp_path / "by-cli")
+    starter = (tmp_path / "by-python" / "experiments" / "random-vs-grouped.json").read_text()
+    assert '"kind": "gbdt"' in starter and '"max_leaf_nodes": 31' in starter
+    with pytest.raises(counterlab.UsageError, match="model: expected"):
+        counterlab.init(frame, out=tmp_path / "bad", model="svm", **ROLES)
