@@ -126,7 +126,10 @@ impl CaseOptions {
             o.fixture.max_rows = v;
         }
         if let Some(v) = self.max_work {
+            // A budget given explicitly, as `--max-work` gives it: the pack's own does
+            // not raise it.
             o.max_work = v;
+            o.pack_budget.work = false;
         }
         o
     }

@@ -692,6 +692,11 @@ fn an_over_budget_payload_is_not_recomputed() {
     value["result_hash"] = Value::from(hash_value(HashKind::Result, &value["results"]));
     let options = VerifyOptions {
         max_work: 2_000_000,
+        // An explicit budget: the pack's own [verify] max_work does not raise it.
+        pack_budget: counterlab::verify::PackBudgetUse {
+            work: false,
+            design_bytes: true,
+        },
         threads: 1,
         ..fast()
     };
