@@ -462,7 +462,8 @@ fn read_csv(input: Input, name: &str, limits: &LoadLimits) -> counterlab::Result
 /// `time_kind` as pack.toml spells it.
 /// A model family by name (default logistic), as `--model` reads it.
 fn parse_model(name: Option<&str>) -> PyResult<ModelSpec> {
-    ModelSpec::parse_family(name.unwrap_or("logistic")).map_err(|why| usage(format!("model: {why}")))
+    ModelSpec::parse_family(name.unwrap_or("logistic"))
+        .map_err(|why| usage(format!("model: {why}")))
 }
 
 fn parse_time_kind(text: &str) -> PyResult<TimeKind> {
