@@ -68,6 +68,7 @@ def audit(
     margin: Optional[float] = None,
     time_kind: Optional[str] = None,
     more_entities: List[str] = ...,
+    model: Optional[str] = None,
 ) -> str: ...
 def init(
     data: _Input,
@@ -83,6 +84,7 @@ def init(
     keep: List[str] = ...,
     drop: List[str] = ...,
     features: Optional[List[str]] = None,
+    model: Optional[str] = None,
 ) -> str: ...
 def boundary(pack: str, packs: Optional[Path] = None, threads: Optional[int] = None) -> str: ...
 def transfer(
