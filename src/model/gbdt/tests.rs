@@ -417,3 +417,128 @@ fn timing() {
     }
     eprintln!("{n} rows x {p} features, 100 iterations: best of 3 fits {best:.3} s");
 }
+
+/// blake3 of everything a fit returns, bit for bit: thresholds, baseline, every node's
+/// fields, and the training rows' probabilities.
+fn fingerprint(fit: &FittedGbdt, x: &Matrix) -> String {
+    let mut h = blake3::Hasher::new();
+    let mut put = |v: u64| {
+        h.update(&v.to_le_bytes());
+    };
+    for k in 0..fit.features() {
+        let t = fit.bin_thresholds().feature(k);
+        put(t.len() as u64);
+        t.iter().for_each(|v| put(v.to_bits()));
+    }
+    put(fit.baseline().to_bits());
+    for tree in fit.trees() {
+        put(tree.nodes().len() as u64);
+        for n in tree.nodes() {
+            put(n.value.to_bits());
+            put(n.count as u64);
+            put(n.depth as u64);
+            put(n.gain.map_or(u64::MAX, f64::to_bits));
+            if let Some(s) = &n.split {
+                put(s.feature as u64);
+                put(u64::from(s.bin));
+                put(s.threshold.to_bits());
+                put(u64::from(s.missing_go_to_left));
+                put(s.left as u64);
+                put(s.right as u64);
+            }
+        }
+    }
+    for p in fit.predict_probability(x) {
+        put(p.to_bits());
+    }
+    h.finalize().to_hex()[..16].to_owned()
+}
+
+/// A drift check: the fits of a range of shapes and parameters hash to the values recorded
+/// when the fit was first verified against scikit-learn (`tests/parity/gbdt.rs`). Any
+/// speed-up of the fit must leave every bit in place; if a change is *meant* to move bits,
+/// re-run the parity test first, then print the new hashes with
+/// `cargo test --release --lib model::gbdt::tests::fits_do_not_drift -- --nocapture`.
+#[test]
+fn fits_do_not_drift() {
+    let d = HistGradientBoosting::default();
+    let cases = [
+        (
+            "defaults 2800x6",
+            (11, 2_800, 6),
+            d.clone(),
+            "a904583bf8160796",
+        ),
+        (
+            "defaults 5000x12",
+            (12, 5_000, 12),
+            d.clone(),
+            "5ad9a6dbd51c4b64",
+        ),
+        (
+            "small 1500x7",
+            (13, 1_500, 7),
+            HistGradientBoosting {
+                learning_rate: 0.3,
+                max_iter: 30,
+                max_leaf_nodes: 7,
+                min_samples_leaf: 5,
+                l2_regularization: 1.0,
+                max_bins: 32,
+            },
+            "693eafcf07a49360",
+        ),
+        (
+            "wide trees 4000x5",
+            (14, 4_000, 5),
+            HistGradientBoosting {
+                max_iter: 25,
+                max_leaf_nodes: 80,
+                min_samples_leaf: 3,
+                max_bins: 64,
+                ..d.clone()
+            },
+            "e70a5376ddf868b9",
+        ),
+        (
+            "stumps 900x3",
+            (15, 900, 3),
+            HistGradientBoosting {
+                max_iter: 40,
+                max_leaf_nodes: 2,
+                min_samples_leaf: 1,
+                max_bins: 2,
+                ..d.clone()
+            },
+            "f85bcba64c51cf89",
+        ),
+        (
+            "20 trees 30000x10",
+            (17, 30_000, 10),
+            HistGradientBoosting {
+                max_iter: 20,
+                ..d.clone()
+            },
+            "15c3bb6647a5d46d",
+        ),
+        (
+            "tiny 60x4",
+            (16, 60, 4),
+            HistGradientBoosting {
+                min_samples_leaf: 2,
+                ..d.clone()
+            },
+            "c7aaf4a472bff026",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, (seed, n, p), params, expected) in cases {
+        let (x, y) = problem(seed, n, p);
+        let got = fingerprint(&params.fit(&x, &y).unwrap(), &x);
+        eprintln!("{name}: {got}");
+        if got != expected {
+            failures.push(format!("{name}: {got}, recorded {expected}"));
+        }
+    }
+    assert!(failures.is_empty(), "fits drifted: {failures:#?}");
+}
