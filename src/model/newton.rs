@@ -576,7 +576,7 @@ impl Problem<'_> {
         if std::arch::is_x86_feature_detected!("avx2") {
             #[allow(
                 unsafe_code,
-                reason = "calling a #[target_feature] function, the crate's one unsafe block"
+                reason = "calling a #[target_feature] function: one of the crate's two unsafe blocks (the other: gbdt/boost.rs)"
             )]
             // SAFETY: `newton_avx2` requires AVX2 only, and the CPU was just found to have it.
             return unsafe { self.newton_avx2(tol, max_iter, n_pos) };

@@ -10,6 +10,7 @@
 //!   is not represented. The histograms still have its slot, because scikit-learn's root sums
 //!   run over it (see `histogram.rs`).
 
+use super::sort::ColumnSort;
 use super::Matrix;
 
 /// scikit-learn's `ALMOST_INF`: thresholds are clipped to it (LightGBM's `AvoidInf`).
@@ -25,30 +26,81 @@ pub struct BinThresholds {
     per_feature: Vec<Vec<f64>>,
 }
 
-/// The training matrix binned, column-major: `bins[k·n + i]` is row `i`'s bin of feature
-/// `k`. A histogram pass reads one feature's column for a node's rows, as scikit-learn's
-/// Fortran-ordered `X_binned`.
+/// The training matrix binned, in two layouts of `u8` bins (a bin index is at most 254):
+/// - column-major, `columns[k·n + i]`: the partition of a node's rows reads one feature's
+///   bins, from a column of `n` bytes that stays in cache (scikit-learn's Fortran-ordered
+///   `X_binned`);
+/// - row-major, `rows[i·p + k]`: a histogram pass reads every feature of a row, which is one
+///   cache line for a row picked at random below the root, instead of `p` lines from `p`
+///   columns; and it updates `p` different histograms per row, which overlap in the
+///   pipeline (see `histogram.rs`).
+///
+/// Both hold the same bins; the copy costs `n·p` bytes.
 #[derive(Debug, Clone)]
 pub(super) struct Binned {
-    rows: usize,
-    bins: Vec<u8>,
+    n_rows: usize,
+    n_features: usize,
+    columns: Vec<u8>,
+    rows: Vec<u8>,
 }
 
 impl Binned {
     /// The number of rows.
     pub(super) fn rows(&self) -> usize {
-        self.rows
+        self.n_rows
+    }
+
+    /// The number of features.
+    pub(super) fn features(&self) -> usize {
+        self.n_features
     }
 
     /// Feature `k`'s bins, one per row.
     pub(super) fn column(&self, k: usize) -> &[u8] {
-        &self.bins[k * self.rows..(k + 1) * self.rows]
+        &self.columns[k * self.n_rows..(k + 1) * self.n_rows]
+    }
+
+    /// Every row's bins, row after row (`p` bins each).
+    pub(super) fn row_major(&self) -> &[u8] {
+        &self.rows
     }
 }
 
 impl BinThresholds {
     /// The thresholds of every column of `x` (finite values; checked by the fit) with at most
-    /// `max_bins` (2..=255) bins each.
+    /// `max_bins` (2..=255) bins each, and `x` binned by them: each column sorted once
+    /// (`sort.rs`), its thresholds read from the sorted values, and its rows' bins from a
+    /// walk along them (the number of thresholds below a value only grows as the values do).
+    /// The same thresholds as [`BinThresholds::fit`] and the same bins as
+    /// [`BinThresholds::bin_columns`], which the tests hold it to.
+    pub(super) fn fit_and_bin(x: &Matrix, max_bins: usize) -> (BinThresholds, Binned) {
+        let (n, p) = (x.rows(), x.cols());
+        let mut sorter = ColumnSort::default();
+        let mut sorted = Vec::with_capacity(n);
+        let mut columns = vec![0u8; n * p];
+        let mut per_feature = Vec::with_capacity(p);
+        for k in 0..p {
+            sorter.sort((0..n).map(|i| x.row(i)[k]));
+            sorted.clear();
+            sorted.extend(sorter.sorted().map(|(v, _)| v));
+            let thresholds = thresholds_of_sorted(&sorted, max_bins);
+            let column = &mut columns[k * n..(k + 1) * n];
+            let mut bin = 0;
+            for (v, row) in sorter.sorted() {
+                while bin < thresholds.len() && thresholds[bin] < v {
+                    bin += 1;
+                }
+                column[row as usize] = u8::try_from(bin).expect("at most 254 thresholds");
+            }
+            per_feature.push(thresholds);
+        }
+        (BinThresholds { per_feature }, Binned::new(n, p, columns))
+    }
+
+    /// The thresholds of every column of `x` (finite values) with at most `max_bins`
+    /// (2..=255) bins each, by a comparison sort of each column: the reference for
+    /// [`BinThresholds::fit_and_bin`].
+    #[cfg(test)]
     pub(super) fn fit(x: &Matrix, max_bins: usize) -> BinThresholds {
         let mut column = Vec::with_capacity(x.rows());
         let per_feature = (0..x.cols())
@@ -84,14 +136,34 @@ impl BinThresholds {
         u8::try_from(b).expect("at most 254 thresholds")
     }
 
-    /// Every value of `x` binned, column-major.
+    /// Every value of `x` binned, in both layouts, by a binary search per value: the
+    /// reference for [`BinThresholds::fit_and_bin`].
+    #[cfg(test)]
     pub(super) fn bin_columns(&self, x: &Matrix) -> Binned {
-        let rows = x.rows();
-        let mut bins = Vec::with_capacity(rows * x.cols());
-        for k in 0..x.cols() {
-            bins.extend((0..rows).map(|i| self.bin(k, x.row(i)[k])));
+        let (n, p) = (x.rows(), x.cols());
+        let mut columns = Vec::with_capacity(n * p);
+        for k in 0..p {
+            columns.extend((0..n).map(|i| self.bin(k, x.row(i)[k])));
         }
-        Binned { rows, bins }
+        Binned::new(n, p, columns)
+    }
+}
+
+impl Binned {
+    /// The binned matrix from its column-major bins (`n` rows, `p` features).
+    fn new(n: usize, p: usize, columns: Vec<u8>) -> Binned {
+        let mut rows = vec![0u8; n * p];
+        for (k, column) in columns.chunks_exact(n.max(1)).enumerate() {
+            for (i, &b) in column.iter().enumerate() {
+                rows[i * p + k] = b;
+            }
+        }
+        Binned {
+            n_rows: n,
+            n_features: p,
+            columns,
+            rows,
+        }
     }
 }
 
@@ -107,8 +179,14 @@ impl BinThresholds {
 ///   numpy's `averaged_inverted_cdf` ([`averaged_inverted_cdf`]), duplicates dropped.
 ///
 /// Every threshold is clipped to [`ALMOST_INF`].
+#[cfg(test)]
 fn thresholds_of(column: &mut [f64], max_bins: usize) -> Vec<f64> {
     column.sort_unstable_by(f64::total_cmp);
+    thresholds_of_sorted(column, max_bins)
+}
+
+/// [`thresholds_of`] of a column sorted by `total_cmp`.
+fn thresholds_of_sorted(column: &[f64], max_bins: usize) -> Vec<f64> {
     let mut distinct: Vec<f64> = Vec::new();
     for &v in column.iter() {
         if distinct.last() != Some(&v) {
@@ -196,6 +274,45 @@ mod tests {
             .map(|i| if i < 9 { 0.0 } else { f64::from(i) })
             .collect();
         assert_eq!(thresholds_of(&mut skewed, 3), vec![0.0]);
+    }
+
+    /// The sorted-walk binning gives the reference's thresholds and bins, bit for bit: on
+    /// columns of few and many distinct values, ties, signed zeros, huge values, and
+    /// several `max_bins`.
+    #[test]
+    fn fit_and_bin_is_fit_then_bin_columns() {
+        use rand_chacha::rand_core::{RngCore, SeedableRng};
+        use rand_chacha::ChaCha8Rng;
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for (n, p) in [(1, 1), (2, 3), (50, 4), (700, 6), (3_000, 5)] {
+            let data: Vec<f64> = (0..n * p)
+                .map(|i| {
+                    let u = rng.next_u64();
+                    match i % p {
+                        0 => (u % 5) as f64 - 2.0,
+                        1 => [0.0, -0.0, 1.5, -1.5][(u % 4) as usize],
+                        2 => (u >> 11) as f64 / (1u64 << 53) as f64,
+                        3 => [f64::MAX, -f64::MAX, 1e301, 0.25][(u % 4) as usize],
+                        _ => ((u >> 11) as f64 / (1u64 << 53) as f64 * 400.0).round(),
+                    }
+                })
+                .collect();
+            let x = Matrix::from_row_major(n, p, data);
+            for max_bins in [2, 3, 16, 255] {
+                let (thresholds, binned) = BinThresholds::fit_and_bin(&x, max_bins);
+                let reference = BinThresholds::fit(&x, max_bins);
+                for k in 0..p {
+                    let bits = |t: &[f64]| t.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(thresholds.feature(k)), bits(reference.feature(k)));
+                }
+                let expected = reference.bin_columns(&x);
+                assert_eq!(
+                    binned.columns, expected.columns,
+                    "n {n} max_bins {max_bins}"
+                );
+                assert_eq!(binned.rows, expected.rows);
+            }
+        }
     }
 
     #[test]

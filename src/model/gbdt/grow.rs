@@ -13,13 +13,20 @@
 //! thread splits a node's rows stably (left rows in their order, then right rows in theirs),
 //! and so does [`Grower::partition`]: the row order of every node, hence of every histogram
 //! sum, is scikit-learn's.
+//!
+//! Buffers live as long as the grower, so that growing a tree allocates little: the
+//! partition, the gathered gradients, the split search's candidates, and the histograms,
+//! which go back to a pool when their node no longer needs them.
 
 use super::binning::{BinThresholds, Binned};
 use super::heap::PyHeap;
-use super::histogram::{numpy_sum, Histograms};
+use super::histogram::{numpy_sum, Histograms, RootCounts};
 use super::split::{SplitInfo, Splitter};
 use super::tree::{Node, Split, Tree};
 use super::{HistGradientBoosting, MIN_HESSIAN_TO_SPLIT};
+
+/// The most histogram entries numpy sums for the root's totals (`max_bins + 1 <= 256`).
+const ROOT_ENTRIES: usize = 256;
 
 /// Grows the trees of one fit, keeping its buffers between trees.
 #[derive(Debug)]
@@ -36,11 +43,13 @@ pub(super) struct Grower<'a> {
     n_bins: usize,
     /// Every row index, each node's rows contiguous (scikit-learn's `splitter.partition`).
     partition: Vec<u32>,
-    /// The right rows of the node being partitioned.
+    /// The right rows of the node being partitioned (one slot per row: written without a
+    /// branch, see [`Grower::partition`]).
     right_rows: Vec<u32>,
-    /// The gradients and hessians of a node's rows in partition order.
-    ordered_gradients: Vec<f32>,
-    ordered_hessians: Vec<f32>,
+    /// The gradients and hessians of a node's rows in partition order, `[g, h]` per row.
+    ordered_gradient_hessians: Vec<[f32; 2]>,
+    /// The root's bin counts, the same in every tree.
+    root_counts: RootCounts,
     /// Histograms no node holds any more, reused instead of allocated.
     spare: Vec<Histograms>,
 }
@@ -116,30 +125,30 @@ impl<'a> Grower<'a> {
         Grower {
             binned,
             thresholds,
-            splitter: Splitter {
-                n_bins: (0..thresholds.features())
+            splitter: Splitter::new(
+                (0..thresholds.features())
                     .map(|k| thresholds.feature(k).len() + 1)
                     .collect(),
-                l2_regularization: params.l2_regularization,
-                min_samples_leaf: params.min_samples_leaf,
-                min_hessian_to_split: MIN_HESSIAN_TO_SPLIT,
-            },
+                params.l2_regularization,
+                params.min_samples_leaf,
+            ),
             max_leaf_nodes: params.max_leaf_nodes,
             min_samples_split: params.min_samples_leaf.saturating_mul(2),
             learning_rate: params.learning_rate,
             n_bins: params.max_bins + 1,
             partition: Vec::with_capacity(n),
-            right_rows: Vec::with_capacity(n),
-            ordered_gradients: vec![0.0; n],
-            ordered_hessians: vec![0.0; n],
+            right_rows: vec![0; n],
+            ordered_gradient_hessians: vec![[0.0; 2]; n],
+            root_counts: RootCounts::new(binned),
             spare: Vec::new(),
         }
     }
 
-    /// Grows one tree on the rows' gradients and hessians, adds its leaf values to the
-    /// rows' raw predictions `raw` (scikit-learn's `_update_raw_predictions`: one addition
-    /// per row) and returns it.
-    pub(super) fn grow(&mut self, gradients: &[f32], hessians: &[f32], raw: &mut [f64]) -> Tree {
+    /// Grows one tree on the rows' gradients and hessians (`[g, h]` per row), adds its leaf
+    /// values to the rows' raw predictions `raw` (scikit-learn's `_update_raw_predictions`:
+    /// one addition per row) and returns it.
+    #[inline(always)]
+    pub(super) fn grow(&mut self, gradient_hessians: &[[f32; 2]], raw: &mut [f64]) -> Tree {
         let n = self.binned.rows();
         self.partition.clear();
         self.partition
@@ -149,9 +158,9 @@ impl<'a> Grower<'a> {
             heap: PyHeap::new(),
             leaves: Vec::new(),
         };
-        self.initialize_root(&mut growth, gradients, hessians);
+        self.initialize_root(&mut growth, gradient_hessians);
         while let Some((_, id)) = growth.heap.pop(greater_gain) {
-            self.split_next(&mut growth, id, gradients, hessians);
+            self.split_next(&mut growth, id, gradient_hessians);
         }
         for &leaf in &growth.leaves {
             growth.nodes[leaf].value *= self.learning_rate;
@@ -166,15 +175,28 @@ impl<'a> Grower<'a> {
     /// `_initialize_root`: the root's histograms over every row; its totals are numpy sums
     /// of feature 0's histogram. Too few rows or too small a hessian sum make it a leaf of
     /// value 0.
-    fn initialize_root(&mut self, growth: &mut Growth, gradients: &[f32], hessians: &[f32]) {
+    #[inline(always)]
+    fn initialize_root(&mut self, growth: &mut Growth, gradient_hessians: &[[f32; 2]]) {
         let n = self.binned.rows();
         let mut histograms = self.take_histograms();
-        histograms.build_root(self.binned, gradients, hessians);
-        let bins = &histograms.feature(0)[..self.n_bins];
-        let column: Vec<f64> = bins.iter().map(|b| b.sum_gradients).collect();
-        let sum_gradients = numpy_sum(&column);
-        let column: Vec<f64> = bins.iter().map(|b| b.sum_hessians).collect();
-        let sum_hessians = numpy_sum(&column);
+        histograms.build_root(
+            self.binned,
+            &self.splitter.n_bins,
+            &self.root_counts,
+            gradient_hessians,
+        );
+        // Feature 0's bins in use, then zeros up to scikit-learn's `max_bins + 1` entries
+        // (the slots past a feature's bins are zero).
+        let used = &histograms.feature(0).sums[..self.splitter.n_bins[0]];
+        let mut column = [0.0; ROOT_ENTRIES];
+        for (c, b) in column.iter_mut().zip(used) {
+            *c = b[0];
+        }
+        let sum_gradients = numpy_sum(&column[..self.n_bins]);
+        for (c, b) in column.iter_mut().zip(used) {
+            *c = b[1];
+        }
+        let sum_hessians = numpy_sum(&column[..self.n_bins]);
         growth
             .nodes
             .push(GrowNode::new(0, (0, n), (sum_gradients, sum_hessians), 0.0));
@@ -189,6 +211,7 @@ impl<'a> Grower<'a> {
 
     /// `_compute_best_split_and_push`: a node whose best split has no positive gain becomes
     /// a leaf; any other waits in the heap.
+    #[inline(always)]
     fn compute_best_split_and_push(&mut self, growth: &mut Growth, id: usize) {
         let node = &growth.nodes[id];
         let histograms = node
@@ -213,7 +236,8 @@ impl<'a> Grower<'a> {
 
     /// `split_next`: partitions the node's rows, makes its children, and searches the
     /// children that may still be split.
-    fn split_next(&mut self, growth: &mut Growth, id: usize, gradients: &[f32], hessians: &[f32]) {
+    #[inline(always)]
+    fn split_next(&mut self, growth: &mut Growth, id: usize, gradient_hessians: &[[f32; 2]]) {
         let split = growth.nodes[id]
             .split
             .expect("a node in the heap has a split");
@@ -268,17 +292,23 @@ impl<'a> Grower<'a> {
             self.spare.push(parent_histograms);
             return;
         }
-        // Both children get histograms even if one is a leaf: the second is a subtraction.
+        // The smaller child's histograms are summed even if it is a leaf: the larger one's
+        // are the parent's minus them. A larger child that is a leaf needs none (nothing
+        // reads a leaf's histograms), so the subtraction is skipped.
         let (smallest, largest) = if n_left < n_right {
             (left, right)
         } else {
             (right, left)
         };
-        let small = self.node_histograms(&growth.nodes[smallest], gradients, hessians);
-        let mut large = parent_histograms;
-        large.subtract(&small);
+        let small = self.node_histograms(&growth.nodes[smallest], gradient_hessians);
+        if growth.nodes[largest].is_leaf {
+            self.spare.push(parent_histograms);
+        } else {
+            let mut large = parent_histograms;
+            large.subtract(&small, &self.splitter.n_bins);
+            growth.nodes[largest].histograms = Some(large);
+        }
         growth.nodes[smallest].histograms = Some(small);
-        growth.nodes[largest].histograms = Some(large);
         if split_left {
             self.compute_best_split_and_push(growth, left);
         }
@@ -297,53 +327,47 @@ impl<'a> Grower<'a> {
     /// `split_indices` with one thread: the rows of `partition[start..stop]` whose bin is
     /// `<= split.bin` first, then the others, each group in its previous order. Returns the
     /// number that went left.
+    ///
+    /// Without a branch on the side a row goes to (it is as good as random, and a
+    /// mispredicted branch per row cost more than the rest of the loop): every row is
+    /// written both as the next left row and as the next right row, and only the count of
+    /// its side moves on. A left write never overtakes the reads (`start + n_left <= pos`),
+    /// and a slot written for a row that went right is overwritten by the next left row or
+    /// by the right rows copied back.
+    #[inline(always)]
     fn partition(&mut self, start: usize, stop: usize, split: &SplitInfo) -> usize {
         let column = self.binned.column(split.feature);
-        self.right_rows.clear();
-        let mut n_left = 0;
-        for pos in start..stop {
-            let row = self.partition[pos];
-            if column[row as usize] <= split.bin {
-                // Writes never overtake reads: start + n_left <= pos.
-                self.partition[start + n_left] = row;
-                n_left += 1;
-            } else {
-                self.right_rows.push(row);
-            }
+        let rows = &mut self.partition[start..stop];
+        let right = &mut self.right_rows[..rows.len()];
+        let (mut n_left, mut n_right) = (0, 0);
+        for pos in 0..rows.len() {
+            let row = rows[pos];
+            let left = column[row as usize] <= split.bin;
+            rows[n_left] = row;
+            right[n_right] = row;
+            n_left += usize::from(left);
+            n_right += usize::from(!left);
         }
-        self.partition[start + n_left..stop].copy_from_slice(&self.right_rows);
+        rows[n_left..].copy_from_slice(&right[..n_right]);
         n_left
     }
 
     /// `compute_histograms_brute` of a node below the root: its rows' gradients and
     /// hessians gathered in partition order, then summed per feature.
-    fn node_histograms(
-        &mut self,
-        node: &GrowNode,
-        gradients: &[f32],
-        hessians: &[f32],
-    ) -> Histograms {
+    #[inline(always)]
+    fn node_histograms(&mut self, node: &GrowNode, gradient_hessians: &[[f32; 2]]) -> Histograms {
         let mut histograms = self.take_histograms();
         let rows = &self.partition[node.start..node.stop];
-        let len = rows.len();
-        for ((og, oh), &i) in self.ordered_gradients[..len]
-            .iter_mut()
-            .zip(&mut self.ordered_hessians[..len])
-            .zip(rows)
-        {
-            *og = gradients[i as usize];
-            *oh = hessians[i as usize];
+        let ordered = &mut self.ordered_gradient_hessians[..rows.len()];
+        for (o, &i) in ordered.iter_mut().zip(rows) {
+            *o = gradient_hessians[i as usize];
         }
-        histograms.build(
-            self.binned,
-            rows,
-            &self.ordered_gradients[..len],
-            &self.ordered_hessians[..len],
-        );
+        histograms.build(self.binned, &self.splitter.n_bins, rows, ordered);
         histograms
     }
 
     /// `_finalize_leaf`; the node's histograms, if any, are kept for reuse.
+    #[inline(always)]
     fn finalize_leaf(&mut self, growth: &mut Growth, id: usize) {
         let node = &mut growth.nodes[id];
         node.is_leaf = true;
@@ -354,6 +378,7 @@ impl<'a> Grower<'a> {
     }
 
     /// Histograms for a node: a spare one, or new (every build zeroes what it writes).
+    #[inline(always)]
     fn take_histograms(&mut self) -> Histograms {
         self.spare
             .pop()

@@ -8,7 +8,7 @@
 //! are then rounded to `f32`, which hides such a difference unless it straddles an `f32`
 //! rounding boundary (about one value in 2²⁹).
 
-use crate::model::lanes::{exp_each, probabilities};
+use crate::model::lanes::{exp_chunks, probabilities};
 
 /// `raw_prediction > −37` picks scikit-learn's main branch of the gradient; below it,
 /// `expit(raw) = exp(raw)` to double precision and scikit-learn uses that.
@@ -44,36 +44,45 @@ pub(super) struct Scratch {
 
 /// The gradient and hessian of the half binomial loss at every row's raw prediction
 /// (`cgrad_hess_half_binomial`), computed in `f64` and stored as `f32` (scikit-learn's
-/// `G_H_DTYPE`): with `y ∈ {0, 1}` and `e = exp(−raw)`,
-/// `g = ((1 − y) − y·e) / (1 + e)` and `h = e / (1 + e)²`; for `raw <= −37`, `e = exp(raw)`,
-/// `g = e − y` and `h = e`. `(1 + e)²` is `(1 + e)·(1 + e)`: C compilers turn Cython's
-/// `pow(1 + e, 2.0)` into that product, which is exactly rounded either way.
+/// `G_H_DTYPE`), `[g, h]` per row (the histograms read both at once): with `y ∈ {0, 1}`
+/// and `e = exp(−raw)`, `g = ((1 − y) − y·e) / (1 + e)` and `h = e / (1 + e)²`; for
+/// `raw <= −37`, `e = exp(raw)`, `g = e − y` and `h = e`. `(1 + e)²` is `(1 + e)·(1 + e)`:
+/// C compilers turn Cython's `pow(1 + e, 2.0)` into that product, which is exactly rounded
+/// either way.
+///
+/// Both branches are computed for every row and one is selected, which changes no bit
+/// (each is the same operations on the same values) but lets the loop run in vector lanes.
+/// Inlined into both copies of the boosting (`boost.rs`).
+#[inline(always)]
 pub(super) fn gradient_hessian(
     y: &[bool],
     raw: &[f64],
     scratch: &mut Scratch,
-    gradients: &mut [f32],
-    hessians: &mut [f32],
+    gradient_hessians: &mut [[f32; 2]],
 ) {
     let n = raw.len();
+    assert!(
+        y.len() == n && gradient_hessians.len() == n,
+        "one label and output per row"
+    );
     scratch.arguments.clear();
     scratch
         .arguments
         .extend(raw.iter().map(|&r| if r > EXP_BRANCH { -r } else { r }));
     scratch.exps.resize(n, 0.0);
-    // libm's exp bit for bit, in lanes (the logistic solver's vectorised copy).
-    exp_each(&scratch.arguments, &mut scratch.exps);
-    for i in 0..n {
-        let yi = if y[i] { 1.0 } else { 0.0 };
-        let e = scratch.exps[i];
-        let (g, h) = if raw[i] > EXP_BRANCH {
-            let one_plus = 1.0 + e;
-            (((1.0 - yi) - yi * e) / one_plus, e / (one_plus * one_plus))
-        } else {
-            (e - yi, e)
-        };
-        gradients[i] = g as f32;
-        hessians[i] = h as f32;
+    // libm's exp bit for bit, in lanes (the logistic solver's vectorised copy), inlined.
+    exp_chunks::<false>(&scratch.arguments, &mut scratch.exps);
+    for (((gh, &label), &r), &e) in gradient_hessians
+        .iter_mut()
+        .zip(y)
+        .zip(raw)
+        .zip(&scratch.exps)
+    {
+        let yi = if label { 1.0 } else { 0.0 };
+        let one_plus = 1.0 + e;
+        let main = (((1.0 - yi) - yi * e) / one_plus, e / (one_plus * one_plus));
+        let (g, h) = if r > EXP_BRANCH { main } else { (e - yi, e) };
+        *gh = [g as f32, h as f32];
     }
 }
 
@@ -97,8 +106,9 @@ mod tests {
     fn gradients_and_hessians_of_both_branches() {
         let y = [true, false, true, false];
         let raw = [0.0, 0.0, -40.0, 2.0];
-        let (mut g, mut h) = ([0.0f32; 4], [0.0f32; 4]);
-        gradient_hessian(&y, &raw, &mut Scratch::default(), &mut g, &mut h);
+        let mut gh = [[0.0f32; 2]; 4];
+        gradient_hessian(&y, &raw, &mut Scratch::default(), &mut gh);
+        let (g, h): (Vec<f32>, Vec<f32>) = gh.iter().map(|&[g, h]| (g, h)).unzip();
         assert_eq!((g[0], h[0]), (-0.5, 0.25));
         assert_eq!((g[1], h[1]), (0.5, 0.25));
         let e = libm::exp(-40.0);

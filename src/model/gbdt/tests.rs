@@ -10,7 +10,7 @@
 
 use super::binning::BinThresholds;
 use super::grow::Grower;
-use super::histogram::Histograms;
+use super::histogram::{Histograms, RootCounts};
 use super::split::{node_value, Splitter};
 use super::*;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
@@ -300,12 +300,12 @@ fn training_rows_reach_their_leaves_by_threshold() {
     let n_pos = y.iter().filter(|&&v| v).count();
     let baseline = loss::baseline(n_pos, y.len());
     let mut raw = vec![baseline; y.len()];
-    let (mut g, mut h) = (vec![0.0f32; y.len()], vec![0.0f32; y.len()]);
+    let mut gh = vec![[0.0f32; 2]; y.len()];
     let mut scratch = loss::Scratch::default();
     for _ in 0..5 {
         let before = raw.clone();
-        loss::gradient_hessian(&y, &raw, &mut scratch, &mut g, &mut h);
-        let tree = grower.grow(&g, &h, &mut raw);
+        loss::gradient_hessian(&y, &raw, &mut scratch, &mut gh);
+        let tree = grower.grow(&gh, &mut raw);
         assert!(tree.leaves() > 1);
         for i in 0..y.len() {
             assert_eq!(raw[i], before[i] + tree.predict_row(x.row(i)), "row {i}");
@@ -323,19 +323,16 @@ fn the_split_search_finds_the_best_allowed_split() {
         let thresholds = BinThresholds::fit(&x, 12);
         let binned = thresholds.bin_columns(&x);
         let raw = vec![0.3; y.len()];
-        let (mut g, mut h) = (vec![0.0f32; y.len()], vec![0.0f32; y.len()]);
-        loss::gradient_hessian(&y, &raw, &mut loss::Scratch::default(), &mut g, &mut h);
+        let mut gh = vec![[0.0f32; 2]; y.len()];
+        loss::gradient_hessian(&y, &raw, &mut loss::Scratch::default(), &mut gh);
+        let (g, h): (Vec<f32>, Vec<f32>) = gh.iter().map(|&[g, h]| (g, h)).unzip();
+        let n_bins: Vec<usize> = (0..x.cols())
+            .map(|k| thresholds.feature(k).len() + 1)
+            .collect();
         let mut histograms = Histograms::new(x.cols());
-        histograms.build_root(&binned, &g, &h);
+        histograms.build_root(&binned, &n_bins, &RootCounts::new(&binned), &gh);
         let min_samples_leaf = 3 + seed as usize;
-        let splitter = Splitter {
-            n_bins: (0..x.cols())
-                .map(|k| thresholds.feature(k).len() + 1)
-                .collect(),
-            l2_regularization: 0.5,
-            min_samples_leaf,
-            min_hessian_to_split: MIN_HESSIAN_TO_SPLIT,
-        };
+        let mut splitter = Splitter::new(n_bins, 0.5, min_samples_leaf);
         let total_g: f64 = g.iter().map(|&v| f64::from(v)).sum();
         let total_h: f64 = h.iter().map(|&v| f64::from(v)).sum();
         let found = splitter.find_node_split(y.len() as u32, &histograms, total_g, total_h, 0.0);
@@ -416,4 +413,185 @@ fn timing() {
         assert_eq!(fit.trees().len(), 100);
     }
     eprintln!("{n} rows x {p} features, 100 iterations: best of 3 fits {best:.3} s");
+}
+
+/// The boosting's two copies (`boost::trees_portable` as compiled for the baseline x86-64,
+/// and the AVX2 copy `boost::trees` picks on this CPU) grow the same trees, bit for bit:
+/// on problems of several shapes, and on separable labels with a learning rate of 25, whose
+/// raw predictions run far past scikit-learn's `raw <= −37` branch of the gradients.
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn both_copies_fit_the_same_bits() {
+    if !std::arch::is_x86_feature_detected!("avx2") {
+        eprintln!("no AVX2 on this CPU: only the portable copy exists to run here");
+        return;
+    }
+    let d = HistGradientBoosting::default();
+    let separable = |n: usize| {
+        let (x, _) = problem(31, n, 3);
+        let y: Vec<bool> = (0..n).map(|i| x.row(i)[1] > 0.1).collect();
+        (x, y)
+    };
+    let cases = [
+        (problem(32, 2_000, 6), d.clone()),
+        (problem(33, 5_003, 11), small()),
+        (
+            separable(1_500),
+            HistGradientBoosting {
+                learning_rate: 25.0,
+                max_iter: 5,
+                min_samples_leaf: 1,
+                ..d.clone()
+            },
+        ),
+    ];
+    for (round, ((x, y), params)) in cases.into_iter().enumerate() {
+        let n_pos = y.iter().filter(|&&v| v).count();
+        let (thresholds, binned) = BinThresholds::fit_and_bin(&x, params.max_bins);
+        let baseline = loss::baseline(n_pos, y.len());
+        let portable = boost::trees_portable(&params, &binned, &thresholds, &y, baseline);
+        let dispatched = boost::trees(&params, &binned, &thresholds, &y, baseline);
+        let as_fit = |trees| FittedGbdt {
+            thresholds: thresholds.clone(),
+            baseline,
+            trees,
+        };
+        let portable = as_fit(portable);
+        if round == 2 {
+            let raw = portable.decision_function(&x);
+            let lo = raw.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = raw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            assert!(lo < -37.0 && hi > 37.0, "raw predictions in [{lo}, {hi}]");
+        }
+        assert_eq!(
+            fingerprint(&portable, &x),
+            fingerprint(&as_fit(dispatched), &x),
+            "round {round}"
+        );
+    }
+}
+
+/// blake3 of everything a fit returns, bit for bit: thresholds, baseline, every node's
+/// fields, and the training rows' probabilities.
+fn fingerprint(fit: &FittedGbdt, x: &Matrix) -> String {
+    let mut h = blake3::Hasher::new();
+    let mut put = |v: u64| {
+        h.update(&v.to_le_bytes());
+    };
+    for k in 0..fit.features() {
+        let t = fit.bin_thresholds().feature(k);
+        put(t.len() as u64);
+        t.iter().for_each(|v| put(v.to_bits()));
+    }
+    put(fit.baseline().to_bits());
+    for tree in fit.trees() {
+        put(tree.nodes().len() as u64);
+        for n in tree.nodes() {
+            put(n.value.to_bits());
+            put(n.count as u64);
+            put(n.depth as u64);
+            put(n.gain.map_or(u64::MAX, f64::to_bits));
+            if let Some(s) = &n.split {
+                put(s.feature as u64);
+                put(u64::from(s.bin));
+                put(s.threshold.to_bits());
+                put(u64::from(s.missing_go_to_left));
+                put(s.left as u64);
+                put(s.right as u64);
+            }
+        }
+    }
+    for p in fit.predict_probability(x) {
+        put(p.to_bits());
+    }
+    h.finalize().to_hex()[..16].to_owned()
+}
+
+/// A drift check: the fits of a range of shapes and parameters hash to the values recorded
+/// when the fit was first verified against scikit-learn (`tests/parity/gbdt.rs`). Any
+/// speed-up of the fit must leave every bit in place; if a change is *meant* to move bits,
+/// re-run the parity test first, then print the new hashes with
+/// `cargo test --release --lib model::gbdt::tests::fits_do_not_drift -- --nocapture`.
+#[test]
+fn fits_do_not_drift() {
+    let d = HistGradientBoosting::default();
+    let cases = [
+        (
+            "defaults 2800x6",
+            (11, 2_800, 6),
+            d.clone(),
+            "a904583bf8160796",
+        ),
+        (
+            "defaults 5000x12",
+            (12, 5_000, 12),
+            d.clone(),
+            "5ad9a6dbd51c4b64",
+        ),
+        (
+            "small 1500x7",
+            (13, 1_500, 7),
+            HistGradientBoosting {
+                learning_rate: 0.3,
+                max_iter: 30,
+                max_leaf_nodes: 7,
+                min_samples_leaf: 5,
+                l2_regularization: 1.0,
+                max_bins: 32,
+            },
+            "693eafcf07a49360",
+        ),
+        (
+            "wide trees 4000x5",
+            (14, 4_000, 5),
+            HistGradientBoosting {
+                max_iter: 25,
+                max_leaf_nodes: 80,
+                min_samples_leaf: 3,
+                max_bins: 64,
+                ..d.clone()
+            },
+            "e70a5376ddf868b9",
+        ),
+        (
+            "stumps 900x3",
+            (15, 900, 3),
+            HistGradientBoosting {
+                max_iter: 40,
+                max_leaf_nodes: 2,
+                min_samples_leaf: 1,
+                max_bins: 2,
+                ..d.clone()
+            },
+            "f85bcba64c51cf89",
+        ),
+        (
+            "20 trees 30000x10",
+            (17, 30_000, 10),
+            HistGradientBoosting {
+                max_iter: 20,
+                ..d.clone()
+            },
+            "15c3bb6647a5d46d",
+        ),
+        (
+            "tiny 60x4",
+            (16, 60, 4),
+            HistGradientBoosting {
+                min_samples_leaf: 2,
+                ..d.clone()
+            },
+            "c7aaf4a472bff026",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, (seed, n, p), params, expected) in cases {
+        let (x, y) = problem(seed, n, p);
+        let got = fingerprint(&params.fit(&x, &y).unwrap(), &x);
+        eprintln!("{name}: {got}");
+        if got != expected {
+            failures.push(format!("{name}: {got}, recorded {expected}"));
+        }
+    }
+    assert!(failures.is_empty(), "fits drifted: {failures:#?}");
 }
