@@ -44,7 +44,12 @@ What each side does (the comparison is conservative for counterlab):
   is row-level with random_state=1: the same number of refits of the same model on
   permuted labels. Measured, not extrapolated.
 
-The "fits" column counts logistic-regression fits per verification on each side.
+Gradient-boosted trees (`"model": {"kind": "gbdt", ...}`): scikit-learn's side is
+`HistGradientBoostingClassifier(early_stopping=False)` with the experiment's parameters,
+no scaler (trees do not need one), under the same permutation_test_score calls; the
+tolerance rows do not apply to it (both tol rows run the same trees).
+
+The "fits" column counts model fits per verification on each side.
 Threads: OPENBLAS_NUM_THREADS=OMP_NUM_THREADS=MKL_NUM_THREADS=1 unless already set, so the
 scikit-learn side uses one core like `--threads 1` (and like n_jobs=1). The "ratio
 (default)" columns set counterlab's default thread count (every core) against n_jobs=1;
@@ -94,6 +99,7 @@ import csv  # noqa: E402
 import numpy as np  # noqa: E402
 import scipy  # noqa: E402
 import sklearn  # noqa: E402
+from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.model_selection import (  # noqa: E402
@@ -180,15 +186,14 @@ def sklearn_work(data, experiment, tol_kwargs, n_jobs=1, nulls=1, k=K):
         or [split_indices(data, arms[name]["split"], experiment["seed"])]
         for name in claim_arms(experiment)
     }
-    c = experiment["model"]["c"]
+    def model():
+        return sklearn_model(experiment["model"], tol_kwargs)
 
     def work():
         out = {}
         for name, cv in cvs.items():
             for state in range(nulls):
-                pipeline = Pipeline(
-                    [("scale", StandardScaler()), ("model", LogisticRegression(C=c, **tol_kwargs))]
-                )
+                pipeline = model()
                 score, _, p_value = permutation_test_score(
                     pipeline, X, data.y, cv=cv, n_permutations=k, scoring="roc_auc",
                     n_jobs=n_jobs, random_state=state,
@@ -197,6 +202,22 @@ def sklearn_work(data, experiment, tol_kwargs, n_jobs=1, nulls=1, k=K):
         return out
 
     return work
+
+
+def sklearn_model(spec, tol_kwargs):
+    """scikit-learn's counterpart of the experiment's model: the scaled logistic model, or
+    for `{"kind": "gbdt", ...}` `HistGradientBoostingClassifier(early_stopping=False)` with
+    the experiment's parameters (the keys it leaves out take scikit-learn's defaults, as in
+    counterlab; docs/MODELS.md). The tolerance rows apply to the logistic model only."""
+    if spec.get("kind") == "gbdt":
+        keys = ("learning_rate", "max_iter", "max_leaf_nodes", "min_samples_leaf",
+                "l2_regularization", "max_bins")
+        return HistGradientBoostingClassifier(
+            early_stopping=False, **{k: spec[k] for k in keys if k in spec}
+        )
+    return Pipeline(
+        [("scale", StandardScaler()), ("model", LogisticRegression(C=spec["c"], **tol_kwargs))]
+    )
 
 
 def median_time(fn, repeat):
@@ -243,7 +264,7 @@ def process_time(argv, repeat):
 
 
 def counterlab_fits(experiment, report):
-    """Logistic fits one verification makes (from the experiment and which checks ran)."""
+    """Model fits one verification makes (from the experiment and which checks ran)."""
     status = {c["id"]: c["status"] for c in report["checks"]}
     # One fit per arm and labelling; one per fold and repeat of a cross-validation arm (a
     # permutation null fits a repeated arm's first repeat only).
