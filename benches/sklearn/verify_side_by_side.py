@@ -489,7 +489,7 @@ def main():
     print()
     print(
         "Ratio = scikit-learn time / counterlab time (> 1: counterlab is faster); per-fit ratio = "
-        "the same per logistic fit (time / fits on each side). counterlab is "
+        "the same per model fit (time / fits on each side). counterlab is "
         "timed as a whole process (start-up, pack discovery and ingest included); scikit-learn "
         "in process on ready arrays, for the claimed arms only. The tampered payload stops "
         "after recompute and rerun: nothing to compare (—). \"sklearn, same label "
