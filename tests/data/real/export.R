@@ -1,12 +1,12 @@
 #!/usr/bin/env Rscript
-# Export four public datasets with repeated, nested or crossed entities bundled
+# Export five public datasets with repeated, nested or crossed entities bundled
 # with R packages to CSV, for end-to-end tests of the "bring your own data" flow.
 #
 # Run from the repository root:
 #   Rscript tests/data/real/export.R
 #
-# Requires the R packages MASS, geepack, lme4 and mlmRev (Debian: r-cran-mass,
-# r-cran-geepack, r-cran-lme4, r-cran-mlmrev).
+# Requires the R packages MASS, geepack, lme4, mlmRev and plm (Debian: r-cran-mass,
+# r-cran-geepack, r-cran-lme4, r-cran-mlmrev, r-cran-plm).
 # See tests/data/real/README.md for provenance, licences and what is changed.
 
 out_root <- file.path("tests", "data", "real")
@@ -37,7 +37,7 @@ check_frame <- function(df, name, fractional = character()) {
 write_frame <- function(df, path) {
   dir.create(dirname(path), showWarnings = FALSE, recursive = TRUE)
   # Factors -> their level labels; whole-number doubles -> integers; other
-  # doubles -> their shortest R text (15 significant digits), which must read
+  # doubles -> R's 15-significant-digit text, or 17 digits where 15 do not read
   # back as the very same double.
   for (col in names(df)) {
     x <- df[[col]]
@@ -47,6 +47,9 @@ write_frame <- function(df, path) {
         df[[col]] <- as.integer(x)
       } else {
         text <- as.character(x)
+        # 15 significant digits where they read back exactly, else 17 (always exact).
+        inexact <- !is.na(x) & as.numeric(text) != x
+        text[inexact] <- sprintf("%.17g", x[inexact])
         stopifnot(identical(as.numeric(text), x))
         df[[col]] <- text
       }
@@ -60,7 +63,7 @@ write_frame <- function(df, path) {
       stopifnot(!any(grepl("^\\s|\\s$", df[[col]])))
     }
   }
-  write.csv(df, path, row.names = FALSE, quote = FALSE, na = "NA",
+  write.csv(df, path, row.names = FALSE, quote = FALSE, na = "", # a missing value is an empty cell, as the pack loader reads it
             fileEncoding = "UTF-8")
   cat("wrote", path, "\n")
 }
@@ -111,3 +114,20 @@ stopifnot(identical(dim(contraception), c(1934L, 6L)),
           sum(is.na(contraception)) == 0L)
 check_frame(contraception, "mlmRev::Contraception", fractional = "age")
 write_frame(contraception, file.path(out_root, "contraception", "contraception.csv"))
+
+## plm::Males -------------------------------------------------------------------
+env <- new.env()
+utils::data("Males", package = "plm", envir = env)
+males <- env$Males
+# 545 young men (`nr`), each observed every year 1980-1987: a balanced panel.
+stopifnot(identical(dim(males), c(4360L, 12L)),
+          length(unique(males$nr)) == 545L,
+          all(table(males$nr) == 8L),
+          # Only `residence` has missing values.
+          sum(is.na(males)) == sum(is.na(males$residence)))
+# Three `occupation` labels hold a comma ("Professional, Technical_and_kindred"): written
+# with a semicolon instead, so that no cell needs quoting. Nothing else is changed.
+levels(males$occupation) <- gsub(", ", ";", levels(males$occupation), fixed = TRUE)
+stopifnot(nlevels(males$occupation) == 9L)
+check_frame(males, "plm::Males", fractional = "wage")
+write_frame(males, file.path(out_root, "males", "males.csv"))
