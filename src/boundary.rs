@@ -15,7 +15,9 @@ use crate::arm::PreparedExperiment;
 use crate::canon::{self, HashKind};
 use crate::chart;
 use crate::error::{Error, Result};
-use crate::experiment::{Claim, Experiment, GapBound, MetricName, ModelSpec, SplitSpec, C_RANGE};
+use crate::experiment::{
+    Claim, Experiment, GapBound, MetricName, ModelSpec, SplitSpec, C_RANGE, GBDT_RANGES,
+};
 use crate::pack::{BoundaryAxis, BoundarySpec, Knob, Pack};
 use crate::rng;
 use crate::run::{self, ArmResult, KernelInfo, PackRef};
@@ -224,6 +226,14 @@ fn check_axis(
             "{at}: knob c is the logistic model's; the experiment's model is not logistic"
         ));
     }
+    if matches!(axis.knob, Knob::MaxIter | Knob::MaxLeafNodes)
+        && !matches!(experiment.model, ModelSpec::Gbdt(_))
+    {
+        return bad(format!(
+            "{at}: knob {} is the gradient-boosted trees'; the experiment's model is not gbdt",
+            axis.knob.as_str()
+        ));
+    }
     if axis.values.is_empty() || axis.values.len() > 20 {
         return bad(format!(
             "{at}.values: 1 to 20 values, found {}",
@@ -235,6 +245,8 @@ fn check_axis(
             Knob::C => (C_RANGE.0..=C_RANGE.1).contains(&v),
             Knob::TestEntityOverlap => v.is_finite() && (0.0..=1.0).contains(&v),
             Knob::Prevalence => v.is_finite() && v > 0.0 && v < 1.0,
+            Knob::MaxIter => whole_in(v, GBDT_RANGES.max_iter),
+            Knob::MaxLeafNodes => whole_in(v, GBDT_RANGES.max_leaf_nodes),
         };
         if !ok {
             return bad(format!(
@@ -265,6 +277,27 @@ fn check_axis(
         (_, Some(_)) => bad(format!("{at}.arm: only test_entity_overlap takes an arm")),
         (_, None) => Ok(()),
     }
+}
+
+/// Whether `v` is a whole number within `(low, high)`, both included.
+fn whole_in(v: f64, (low, high): (u32, u32)) -> bool {
+    v.fract() == 0.0 && (f64::from(low)..=f64::from(high)).contains(&v)
+}
+
+/// `model` with the model knobs of one grid point set (`c`, `max_iter`,
+/// `max_leaf_nodes`; the others leave it as it is). The axes were checked: each model knob
+/// belongs to the model's family and its value is in range (a whole number for the trees).
+fn model_at(model: &ModelSpec, spec: &BoundarySpec, point: &[f64]) -> ModelSpec {
+    let mut model = model.clone();
+    for (axis, &value) in spec.axes.iter().zip(point) {
+        match (axis.knob, &mut model) {
+            (Knob::C, _) => model = ModelSpec::Logistic { c: value },
+            (Knob::MaxIter, ModelSpec::Gbdt(trees)) => trees.max_iter = value as u32,
+            (Knob::MaxLeafNodes, ModelSpec::Gbdt(trees)) => trees.max_leaf_nodes = value as u32,
+            _ => {}
+        }
+    }
+    model
 }
 
 /// `boundary.context`: drawn by one-axis maps of a one-arm claim only, and naming metrics
@@ -391,12 +424,13 @@ fn at_point(
     point: &[f64],
 ) -> Result<(Experiment, Option<Table>, BTreeMap<String, f64>)> {
     let mut experiment = base.clone();
+    experiment.model = model_at(&base.model, spec, point);
     let mut cell_table = None;
     let mut axes = BTreeMap::new();
     for (axis, &value) in spec.axes.iter().zip(point) {
         axes.insert(axis.knob.as_str().to_owned(), value);
         match axis.knob {
-            Knob::C => experiment.model = ModelSpec::Logistic { c: value },
+            Knob::C | Knob::MaxIter | Knob::MaxLeafNodes => {} // model_at above
             Knob::TestEntityOverlap => {
                 let name = axis.arm.as_deref().expect("checked: the knob has an arm");
                 let arm = experiment
@@ -561,9 +595,9 @@ pub fn chart_data(
 /// cell, every arm's fit (every fold's) for the results (with ablations), its claim
 /// estimates and K permutations of every arm (an upper bound: a claim's null refits only the arms the
 /// claim names; none for a gap bound without a p-value, `at_most` or `within`, whose cells
-/// run no null). Counted on the full fixture (subsampled cells cost less).
+/// run no null). Counted on the full fixture (subsampled cells cost less), with each cell's
+/// own model (the trees' knobs change what a fit costs).
 pub fn work_units(spec: &BoundarySpec, experiment: &Experiment, table: &Table) -> u64 {
-    let per_fit = crate::budget::work_per_fit(experiment, table);
     let arms = crate::budget::arm_fits(experiment);
     let null_arms = crate::budget::null_arm_fits(experiment);
     let permutations = match &experiment.claim {
@@ -576,8 +610,14 @@ pub fn work_units(spec: &BoundarySpec, experiment: &Experiment, table: &Table) -
     let fits_per_cell = arms
         .saturating_mul(1 + experiment.ablation_list().len() as u64)
         .saturating_add(null_arms.saturating_mul(permutations + 1));
-    let cells: u64 = spec.axes.iter().map(|a| a.values.len() as u64).product();
-    per_fit.saturating_mul(fits_per_cell).saturating_mul(cells)
+    grid(spec)
+        .iter()
+        .map(|point| {
+            let mut cell = experiment.clone();
+            cell.model = model_at(&experiment.model, spec, point);
+            crate::budget::work_per_fit(&cell, table).saturating_mul(fits_per_cell)
+        })
+        .fold(0u64, u64::saturating_add)
 }
 
 /// The map's chart as SVG (a heatmap for two axes, lines for one).
@@ -726,12 +766,14 @@ fn axis_label(knob: Knob, arm: Option<&str>) -> String {
             arm.unwrap_or("?")
         ),
         Knob::Prevalence => "prevalence: share of positive rows (fixture subsampled)".to_owned(),
+        Knob::MaxIter => "max_iter: boosting iterations (trees)".to_owned(),
+        Knob::MaxLeafNodes => "max_leaf_nodes: leaves per tree".to_owned(),
     }
 }
 
 fn tick_label(knob: Knob, value: f64) -> String {
     match knob {
-        Knob::C => number_label(value),
+        Knob::C | Knob::MaxIter | Knob::MaxLeafNodes => number_label(value),
         Knob::TestEntityOverlap | Knob::Prevalence => format!("{}%", number_label(value * 100.0)),
     }
 }

@@ -5,6 +5,7 @@
 use counterlab::boundary::{self, BoundaryMap};
 use counterlab::chart::Outcome;
 use counterlab::experiment::SplitSpec;
+use counterlab::model_family::ModelSummary;
 use counterlab::pack::Knob;
 use counterlab::split;
 use serde_json::json;
@@ -188,6 +189,93 @@ fn the_bundled_maps_show_where_the_claims_stop_holding() {
         let p = cell.positives as f64 / cell.rows as f64;
         assert!((p - cell.axes["prevalence"]).abs() <= 1.0 / cell.rows as f64);
     }
+
+    // The trees' capacity against a random split's inflation over the latest weeks (claim
+    // per cell: gap >= 0.1). Under drift the stumps inflate most: measured 0.35 at 20
+    // stumps, 0.10 at 20 trees of 31 leaves.
+    let capacity = boundary::compute(packs.get("temporal-leakage").unwrap(), 2).unwrap();
+    assert_eq!(capacity.cells.len(), 15);
+    let gap = |leaves: f64, trees: f64| {
+        let axes = [("max_leaf_nodes", leaves), ("max_iter", trees)];
+        let cell = capacity
+            .cells
+            .iter()
+            .find(|c| axes.iter().all(|(k, v)| c.axes[*k] == *v))
+            .unwrap();
+        cell.claim.as_ref().unwrap().observed.unwrap()
+    };
+    assert_eq!(
+        outcome(&capacity, &[("max_leaf_nodes", 2.0), ("max_iter", 20.0)]),
+        Outcome::Supports
+    );
+    assert_ne!(
+        outcome(&capacity, &[("max_leaf_nodes", 31.0), ("max_iter", 20.0)]),
+        Outcome::Supports
+    );
+    assert!(gap(2.0, 20.0) > gap(31.0, 20.0) + 0.1);
+    for cell in &capacity.cells {
+        let leaves = cell.axes["max_leaf_nodes"];
+        for result in cell.results.values() {
+            let Some(ModelSummary::Gbdt(fitted)) = &result.model else {
+                panic!("a tree model's summary: {:?}", result.model);
+            };
+            assert_eq!(fitted.trees as f64, cell.axes["max_iter"]);
+            assert!(fitted.leaves as f64 <= leaves * fitted.trees as f64);
+        }
+    }
+}
+
+/// The trees' knobs: whole numbers in the model's range, only for a `gbdt` experiment; a
+/// map's work counts each cell's own model.
+#[test]
+fn capacity_knobs_are_checked_and_counted_per_cell() {
+    let packs = bundled_packs();
+    let pack = packs.get("temporal-leakage").unwrap();
+    let spec = pack.manifest().boundary.clone().unwrap();
+    let experiment = counterlab::Experiment::registered(pack, &spec.experiment).unwrap();
+    let manifest = pack.dir().join("pack.toml");
+    boundary::check_spec(&spec, &experiment, &manifest).unwrap();
+    for (value, what) in [
+        (2.5, "out of range"),
+        (0.0, "out of range"),
+        (1001.0, "out of range"),
+    ] {
+        let mut bad = spec.clone();
+        bad.axes[1].values[0] = value;
+        let e = boundary::check_spec(&bad, &experiment, &manifest)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("boundary.axes[1].values[0]") && e.contains(what),
+            "{value}: {e}"
+        );
+    }
+    let mut one_leaf = spec.clone();
+    one_leaf.axes[0].values[0] = 1.0;
+    let e = boundary::check_spec(&one_leaf, &experiment, &manifest)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("boundary.axes[0].values[0] = 1"), "{e}");
+    let mut logistic = experiment.clone();
+    logistic.model = counterlab::experiment::ModelSpec::logistic();
+    let e = boundary::check_spec(&spec, &logistic, &manifest)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("boundary.axes[0]") && e.contains("not gbdt"),
+        "{e}"
+    );
+
+    // Work: the sum of each cell's, so a map over two max_iter values costs what the two
+    // one-value maps cost together (not twice the base model's).
+    let table = pack.table();
+    let with = |trees: &[f64]| {
+        let mut s = spec.clone();
+        s.axes[1].values = trees.to_vec();
+        boundary::work_units(&s, &experiment, table)
+    };
+    assert_eq!(with(&[5.0, 100.0]), with(&[5.0]) + with(&[100.0]));
+    assert!(with(&[100.0]) > 10 * with(&[5.0]) / 2);
 }
 
 #[test]
@@ -308,7 +396,7 @@ fn cli_boundary_writes_a_map_that_verify_supports_and_charts_that_parse() {
 
 #[test]
 fn cli_boundary_of_a_pack_without_a_sweep_is_a_data_error() {
-    let o = counterlab(&["boundary", "temporal-leakage"]);
+    let o = counterlab(&["boundary", "rare-defects"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no [boundary]"));
     let o = counterlab(&["boundary", "no-such-pack"]);

@@ -80,9 +80,9 @@ fn default_alpha() -> f64 {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BoundaryAxis {
-    /// `c` (the model's C), `test_entity_overlap` (an arm's fraction of test entities that
-    /// also have rows in training) or `prevalence` (the fixture subsampled to this fraction
-    /// of positive rows).
+    /// `c` (the logistic model's C), `max_iter` / `max_leaf_nodes` (the trees' capacity),
+    /// `test_entity_overlap` (an arm's fraction of test entities that also have rows in
+    /// training) or `prevalence` (the fixture subsampled to this fraction of positive rows).
     pub knob: Knob,
     /// The arm a split knob changes (`test_entity_overlap` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -102,6 +102,10 @@ pub enum Knob {
     TestEntityOverlap,
     /// Fraction in (0, 1) of positive rows, by deterministic subsampling of one class.
     Prevalence,
+    /// The trees' boosting iterations (a whole number in the model's range).
+    MaxIter,
+    /// The most leaves a tree may have (a whole number in the model's range).
+    MaxLeafNodes,
 }
 
 impl Knob {
@@ -111,6 +115,8 @@ impl Knob {
             Knob::C => "c",
             Knob::TestEntityOverlap => "test_entity_overlap",
             Knob::Prevalence => "prevalence",
+            Knob::MaxIter => "max_iter",
+            Knob::MaxLeafNodes => "max_leaf_nodes",
         }
     }
 }
