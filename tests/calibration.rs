@@ -11,6 +11,10 @@
 //! # the full measurement: 500 seeds, K = 19; docs/CALIBRATION.md records its time
 //! # (see the test's docs for COUNTERLAB_CALIBRATION_{SEEDS,K,ENTITIES,ROWS,FEATURES,FLIP,GAP})
 //! cargo test --release --test lib calibration::full -- --ignored --nocapture
+//! # the same with gradient-boosted trees as every arm's model (docs/CALIBRATION.md)
+//! COUNTERLAB_CALIBRATION_SEEDS=200 \
+//!   COUNTERLAB_CALIBRATION_MODEL='{"kind": "gbdt", "max_iter": 20, "max_leaf_nodes": 7}' \
+//!   cargo test --release --test lib calibration::full -- --ignored --nocapture
 //! ```
 
 use std::collections::BTreeMap;
@@ -66,7 +70,8 @@ fn at_least(metric: &str, arm: &str, value: f64) -> Value {
 /// the gap's mean differs, so the two threshold gap claims are then [`Truth::Unknown`]
 /// unless a boundary is given for that shape.
 fn cases(spec: &NullPackSpec, gap_boundary: Option<f64>) -> Vec<Case> {
-    let default_pack = *spec == NullPackSpec::CALIBRATION;
+    // The thresholds below were measured on the default pack with the default model.
+    let default_pack = *spec == NullPackSpec::CALIBRATION && model() == default_model();
     let known = |yes: bool| if yes { Truth::False } else { Truth::Unknown };
     let boundary = gap_boundary.unwrap_or(0.32);
     vec![
@@ -157,7 +162,7 @@ fn gap_claim(at_least: f64) -> Value {
 
 /// The cross-validated claims: arms `random_rows` = 5-fold `k_fold` and `entity_grouped` =
 /// 5-fold `entity_k_fold`, so a gap between them takes the paired interval. `boundary` is
-/// the boundary gap claim's threshold (see [`cv_boundary`]).
+/// the boundary gap claim's threshold (see [`pilot_boundary`]).
 fn cv_cases(boundary: f64) -> Vec<Case> {
     let case = |name: String, claim: Value, truth: Truth| Case {
         name: format!("CV {name}"),
@@ -185,11 +190,12 @@ fn cv_cases(boundary: f64) -> Vec<Case> {
     ]
 }
 
-/// The cross-validated boundary gap: the observed CV gap's mean over 100 null packs of
-/// seeds disjoint from the measured ones (10_000…), rounded up to the hundredth, plus
-/// 0.01: just above the true mean gap, so the claim is false, but barely.
-fn cv_boundary(spec: &NullPackSpec) -> f64 {
-    let root = TempDir::new("calibration-cv-boundary");
+/// The boundary gap of the cross-validated arms (`cv`) or of the single splits: the
+/// observed gap's mean over 100 null packs of seeds disjoint from the measured ones
+/// (10_000…), rounded up to the hundredth, plus 0.01: just above the true mean gap, so the
+/// claim is false, but barely.
+fn pilot_boundary(spec: &NullPackSpec, cv: bool) -> f64 {
+    let root = TempDir::new("calibration-boundary");
     let seeds: Vec<u64> = (10_000..10_100).collect();
     let gaps: Vec<f64> = seeds
         .iter()
@@ -198,13 +204,14 @@ fn cv_boundary(spec: &NullPackSpec) -> f64 {
             let dir = write_null_pack(root.path(), &id, seed, spec).unwrap();
             let pack = Pack::open(&dir).unwrap();
             std::fs::remove_dir_all(&dir).unwrap();
-            let e = experiment(&id, seed, TWO_SPLITS, true, &gap_claim(0.0));
+            let e = experiment(&id, seed, TWO_SPLITS, cv, &gap_claim(0.0));
             statistic(&gap_claim(0.0), &arm_metrics(&pack, pack.table(), &e)).unwrap()
         })
         .collect();
     let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
     let boundary = (mean * 100.0).ceil() / 100.0 + 0.01;
-    println!("CV gap over seeds 10000..10100: mean {mean:.4}; boundary {boundary:.2}");
+    let which = if cv { "CV" } else { "single-split" };
+    println!("{which} gap over seeds 10000..10100: mean {mean:.4}; boundary {boundary:.2}");
     boundary
 }
 
@@ -230,12 +237,26 @@ fn arm(name: &str, cv: bool) -> Value {
     json!({ "name": name, "split": { "kind": kind, "test_fraction": 0.25 } })
 }
 
+/// The model every arm fits: the logistic model with C = 1 unless
+/// `COUNTERLAB_CALIBRATION_MODEL` gives another (the Experiment IR's `model` object).
+fn model() -> Value {
+    match std::env::var("COUNTERLAB_CALIBRATION_MODEL") {
+        Ok(text) => serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("COUNTERLAB_CALIBRATION_MODEL={text:?}: {e}")),
+        Err(_) => default_model(),
+    }
+}
+
+fn default_model() -> Value {
+    json!({ "kind": "logistic", "c": 1.0 })
+}
+
 fn experiment(pack: &str, seed: u64, arms: &[&str], cv: bool, claim: &Value) -> Experiment {
     let value = json!({
         "format": "counterlab.experiment/1",
         "pack": pack,
         "seed": seed,
-        "model": { "kind": "logistic", "c": 1.0 },
+        "model": model(),
         "arms": arms.iter().map(|a| arm(a, cv)).collect::<Vec<_>>(),
         "metrics": ["roc_auc", "accuracy", "balanced_accuracy", "majority_baseline_accuracy", "accuracy_lift"],
         "claim": claim,
@@ -667,8 +688,10 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
 /// (default 19), and the pack's shape `COUNTERLAB_CALIBRATION_ENTITIES`, `…_ROWS`,
 /// `…_FEATURES`, `…_FLIP` (row label flips per mille; defaults: [`NullPackSpec::CALIBRATION`]),
 /// and `…_GAP`, the boundary gap claim's threshold for that shape (default 0.32, the
-/// default pack's). The same seeds also verify the cross-validated claims ([`cv_cases`]);
-/// `…_CV_GAP` sets their boundary gap (default: [`cv_boundary`] on the pack's shape).
+/// default pack's; for another `…_MODEL`, [`pilot_boundary`] of the single splits). The
+/// same seeds also verify the cross-validated claims ([`cv_cases`]); `…_CV_GAP` sets their
+/// boundary gap (default: [`pilot_boundary`] on the pack's shape). `…_MODEL`: every arm's
+/// model as IR JSON (default the logistic model, C = 1; [`model`]).
 #[test]
 #[ignore = "slow: the full calibration measurement (docs/CALIBRATION.md)"]
 fn full_calibration_measurement() {
@@ -682,14 +705,16 @@ fn full_calibration_measurement() {
     };
     let seeds = env_or("COUNTERLAB_CALIBRATION_SEEDS", 500);
     let permutations = env_or("COUNTERLAB_CALIBRATION_K", 19);
+    println!("model: {}", model());
     let gap_boundary = std::env::var("COUNTERLAB_CALIBRATION_GAP")
         .ok()
-        .map(|v| v.parse().expect("COUNTERLAB_CALIBRATION_GAP is a number"));
+        .map(|v| v.parse().expect("COUNTERLAB_CALIBRATION_GAP is a number"))
+        .or_else(|| (model() != default_model()).then(|| pilot_boundary(&spec, false)));
     let cv_gap_boundary = match std::env::var("COUNTERLAB_CALIBRATION_CV_GAP") {
         Ok(v) => v
             .parse()
             .expect("COUNTERLAB_CALIBRATION_CV_GAP is a number"),
-        Err(_) => cv_boundary(&spec),
+        Err(_) => pilot_boundary(&spec, true),
     };
     let mut cases = cases(&spec, gap_boundary);
     cases.extend(cv_cases(cv_gap_boundary));
