@@ -12,6 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 "$bin" boundary entity-leakage --svg "$tmp/boundary-entity-leakage.svg" >/dev/null
 "$bin" boundary class-imbalance --svg "$tmp/boundary-class-imbalance.svg" >/dev/null
+"$bin" boundary temporal-leakage --svg "$tmp/boundary-temporal-leakage.svg" >/dev/null
 # verify exits 0 on SUPPORTS; the chart is written whatever the verdict.
 "$bin" verify fixtures/packs/entity-leakage/payloads/random-inflates-auc.json \
     --svg "$tmp/null-entity-leakage-random-inflates-auc.svg" >/dev/null
