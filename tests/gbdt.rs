@@ -469,3 +469,46 @@ fn on_a_real_panel_the_trees_gap_is_supported_where_the_logistic_one_is_not() {
     );
     assert!(trees_claim.ci.unwrap()[0] > 0.02, "{trees_claim:?}");
 }
+
+/// The transfer task with the trees: temporal-leakage's question, its three arms fitted by
+/// 20 trees of 7 leaves. Validity is a property of the splits (only the latest weeks have
+/// no temporal overlap), so the valid choice is the logistic model's; the trees' AUCs
+/// differ from the logistic model's, and the evaluation is the same for 1 and 2 threads.
+#[test]
+fn the_transfer_task_takes_the_trees() {
+    let from = counterlab_test_support::bundled::packs_dir().join("temporal-leakage");
+    let dir = TempDir::new("gbdt-transfer");
+    std::fs::create_dir_all(dir.path().join("experiments")).unwrap();
+    for file in ["pack.toml", "weekly_demand.csv"] {
+        std::fs::copy(from.join(file), dir.path().join(file)).unwrap();
+    }
+    let mut experiment: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(from.join("experiments/transfer-evaluation.json")).unwrap(),
+    )
+    .unwrap();
+    experiment["model"] = serde_json::json!({"kind": "gbdt", "max_iter": 20, "max_leaf_nodes": 7});
+    write_file(
+        &dir,
+        "experiments/transfer-evaluation.json",
+        &serde_json::to_string_pretty(&experiment).unwrap(),
+    );
+    let trees = Pack::open(dir.path()).expect("the copied pack");
+    let logistic = Pack::open(&from).expect("the bundled pack");
+    let evaluate = |pack: &Pack, threads| {
+        counterlab::transfer::evaluate(pack, Some("latest-weeks"), threads).expect("evaluated")
+    };
+    let with_trees = evaluate(&trees, 2);
+    assert_eq!(with_trees.valid_choices, ["latest-weeks"]);
+    assert!(with_trees.answer.as_ref().expect("an answer").correct);
+    assert_eq!(evaluate(&trees, 1).result_hash, with_trees.result_hash);
+    let auc = |e: &counterlab::transfer::TransferEvaluation, id: &str| {
+        let choice = e.choices.iter().find(|c| c.id == id).unwrap();
+        serde_json::to_value(&choice.metrics["roc_auc"]).unwrap()
+    };
+    let linear = evaluate(&logistic, 2);
+    assert_ne!(
+        auc(&with_trees, "latest-weeks"),
+        auc(&linear, "latest-weeks")
+    );
+    assert_ne!(with_trees.result_hash, linear.result_hash);
+}
