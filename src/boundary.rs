@@ -610,10 +610,10 @@ pub fn work_units(spec: &BoundarySpec, experiment: &Experiment, table: &Table) -
     let fits_per_cell = arms
         .saturating_mul(1 + experiment.ablation_list().len() as u64)
         .saturating_add(null_arms.saturating_mul(permutations + 1));
+    let mut cell = experiment.clone();
     grid(spec)
         .iter()
         .map(|point| {
-            let mut cell = experiment.clone();
             cell.model = model_at(&experiment.model, spec, point);
             crate::budget::work_per_fit(&cell, table).saturating_mul(fits_per_cell)
         })

@@ -904,13 +904,10 @@ fn schema_invalid_variants_are_rejected_with_their_path() {
         // for the rest. Likewise a cross-validated arm's folds (folds × repeats of them)
         // and an overlap's list of entities: the first of each list stands for the rest
         // (every variant re-parses and re-checks the whole payload).
-        let first_only =
-            |p: &str, list: &str| !p.starts_with(list) || p.starts_with(&format!("{list}0]"));
         all.retain(|p| {
-            first_only(p, "$.cells[")
-                && first_only(p, "$.chart.rows[")
-                && only_first_items(p, ".folds[")
-                && only_first_items(p, ".first_entities[")
+            ["$.cells[", "$.chart.rows[", ".folds[", ".first_entities["]
+                .iter()
+                .all(|list| only_first_items(p, list))
         });
         for path in all.iter().filter(|p| p.as_str() != "$") {
             let node = node_mut(&mut original.clone(), path).clone();
