@@ -16,7 +16,7 @@ use crate::canon::{self, HashKind};
 use crate::chart;
 use crate::error::{Error, Result};
 use crate::experiment::{
-    Claim, Experiment, GapBound, MetricName, ModelSpec, SplitSpec, C_RANGE, GBDT_RANGES,
+    Claim, Experiment, MetricName, ModelSpec, SplitSpec, C_RANGE, GBDT_RANGES,
 };
 use crate::pack::{BoundaryAxis, BoundarySpec, Knob, Pack};
 use crate::rng;
@@ -601,15 +601,13 @@ pub fn work_units(spec: &BoundarySpec, experiment: &Experiment, table: &Table) -
     let arms = crate::budget::arm_fits(experiment);
     let null_arms = crate::budget::null_arm_fits(experiment);
     let permutations = match &experiment.claim {
-        Some(Claim::MetricGap {
-            bound: GapBound::AtMost(_) | GapBound::Within(_),
-            ..
-        }) => 0,
+        Some(claim) if claim.is_margin() => 0,
         _ => spec.permutations as u64,
     };
     let fits_per_cell = arms
         .saturating_mul(1 + experiment.ablation_list().len() as u64)
-        .saturating_add(null_arms.saturating_mul(permutations + 1));
+        .saturating_add(null_arms.saturating_mul(permutations + 1))
+        .saturating_add(crate::stats::margin::redraw_fits(experiment));
     let mut cell = experiment.clone();
     grid(spec)
         .iter()

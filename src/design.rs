@@ -4,11 +4,14 @@
 //! Two experiments with the same normal form are one design: they run the same splits,
 //! fit the same models and decide the same claim. The normal form
 //!
-//! - **forgets** the seed (the selector derives it), every name (arms and ablations are
+//! - **forgets** the seed (the selector derives it) and each split's `assignment` (the
+//!   kernel's draw of the folds or scikit-learn's: which rows fall where, a nuisance like
+//!   the seed, so a design cannot be shopped by re-drawing its folds under another
+//!   assignment), every name (arms and ablations are
 //!   keyed by their content, and the claim's arms by the split they run), the order of
 //!   every set (features, arms, ablations, each drop list, metrics), and the spelling of
 //!   defaults (`features` left out = the pack's features; `ablations` left out = `[]`;
-//!   `"assignment": "seeded"` = no assignment; an `entity_overlap` split with overlap 0 =
+//!   `"repeats": 1` = no repeats; an `entity_overlap` split with overlap 0 =
 //!   the `entity_grouped` split it is exactly);
 //! - **keeps** the pack, the model and its numbers, each split's kind and numbers, the
 //!   feature set, each ablation's drop set, the metric set and the claim's kind, metric,

@@ -325,6 +325,57 @@ impl Claim {
         }
     }
 
+    /// The claim in the one form the verifier decides (docs/VERDICTS.md, "One statement,
+    /// one form"). `higher − lower at_most x` and `lower − higher at_least −x` are one
+    /// statement, so a gap is written with the side its threshold's sign gives it:
+    ///
+    /// - `at_most x` with x ≤ 0 says the gap is *present* (`lower` scores at least −x
+    ///   above `higher`): it becomes `lower − higher at_least −x`, which needs the
+    ///   permutation evidence of every `at_least` claim;
+    /// - `at_least x` with x < 0 says the gap is *bounded* (`lower` scores at most −x
+    ///   above `higher`): it becomes `lower − higher at_most −x`, a margin, decided by its
+    ///   interval and the margin safeguard.
+    ///
+    /// A threshold of 0 goes with `at_least` (the gap is claimed present), whichever way
+    /// it is written. Every other claim is its own decided form.
+    pub fn decided_form(&self) -> Claim {
+        match self {
+            Claim::MetricGap {
+                metric,
+                higher,
+                lower,
+                bound,
+            } => {
+                let mirrored = |bound| Claim::MetricGap {
+                    metric: *metric,
+                    higher: lower.clone(),
+                    lower: higher.clone(),
+                    bound,
+                };
+                match *bound {
+                    // `0.0 - x`, not `-x`: a threshold of 0 stays +0 (its JSON is `0`).
+                    GapBound::AtMost(x) if x <= 0.0 => mirrored(GapBound::AtLeast(0.0 - x)),
+                    GapBound::AtLeast(x) if x < 0.0 => mirrored(GapBound::AtMost(0.0 - x)),
+                    _ => self.clone(),
+                }
+            }
+            other => other.clone(),
+        }
+    }
+
+    /// Whether the claim, in its [decided form](Claim::decided_form), bounds a gap
+    /// (`at_most` x > 0, or `within`): a claim that two designs do not differ by much,
+    /// decided by its interval alone and guarded by the verifier's own draw of the folds.
+    pub fn is_margin(&self) -> bool {
+        matches!(
+            self.decided_form(),
+            Claim::MetricGap {
+                bound: GapBound::AtMost(_) | GapBound::Within(_),
+                ..
+            }
+        )
+    }
+
     /// The claim's metric.
     pub fn metric(&self) -> MetricName {
         match self {

@@ -387,7 +387,9 @@ fn a_boundary_map_decides_an_at_most_gap_in_each_cell() {
     let Some(Claim::MetricGap { bound, .. }) = &mut experiment.claim else {
         panic!("the map claims a gap");
     };
-    *bound = GapBound::AtMost(0.0);
+    // A margin (x > 0): `at_most 0` is decided as the mirrored `at_least 0` since
+    // verifier/10 (one statement, one form), with a null.
+    *bound = GapBound::AtMost(0.05);
     let map = boundary::compute_with(pack, pack.table(), &spec, &experiment, 2).unwrap();
     let cell = |overlap: f64| {
         map.cells
@@ -400,18 +402,23 @@ fn a_boundary_map_decides_an_at_most_gap_in_each_cell() {
         assert_eq!(claim.bound, Some(counterlab::stats::Side::AtMost));
         assert_eq!((claim.p_value, claim.null), (None, None), "no null runs");
     }
-    // No overlap: the leaky arm is the grouped split, the gap exactly 0 and its interval
-    // (of positive width) straddles 0: neither below nor above.
+    // No overlap: the leaky arm is the grouped split (an `entity_overlap` of overlap 0 is
+    // it exactly), so both arms give every row the same score: the gap is zero by
+    // construction, a vacuous claim (verifier/10), not one the data decide.
     let none = cell(0.0);
     assert_eq!(none.claim.as_ref().unwrap().observed, Some(0.0));
+    assert_eq!(
+        none.claim.as_ref().unwrap().outcome,
+        counterlab::stats::ClaimOutcome::Vacuous
+    );
     assert_eq!(none.outcome, counterlab::chart::Outcome::Inconclusive);
     // Full overlap at C = 1: the bundled map SUPPORTS the gap ≥ 0 there
-    // (tests/boundary.rs), so its interval lies above 0 and contradicts "at most 0".
+    // (tests/boundary.rs) with an interval above 0.05, which contradicts "at most 0.05".
     let full = cell(1.0);
-    assert!(full.claim.as_ref().unwrap().ci.unwrap()[0] > 0.0);
+    assert!(full.claim.as_ref().unwrap().ci.unwrap()[0] > 0.05);
     assert_eq!(full.outcome, counterlab::chart::Outcome::Rejected);
     let svg = boundary::chart_svg(&map);
-    assert!(svg.contains("≤ 0"), "the chart says at most");
+    assert!(svg.contains("≤ 0.05"), "the chart says at most");
 }
 
 /// A transfer task whose experiment makes an `at_most` gap claim loads and runs: transfer
@@ -453,7 +460,8 @@ fn a_transfer_task_whose_experiment_claims_no_material_gap_runs() {
 }
 
 /// `verify::work_units` counts no claim null for a gap bound without a p-value: one row
-/// null (the chance check's) over every arm instead of two.
+/// null (the chance check's) over every arm instead of two; it counts the margin
+/// safeguard's draw of the claimed arms instead.
 #[test]
 fn the_work_budget_counts_no_null_for_an_at_most_gap() {
     let (pack, experiment) = registered("entity-leakage", "random-vs-grouped");
@@ -468,14 +476,15 @@ fn the_work_budget_counts_no_null_for_an_at_most_gap() {
         * counterlab::budget::null_arm_fits(&parsed)
         * counterlab::budget::work_per_fit(&parsed, pack.table());
     let at_least = work(&experiment);
-    assert_eq!(
-        work(&with_bound(&experiment, "at_most", 0.02)),
-        at_least - one_null
-    );
-    assert_eq!(
-        work(&with_bound(&experiment, "within", 0.02)),
-        at_least - one_null
-    );
+    // The margin safeguard's own draw of the two claimed arms (stats::margin): 5 folds ×
+    // 5 repeats each, counted once.
+    let redraw = 2 * 5 * 5 * counterlab::budget::work_per_fit(&parsed, pack.table());
+    for bound in ["at_most", "within"] {
+        let margin = with_bound(&experiment, bound, 0.02);
+        let parsed = Experiment::from_json(margin.to_string().as_bytes()).unwrap();
+        assert_eq!(counterlab::stats::margin::redraw_fits(&parsed), 2 * 5 * 5);
+        assert_eq!(work(&margin), at_least - one_null + redraw, "{bound}");
+    }
 }
 
 /// `init` writes, beside each starter, its no-material-gap sibling (same arms, `at_most`

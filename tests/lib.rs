@@ -20,6 +20,7 @@ mod gbdt;
 mod guide;
 mod hardening;
 mod lookalike;
+mod margin;
 mod metrics;
 mod model;
 mod mutations;

@@ -749,18 +749,18 @@ fn a_recorded_cell_without_the_sweeps_knob_is_rejected_not_a_panic() {
     );
 }
 
-/// A payload recorded by kernel 2 (every bundled payload until the null fits' tolerance
-/// moved, docs/DETERMINISM.md) is an unsupported case, never a forgery: INCONCLUSIVE, with
-/// `kernel.version` unverifiable naming both versions, whatever the payload claims and
-/// even where its results are those kernel 3 computes too.
+/// A payload recorded by kernel 3 (every bundled payload until a `k_fold` arm's `sklearn`
+/// assignment was shuffled, docs/DETERMINISM.md) is an unsupported case, never a forgery:
+/// INCONCLUSIVE, with `kernel.version` unverifiable naming both versions, whatever the
+/// payload claims and even where its results are those kernel 4 computes too.
 #[test]
-fn a_payload_of_kernel_2_is_inconclusive_never_rejected() {
+fn a_payload_of_kernel_3_is_inconclusive_never_rejected() {
     let world = world();
     for recorded in counterlab_test_support::bundled::recorded_payloads(&world.packs) {
         let mut value: Value =
             serde_json::from_slice(&std::fs::read(&recorded.path).unwrap()).unwrap();
         assert_eq!(value["kernel"]["version"], counterlab::run::KERNEL_VERSION);
-        value["kernel"]["version"] = Value::from("2");
+        value["kernel"]["version"] = Value::from("3");
         let report =
             counterlab::verify(&serde_json::to_vec(&value).unwrap(), &world.packs, &fast());
         assert_eq!(
@@ -773,7 +773,7 @@ fn a_payload_of_kernel_2_is_inconclusive_never_rejected() {
         assert_eq!(check.status, Status::Unverifiable, "{}", recorded.file);
         let why = check.reason.as_deref().unwrap_or_default();
         assert!(
-            why.contains(r#"recorded by kernel "2", this verifier computes kernel "3""#),
+            why.contains(r#"recorded by kernel "3", this verifier computes kernel "4""#),
             "{}: {why}",
             recorded.file
         );

@@ -118,10 +118,14 @@ impl Folds {
 ///
 /// Repeat r of the seeded assignment shuffles with the stream `split/<kind>` for r = 0 (so
 /// one repeat is the unrepeated split, bit for bit) and `split/<kind>/repeat/<r>` for
-/// r ≥ 1. The `sklearn` assignment with one repeat is `KFold`/`GroupKFold` without
-/// shuffling; with R ≥ 2 repeats it is scikit-learn's `RepeatedKFold(n_splits=K,
-/// n_repeats=R, random_state=seed % 2**32)` exactly — one `RandomState` handed to R
-/// `KFold(shuffle=True)` in turn — and the same for `GroupKFold(shuffle=True)`.
+/// r ≥ 1. The `sklearn` assignment of `k_fold` is scikit-learn's
+/// `RepeatedKFold(n_splits=K, n_repeats=R, random_state=seed % 2**32)` exactly — one
+/// `RandomState` handed to R `KFold(shuffle=True)` in turn; one repeat is
+/// `KFold(n_splits=K, shuffle=True, random_state=seed % 2**32)`. Rows are always
+/// shuffled: the canonical order is sorted by entity, so an unshuffled `KFold` would be
+/// nearly grouped. The `sklearn` assignment of `entity_k_fold` with one repeat is
+/// `GroupKFold` without shuffling (whole entities either way); with R ≥ 2 repeats R
+/// `GroupKFold(shuffle=True)` drawing from one `RandomState` in turn.
 pub fn folds(
     table: &Table,
     spec: &SplitSpec,
@@ -216,16 +220,18 @@ fn sklearn_refusal(arm_path: &JsonPath) -> impl Fn(Error) -> Error + '_ {
     move |e| Error::experiment(arm_path.key("folds"), e.to_string())
 }
 
-/// `k_fold`, per repeat the test fold of each row: consecutive blocks of the rows, in
-/// canonical order (scikit-learn's `KFold`), shuffled by numpy (`RepeatedKFold`) or
-/// shuffled from the seed.
+/// `k_fold`, per repeat the test fold of each row: consecutive blocks of the rows
+/// shuffled by numpy (`KFold(shuffle=True)`, `RepeatedKFold`) or from the seed.
 fn k_fold(table: &Table, k: u32, draw: &Draw, arm_path: &JsonPath) -> Result<Vec<Vec<u32>>> {
     let n = table.n_rows();
     if n < k as usize {
         return Err(too_many_folds(arm_path, k, n, "rows"));
     }
     match (draw.assignment, draw.repeats) {
-        (Assignment::Sklearn, 1) => Ok(vec![fold_of_each(&(0..n).collect::<Vec<_>>(), k as usize)]),
+        // Always shuffled: unshuffled KFold on the canonical order (sorted by entity) deals
+        // consecutive rows, whole entities, to one fold — a nearly grouped split that a
+        // `k_fold` arm must not be (issue 46). One repeat is `KFold(shuffle=True)`, the
+        // first repeat of `RepeatedKFold`.
         (Assignment::Sklearn, _) => {
             let mut numpy = draw.numpy_random_state();
             (0..draw.repeats)

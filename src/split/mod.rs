@@ -108,16 +108,21 @@ pub enum Assignment {
     /// The kernel's own: a ChaCha shuffle from the experiment's seed for `k_fold` and
     /// `entity_k_fold`; row-balanced time blocks for `rolling_origin` (nothing random).
     Seeded,
-    /// scikit-learn 1.9's `KFold`, `GroupKFold` and `TimeSeriesSplit` (on time values),
-    /// without shuffling, reproduced exactly.
+    /// scikit-learn 1.9's splitters reproduced exactly: `KFold(shuffle=True)` (never
+    /// unshuffled: the canonical order is sorted by entity), `GroupKFold` and
+    /// `TimeSeriesSplit` (on time values); with repeats, `RepeatedKFold` and repeated
+    /// `GroupKFold(shuffle=True)` (`folds.rs`).
     Sklearn,
 }
 
 impl SplitSpec {
-    /// The split's design normal form (src/design.rs): its typed value with defaults left
-    /// out (`"assignment": "seeded"` is no assignment, `"repeats": 1` no repeats) and an `entity_overlap` of overlap 0
-    /// written as the `entity_grouped` split it is exactly. Two splits with one normal
-    /// form select the same rows under every seed.
+    /// The split's design normal form (src/design.rs): its typed value with `"repeats": 1`
+    /// left out (the default), an `entity_overlap` of overlap 0 written as the
+    /// `entity_grouped` split it is exactly, and **no `assignment`**: how folds are dealt
+    /// (the kernel's seeded draw or scikit-learn's) is a nuisance, like the seed, not a
+    /// design. Two splits with one normal form are one design: the same kind, fold count,
+    /// repeats and fractions, whichever draw deals the rows (issue 46: a revision that
+    /// changes only the assignment re-draws the folds, it does not revise the design).
     pub fn normal_form(&self) -> serde_json::Value {
         let split = match self {
             SplitSpec::EntityOverlap {
@@ -130,9 +135,7 @@ impl SplitSpec {
         };
         let mut value = crate::canon::to_value(&split).expect("a split encodes");
         let object = value.as_object_mut().expect("a split is an object");
-        if object.get("assignment").and_then(serde_json::Value::as_str) == Some("seeded") {
-            object.remove("assignment");
-        }
+        object.remove("assignment");
         if object.get("repeats").and_then(serde_json::Value::as_u64) == Some(1) {
             object.remove("repeats");
         }

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::intervals::{self, Estimate, IntervalMethod};
+use super::margin::{self, Redraw};
 use super::{mutation_seed, ALPHA_RANGE};
 use crate::arm::{ArmPredictions, Evaluation, PreparedExperiment};
 use crate::experiment::{Claim, GapBound, MetricName};
@@ -66,6 +67,10 @@ pub struct ClaimReport {
     /// common ones are paired. Left out when both arms scored the same rows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scored_rows: Option<ScoredRows>,
+    /// For a margin claim its recorded draw supports: the verifier's own draw of the
+    /// claimed arms, which must support it too (`stats::margin`). Left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redraw: Option<Redraw>,
 }
 
 /// The rows two compared arms scored (a report's `claim.scored_rows`).
@@ -225,6 +230,7 @@ impl ClaimReport {
             family: 1,
             outcome: ClaimOutcome::Undefined,
             scored_rows: None,
+            redraw: None,
         }
     }
 }
@@ -333,8 +339,11 @@ impl Null {
     /// A claim of absence (`metric_at_most`, a gap's `at_most` or `within`) has none: the
     /// label-permutation null is "no signal, no gap", which lies on the claimed side, so
     /// its p-value could only count against a true claim. The interval alone decides.
+    ///
+    /// The claim is read in its [decided form](Claim::decided_form): `higher − lower
+    /// at_most −0.1` needs the null that `lower − higher at_least 0.1` needs.
     pub(crate) fn for_claim(claim: &Claim, table: &Table) -> Option<Null> {
-        match claim {
+        match &claim.decided_form() {
             Claim::MetricAtLeast { .. } if table.labels_constant_within_entities() => {
                 Some(Null::Entity)
             }
@@ -538,9 +547,24 @@ pub(crate) fn evaluate(
         // No claim object: its `alpha` would be outside the report schema's range.
         Err(refused) => return ClaimEvaluation::without_report(refused.to_string()),
     };
+    // One statement, one form: a claim and its mirror are decided alike.
+    let decided = claim.decided_form();
+    let claim = &decided;
     let statement = Statement::of(claim);
     if let Some(range) = vacuous_range(claim) {
-        return vacuous_evaluation(claim, &statement, range, &level, &observed.results);
+        let reason = format!(
+            "vacuous claim: {} lies in [{}, {}] whatever the data, so the claim that it is {} cannot be wrong",
+            statement.statistic,
+            range[0],
+            range[1],
+            statement.side.describe(statement.threshold),
+        );
+        return vacuous_evaluation(claim, &statement, reason, &level, &observed.results);
+    }
+    if let Some(reason) =
+        zero_by_construction(claim, observed).or_else(|| constant_predictors(claim, observed))
+    {
+        return vacuous_evaluation(claim, &statement, reason, &level, &observed.results);
     }
     let estimate =
         match claim_estimate(prepared, claim, observed, level.z).and_then(|e| {
@@ -575,6 +599,40 @@ pub(crate) fn evaluate(
             .into_iter()
             .collect();
     reasons.extend(reasons_not_supported(&statement, &evidence, &level));
+    // The margin safeguard (stats::margin): a margin claim that its recorded draw would
+    // support must hold on the verifier's own draw of its splits too.
+    let mut redraw = None;
+    if reasons.is_empty() && claim.is_margin() {
+        let seed = mutation_seed(settings.seed, "margin-redraw", 0);
+        if let Some(redrawn) = margin::redrawn(prepared.experiment(), claim, seed) {
+            match margin::redraw_estimate(prepared, &redrawn, claim, level.z, settings.threads)
+            {
+                Ok(estimate) => {
+                    let (lo, hi) = estimate.ci;
+                    let supports = statement.supported_by(estimate.ci);
+                    let repeats = margin::redraw_repeats(&redrawn);
+                    if !supports {
+                        reasons.push(format!(
+                            "the margin safeguard: the verifier's own draw of the splits (seed {seed}, seeded assignment, {repeats} repeat{}) gives {:.6} with CI [{lo:.6}, {hi:.6}], not {}: a margin claim must hold whichever draw of the folds is taken",
+                            if repeats == 1 { "" } else { "s" },
+                            estimate.value,
+                            statement.side.interval_needed(statement.threshold),
+                        ));
+                    }
+                    redraw = Some(Redraw {
+                        seed,
+                        repeats,
+                        observed: estimate.value,
+                        ci: [lo, hi],
+                        supports,
+                    });
+                }
+                Err(e) => reasons.push(format!(
+                    "the margin safeguard: the verifier's own draw of the splits could not be evaluated: {e}"
+                )),
+            }
+        }
+    }
     let (outcome, standing) = decide(&statement, &evidence, reasons);
     let (lo, hi) = evidence.ci;
     let bound = statement.reported_bound();
@@ -594,6 +652,7 @@ pub(crate) fn evaluate(
             family: level.family,
             outcome,
             scored_rows: ScoredRows::of(claim, observed),
+            redraw,
         }),
         standing,
         null_statistics,
@@ -747,21 +806,16 @@ struct Evidence {
     permutations: usize,
 }
 
-/// A vacuous claim's evaluation: INCONCLUSIVE, its statistic's `range` holding the claim
-/// whatever the data.
+/// A vacuous claim's evaluation: INCONCLUSIVE for `reason` (its statistic's range holds
+/// the claim whatever the data, or the statistic is a gap that cannot be anything but
+/// what it is).
 fn vacuous_evaluation(
     claim: &Claim,
     statement: &Statement,
-    range: [f64; 2],
+    reason: String,
     level: &DecisionLevel,
     results: &BTreeMap<String, ArmResult>,
 ) -> ClaimEvaluation {
-    let [low, high] = range;
-    let reason = format!(
-        "vacuous claim: {} lies in [{low}, {high}] whatever the data, so the claim that it is {} cannot be wrong",
-        statement.statistic,
-        statement.side.describe(statement.threshold),
-    );
     let mut report = ClaimReport::undefined(
         &statement.statistic,
         statement.threshold,
@@ -811,7 +865,7 @@ fn observed_predictions<'e>(observed: &'e Evaluation, arm: &str) -> &'e ArmPredi
 }
 
 /// The claim statistic's estimate and interval at `z`, from the observed predictions.
-fn claim_estimate(
+pub(super) fn claim_estimate(
     prepared: &PreparedExperiment,
     claim: &Claim,
     observed: &Evaluation,
@@ -1026,6 +1080,96 @@ pub(crate) fn vacuous_range(claim: &Claim) -> Option<[f64; 2]> {
         Claim::MetricAtLeast { value, .. } => (value <= low).then_some([low, high]),
         Claim::MetricAtMost { value, .. } => (value >= high).then_some([low, high]),
     }
+}
+
+/// Why a gap compares two constant predictors, if it does: both arms predict one class
+/// on every test row (every repeat) for a threshold metric, or give every test row one
+/// score for ROC AUC. Such a gap (balanced accuracy 0.5 − 0.5, with an interval [0, 0])
+/// is what the model family cannot do at these settings (`c` 1e-6: every row negative),
+/// not a property of the designs, so no claim about it is evidence. The majority
+/// baseline reads no model: [`zero_by_construction`] is its rule.
+fn constant_predictors(claim: &Claim, observed: &Evaluation) -> Option<String> {
+    let Claim::MetricGap {
+        metric,
+        higher,
+        lower,
+        ..
+    } = claim
+    else {
+        return None;
+    };
+    if !metric.depends_on_model() {
+        return None;
+    }
+    let constant = |arm: &str| {
+        let predictions = observed_predictions(observed, arm);
+        predictions.repeats.iter().all(|scores| {
+            let s = &scores.test_scores;
+            let Some(&first) = s.first() else {
+                return false;
+            };
+            match metric {
+                MetricName::RocAuc => s.iter().all(|&x| x == first),
+                _ => s.iter().all(|&x| (x >= 0.5) == (first >= 0.5)),
+            }
+        })
+    };
+    (constant(higher) && constant(lower)).then(|| {
+        let what = match metric {
+            MetricName::RocAuc => "gives every test row one score",
+            _ => "predicts one class for every test row",
+        };
+        format!(
+            "vacuous claim: each arm's model {what} (a constant predictor), so the gap {} compares two constant predictors and says nothing about the designs",
+            Statement::of(claim).statistic
+        )
+    })
+}
+
+/// Why a gap is zero by construction, if it is: the two arms score the same rows and
+/// give each of them the same prediction in every repeat — the same score for a metric
+/// that reads the model, the same baseline class for the majority baseline (which reads
+/// labels only: two cross-validations of the same rows give the same baseline whatever
+/// their folds). The gap is then 0 for any labels, so a claim of no gap would hold for
+/// any data and one of a gap never can: neither is evidence.
+fn zero_by_construction(claim: &Claim, observed: &Evaluation) -> Option<String> {
+    let Claim::MetricGap {
+        metric,
+        higher,
+        lower,
+        ..
+    } = claim
+    else {
+        return None;
+    };
+    let (h, l) = (
+        observed_predictions(observed, higher),
+        observed_predictions(observed, lower),
+    );
+    let same_predictions = |a: &crate::arm::Scores, b: &crate::arm::Scores| {
+        if metric.depends_on_model() {
+            a.test_scores == b.test_scores
+        } else {
+            a.baseline == b.baseline
+        }
+    };
+    let alike = h.test_rows == l.test_rows
+        && h.repeats.len() == l.repeats.len()
+        && h.repeats
+            .iter()
+            .zip(&l.repeats)
+            .all(|(a, b)| same_predictions(a, b));
+    alike.then(|| {
+        let what = if metric.depends_on_model() {
+            "the same score"
+        } else {
+            "the same majority-baseline class (a baseline reads labels only)"
+        };
+        format!(
+            "vacuous claim: the gap {} is zero by construction: both arms score the same rows and give each {what}, so it is 0 for any labels and no bound on it is evidence",
+            Statement::of(claim).statistic
+        )
+    })
 }
 
 /// The claim's statistic from full results.

@@ -1,10 +1,12 @@
 //! The statistics a verdict rests on, below both the verifier and the boundary map so
 //! that both apply one rule set: confidence intervals ([`intervals`]: DeLong, Obuchowski,
 //! Wilson, cluster-robust) and a claim's evidence (`claim`: statistic, interval,
-//! permutation p-value, outcome).
+//! permutation p-value, outcome; `margin`: the verifier's own draw that a margin claim
+//! must hold on too).
 
 pub(crate) mod claim;
 pub mod intervals;
+pub mod margin;
 
 pub use claim::{
     ClaimOutcome, ClaimReport, IntervalLabel, Null, ScoredRows, Side, MIN_GAP_HELD_OUT_ENTITIES,

@@ -6,7 +6,7 @@
 use super::checks::CheckId;
 use super::{Verification, VerifyOptions, ACTIVE_PERMUTATIONS};
 use crate::budget::work_per_fit;
-use crate::experiment::{Claim, Experiment, GapBound};
+use crate::experiment::Experiment;
 use crate::pack::{Lookup, Pack, Packs};
 use crate::run;
 use crate::table::Table;
@@ -168,8 +168,9 @@ impl Verification<'_> {
 /// counted as two nulls over every arm: exact for the row null, an upper bound for an
 /// entity-aware claim null, which refits only the claimed arms (the formula is a verdict
 /// rule, docs/VERDICTS.md, and is kept as it was when that null refitted every arm). A
-/// `metric_gap` claim with an `at_most` or `within` bound has no p-value, so no second null
-/// runs and only the row null (the chance check's) is counted.
+/// margin claim (a gap's `at_most` or `within` in its decided form) has no p-value, so no
+/// second null runs and only the row null (the chance check's) is counted; its
+/// safeguard's draw of the claimed arms is (`stats::margin::redraw_fits`).
 pub fn work_units(experiment: &Experiment, table: &Table, o: &VerifyOptions) -> u64 {
     // Every product and sum saturates: a hostile K or shuffle count gives u64::MAX, which
     // is over any budget, never a wrapped small number.
@@ -184,21 +185,19 @@ pub fn work_units(experiment: &Experiment, table: &Table, o: &VerifyOptions) -> 
     per_fit.saturating_mul(
         fits_per_run
             .saturating_mul(full_runs)
-            .saturating_add(permutation_fits),
+            .saturating_add(permutation_fits)
+            .saturating_add(crate::stats::margin::redraw_fits(experiment)),
     )
 }
 
 /// The permutation nulls [`work_units`] counts over every arm: the row null of the chance
-/// check, and a second for the claim's p-value — except for a gap bound that needs none
-/// (`at_most`, `within`: no null runs for it). `metric_at_most`, which needs none either,
-/// keeps the count it has always had (an upper bound), so no budget verdict of an existing
-/// claim kind moves.
+/// check, and a second for the claim's p-value — except for a margin (a gap's `at_most` or
+/// `within` in its [decided form](Claim::decided_form): no null runs for it).
+/// `metric_at_most`, which needs none either, keeps the count it has always had (an upper
+/// bound), so no budget verdict of an existing claim kind moves.
 fn nulls_counted(experiment: &Experiment) -> u64 {
     match &experiment.claim {
-        Some(Claim::MetricGap {
-            bound: GapBound::AtMost(_) | GapBound::Within(_),
-            ..
-        }) => 1,
+        Some(claim) if claim.is_margin() => 1,
         _ => 2,
     }
 }

@@ -51,7 +51,7 @@ pub use report::{
 pub(crate) use structure::experiment_error_at;
 
 /// The verifier's version (changes whenever a rule changes; the rules hash pins them).
-pub const VERIFIER_VERSION: &str = "counterlab-verifier/9";
+pub const VERIFIER_VERSION: &str = "counterlab-verifier/10";
 
 /// The most label permutations K a verification runs per null.
 pub const MAX_PERMUTATIONS: usize = 100_000;
@@ -290,6 +290,10 @@ pub fn rules() -> Value {
         "capsule": "re-verified with the options it records; links REJECTED at the first failure, INCONCLUSIVE when unverifiable (another verifier); then SUPPORTS when the prediction is confirmed, REJECTED when refuted or when a check other than claim.evidence failed, INCONCLUSIVE when undecided",
     });
     // Apart: one more key is past the json! macro's recursion limit.
+    rules["claim_form"] = json!("a metric_gap is decided in one form: higher - lower at_most x with x <= 0 as lower - higher at_least -x (a permutation p-value), at_least x with x < 0 as lower - higher at_most -x (a margin); the report's claim is written in that form");
+    rules["margin_safeguard"] = json!("a margin (metric_gap at_most x > 0 or within m, decided form) whose recorded CI supports it and whose claimed arms draw rows from the seed is SUPPORTS only if the verifier's own draw of the two claimed arms supports it too: seed from the verifier's seed (verify/margin-redraw/0), seeded assignment, max(recorded repeats, 5) repeats of each k_fold and entity_k_fold, the same interval rule (claim.redraw)");
+    rules["vacuous_gap"] = json!("a metric_gap whose two arms score the same rows and give each the same prediction in every repeat (the score; the baseline class for majority_baseline_accuracy) is zero by construction, and one whose two arms are constant predictors (one class on every test row for a threshold metric, one score for roc_auc) compares nothing: both unverifiable (vacuous)");
+    rules["k_fold_sklearn"] = json!("a k_fold arm's sklearn assignment is KFold(shuffle=True) / RepeatedKFold with random_state = seed mod 2^32, never unshuffled; the design normal form forgets the assignment, like the seed");
     rules["models"] = json!("logistic: scikit-learn's StandardScaler + LogisticRegression(C), the kernel's Newton solver; gbdt: scikit-learn's HistGradientBoostingClassifier(early_stopping=False) with learning_rate, max_iter, max_leaf_nodes, min_samples_leaf, l2_regularization and max_bins in their schema ranges, all rows binned (no subsample), one-hot categorical columns; a fit's work is rows x ((features + 1)^2 + 32) for the logistic model and budget::gbdt_work for the trees");
     rules
 }

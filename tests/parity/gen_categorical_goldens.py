@@ -40,11 +40,13 @@ Definitions (what the JSON means)
   constant on a fold's training rows (e.g. the one-hot column of a level that no training
   row has: all zeros) gets StandardScaler's scale 1 (and its mean, 0 for an all-zero
   column); such columns are listed per fold in "constant_train_columns".
-- Folds. KFold(n_splits=k) (no shuffle) over the rows in file order: fold f is the
-  contiguous block [start_f, start_f + size_f), sizes n // k, the first n % k one larger;
+- Folds. KFold(n_splits=k, shuffle=True, random_state=7) over the rows in file order (the
+  kernel's `sklearn` assignment of `k_fold` under the tests' seed 7; never unshuffled,
+  issue 46): fold f is the contiguous block [start_f, start_f + size_f) of the rows as
+  RandomState(7).shuffle permutes them, sizes n // k, the first n % k one larger;
   "fold_per_row" is each row's test-fold index. Every training fold holds both classes
   (asserted).
-- oof_proba: per row, cross_val_predict(pipeline, df, y, cv=KFold(k),
+- oof_proba: per row, cross_val_predict(pipeline, df, y, cv=KFold(k, shuffle=True, random_state=7),
   method="predict_proba")[:, 1]; the script also refits each fold itself and asserts
   bit-identical probabilities, and that lbfgs converged (n_iter_ < max_iter) on every fold.
 - oof_auc: roc_auc_score(label, oof_proba) over all rows (the folds pooled).
@@ -169,6 +171,13 @@ def three_levels(rng):
 
 
 RARE_KS = [3, 5]
+KFOLD_SEED = 7  # the parity tests' experiment seed (tests/parity/categorical.rs)
+
+
+def kfold(k):
+    """The folds of the kernel's `k_fold` arm with `assignment = "sklearn"` under the tests'
+    seed 7: KFold(shuffle=True, random_state=7) (never the unshuffled KFold, issue 46)."""
+    return KFold(n_splits=k, shuffle=True, random_state=KFOLD_SEED)
 
 
 def rare_level(rng):
@@ -186,7 +195,7 @@ def rare_level(rng):
         pos += sizes[e]
 
     def one_fold(e, k):
-        f = ints(fold_of(n, KFold(n_splits=k).split(np.zeros(n))))
+        f = ints(fold_of(n, kfold(k).split(np.zeros(n))))
         return len(set(f[start[e]:start[e] + sizes[e]])) == 1
 
     candidates = [e for e in sorted(ids, key=str.encode) if all(one_fold(e, k) for k in RARE_KS)]
@@ -310,7 +319,7 @@ def sklearn_names(columns, names_out):
 def oof(name, columns, df, y, c, k, names):
     """cross_val_predict plus a per-fold refit that checks convergence, bit-identity and
     the polished optimum."""
-    cv = KFold(n_splits=k)
+    cv = kfold(k)
     splits = list(cv.split(df))
     proba = cross_val_predict(pipeline(columns, c), df, y, cv=cv, method="predict_proba")[:, 1]
     mine = np.full(len(y), np.nan)
@@ -407,7 +416,11 @@ def main():
         for k in ks:
             r = oof(name, columns, df, y, c, k, names)
             sizes = [n // k + (1 if f < n % k else 0) for f in range(k)]
-            assert r["fold_per_row"] == [f for f in range(k) for _ in range(sizes[f])], (name, k)
+            permuted = np.arange(n)
+            np.random.RandomState(KFOLD_SEED).shuffle(permuted)
+            expected = np.empty(n, dtype=np.int64)
+            expected[permuted] = [f for f in range(k) for _ in range(sizes[f])]
+            assert r["fold_per_row"] == expected.tolist(), (name, k)
             if name == "rare_level":
                 assert any("site=delta" in cc for cc in r["constant_train_columns"]), (name, k)
             folds.append(r)

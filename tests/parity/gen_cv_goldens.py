@@ -24,9 +24,12 @@ Definitions (what the JSON means)
   index of a row is the f whose *test* set contains it. KFold and GroupKFold put every row
   in exactly one test set; for TimeSeriesSplit a time value (and its rows) that is in no
   test set has fold index -1.
-- kfold: KFold(n_splits=k) (no shuffle) over the rows in file order: fold f is the
-  contiguous block of rows [start_f, start_f + size_f), sizes n // k, the first n % k of
-  them one larger.
+- kfold: KFold(n_splits=k, shuffle=True, random_state=KFOLD_SEED) over the rows in file
+  order (KFOLD_SEED = 7, the seed of the parity tests' experiments: the kernel's `sklearn`
+  assignment of `k_fold` is shuffled KFold with random_state = seed % 2**32, never the
+  unshuffled one, issue 46): the rows permuted by RandomState(7).shuffle, then fold f is
+  the contiguous block [start_f, start_f + size_f) of the permuted rows, sizes n // k, the
+  first n % k of them one larger.
 - group_kfold: GroupKFold(n_splits=k) (default: no shuffle) with groups = entity ids.
   sklearn 1.9.1's algorithm, re-implemented in `group_kfold_reference` below and checked
   against sklearn on every data set and k:
@@ -52,7 +55,7 @@ Definitions (what the JSON means)
   fold's training rows (the scaler too).
 - oof_proba_kfold / oof_proba_group_kfold: per row, predict_proba(...)[:, 1] of the model
   fitted on the training rows of the row's fold, i.e. cross_val_predict(pipeline, X, y,
-  cv=KFold(k), method="predict_proba")[:, 1], resp. the same with cv=GroupKFold(k) and
+  cv=KFold(k, shuffle=True, random_state=7), method="predict_proba")[:, 1], resp. the same with cv=GroupKFold(k) and
   groups=entity (KFold ignores groups and warns when given them, so it gets none). The script
   also refits each fold itself and asserts bit-identical probabilities, and that lbfgs
   converged (n_iter_ < max_iter) on every fold.
@@ -105,6 +108,7 @@ from gen_logistic_goldens import polish  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cv_goldens.json")
 KS = [2, 3, 5]
+KFOLD_SEED = 7  # the parity tests' experiment seed (tests/parity/cv.rs)
 TOL = 1e-10
 MAX_ITER = 10000
 MIN_GAP = 1e-7
@@ -390,12 +394,20 @@ def main():
             if k > len(ents) or k + 1 > len(distinct) or k > n:
                 print(f"{name}: k={k} impossible, skipped", file=sys.stderr)
                 continue
-            kf = oof(name, x, y, entity, c, KFold(n_splits=k), f"kfold k={k}")
+            kf = oof(
+                name, x, y, entity, c,
+                KFold(n_splits=k, shuffle=True, random_state=KFOLD_SEED), f"kfold k={k}",
+            )
             gk = oof(name, x, y, entity, c, GroupKFold(n_splits=k), f"group_kfold k={k}")
 
-            # KFold: contiguous blocks, the first n % k one larger
+            # KFold(shuffle=True): contiguous blocks, the first n % k one larger, of the rows
+            # as RandomState(KFOLD_SEED).shuffle permutes them
             sizes = [n // k + (1 if f < n % k else 0) for f in range(k)]
-            assert kf["fold"].tolist() == [f for f in range(k) for _ in range(sizes[f])]
+            permuted = np.arange(n)
+            np.random.RandomState(KFOLD_SEED).shuffle(permuted)
+            expected = np.empty(n, dtype=np.int64)
+            expected[permuted] = [f for f in range(k) for _ in range(sizes[f])]
+            assert kf["fold"].tolist() == expected.tolist()
             # GroupKFold: reference implementation; an entity never straddles folds
             ref, order = group_kfold_reference(entity, k)
             assert gk["fold"].tolist() == ref, (name, k, "GroupKFold != reference")

@@ -1,0 +1,173 @@
+//! The margin safeguard: the verifier's own draw of a margin claim's splits.
+//!
+//! A margin claim (a gap's `at_most` x > 0 or `within` m, in the claim's
+//! [decided form](Claim::decided_form)) says two designs do not differ by much. It has no
+//! permutation test: the label-permutation null is "no gap", which lies on the claimed
+//! side. Its interval alone would decide it, and that interval is conditional on the one
+//! draw of the folds (or of the split) the proposer made. Draws differ: the proposer can
+//! choose the seed, the assignment and the repeats until one draw's interval happens to
+//! lie under the margin (issue 46: scikit-learn's unshuffled `KFold` on a table sorted
+//! by customer made "random rows" nearly grouped, and "random-row CV inflates ROC AUC by
+//! at most 0.05" SUPPORTS where the true gap is 0.29).
+//!
+//! So the verifier draws the claimed arms again itself, from its own seed (derived from
+//! `--seed`, never from the payload), with the kernel's seeded assignment and at least
+//! [`REDRAW_REPEATS`] repeats of every cross-validation that draws its folds, and the
+//! claim is SUPPORTS only when the interval of that draw (the repeated within+between
+//! interval, docs/METRICS.md) lies on the claimed side as well. Nothing the payload chooses
+//! reaches the redraw but the design itself: its splits' kinds and fold counts, model,
+//! features and metric. The redraw can only withhold SUPPORTS; a contradiction is the
+//! recorded design's to show (docs/VERDICTS.md, "The margin safeguard";
+//! docs/CALIBRATION.md, "Margin claims whichever draw").
+
+use serde::{Deserialize, Serialize};
+
+use super::intervals::{self, Estimate};
+use crate::arm::PreparedExperiment;
+use crate::experiment::{Arm, Claim, Experiment, MetricName};
+use crate::split::SplitSpec;
+
+/// The fewest repeats the verifier's draw gives a cross-validation arm that draws its
+/// folds (`k_fold`, `entity_k_fold`): the registered designs' and `init`'s starters'
+/// count, where the repeated interval's spread over seeds is 0.16 of its half-width
+/// (docs/CALIBRATION.md, "Seed stability on the headline design").
+pub const REDRAW_REPEATS: u32 = 5;
+
+/// The verifier's draw in a report's `claim.redraw`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Redraw {
+    /// The experiment seed of the draw (derived from the verifier's `--seed`).
+    pub seed: u64,
+    /// Repeats of each cross-validation arm that draws its folds (1 when none does).
+    pub repeats: u32,
+    /// The claim's statistic on the draw.
+    pub observed: f64,
+    /// Its interval, at the claim's level.
+    pub ci: [f64; 2],
+    /// Whether the interval lies on the claimed side.
+    pub supports: bool,
+}
+
+/// The claimed arms of `experiment` as the verifier draws them: only the two arms the
+/// gap `claim` names, experiment seed `seed`, every `k_fold` and `entity_k_fold` with the
+/// seeded assignment and max(its repeats, [`REDRAW_REPEATS`]) repeats (both the same, so
+/// the gap stays paired repeat by repeat), no ablations, the claim's metric only. `None`
+/// when no claimed arm draws anything (a rolling origin, a temporal or predefined split):
+/// then the recorded design is the only draw there is.
+pub(crate) fn redrawn(experiment: &Experiment, claim: &Claim, seed: u64) -> Option<Experiment> {
+    let Claim::MetricGap { higher, lower, .. } = claim else {
+        return None;
+    };
+    let claimed: Vec<&Arm> = experiment
+        .arms
+        .iter()
+        .filter(|arm| &arm.name == higher || &arm.name == lower)
+        .collect();
+    if !claimed.iter().any(|arm| draws(&arm.split)) {
+        return None;
+    }
+    let repeats = claimed
+        .iter()
+        .filter(|arm| draws_folds(&arm.split))
+        .map(|arm| arm.split.repeats())
+        .fold(REDRAW_REPEATS, u32::max);
+    let arms = claimed
+        .into_iter()
+        .map(|arm| Arm {
+            split: redrawn_split(&arm.split, repeats),
+            ..arm.clone()
+        })
+        .collect();
+    Some(Experiment {
+        seed,
+        arms,
+        ablations: None,
+        metrics: vec![claim.metric()],
+        claim: Some(claim.clone()),
+        ..experiment.clone()
+    })
+}
+
+/// Whether a split's rows depend on the experiment seed.
+fn draws(split: &SplitSpec) -> bool {
+    matches!(
+        split,
+        SplitSpec::RandomRows { .. }
+            | SplitSpec::EntityGrouped { .. }
+            | SplitSpec::EntityOverlap { .. }
+    ) || draws_folds(split)
+}
+
+/// Whether a split is a cross-validation that draws its folds.
+fn draws_folds(split: &SplitSpec) -> bool {
+    matches!(
+        split,
+        SplitSpec::KFold { .. } | SplitSpec::EntityKFold { .. }
+    )
+}
+
+fn redrawn_split(split: &SplitSpec, repeats: u32) -> SplitSpec {
+    match *split {
+        SplitSpec::KFold { folds, .. } => SplitSpec::KFold {
+            folds,
+            assignment: None,
+            repeats: Some(repeats),
+        },
+        SplitSpec::EntityKFold { folds, .. } => SplitSpec::EntityKFold {
+            folds,
+            assignment: None,
+            repeats: Some(repeats),
+        },
+        ref other => other.clone(),
+    }
+}
+
+/// The repeats a redraw gives its cross-validations (1 when none draws its folds).
+pub(crate) fn redraw_repeats(redrawn: &Experiment) -> u32 {
+    redrawn
+        .arms
+        .iter()
+        .filter(|arm| draws_folds(&arm.split))
+        .map(|arm| arm.split.repeats())
+        .max()
+        .unwrap_or(1)
+}
+
+/// The gap claim's estimate on the verifier's draw `redrawn` (from [`redrawn`]) of the
+/// prepared experiment's table, at `z`: the same interval rule as the recorded design's.
+/// The error says why the draw could not be evaluated.
+pub(crate) fn redraw_estimate(
+    prepared: &PreparedExperiment,
+    redrawn: &Experiment,
+    claim: &Claim,
+    z: f64,
+    threads: usize,
+) -> Result<Estimate, String> {
+    let table = prepared.table();
+    let drawn = PreparedExperiment::new(prepared.pack(), table, redrawn, threads)
+        .map_err(|e| e.to_string())?;
+    let evaluation = drawn
+        .evaluate(table.labels(), threads)
+        .map_err(|e| e.to_string())?;
+    let estimate = super::claim::claim_estimate(&drawn, claim, &evaluation, z)
+        .and_then(|e| match claim.metric() {
+            MetricName::RocAuc => intervals::with_width(e),
+            _ => Ok(e),
+        })
+        .map_err(|u| u.to_string())?;
+    Ok(estimate)
+}
+
+/// The fits the margin safeguard may make for `experiment` (0 unless its claim is a
+/// margin whose arms draw anything): every fold of every repeat of the redrawn arms,
+/// which the work budget counts (docs/VERDICTS.md, "Work").
+pub fn redraw_fits(experiment: &Experiment) -> u64 {
+    let Some(claim) = experiment.claim.as_ref().map(Claim::decided_form) else {
+        return 0;
+    };
+    if !claim.is_margin() {
+        return 0;
+    }
+    redrawn(experiment, &claim, 0).map_or(0, |redrawn| crate::budget::arm_fits(&redrawn))
+}
