@@ -897,6 +897,123 @@ fn audit_margin_decides_materiality_with_the_verifier() {
     assert!(text(&refused).contains("--margin"), "{}", text(&refused));
 }
 
+/// `audit`'s exit code follows every leak it prints (issue 46.3). The test side is 120
+/// rows of entity-leakage's training rows re-keyed to new customer ids (`C0001` → `T0001Z`,
+/// no look-alike): exact copies are 120 duplicate feature rows where no training row shares
+/// its 28 continuous values with another customer's (counted here over the CSV text), so a
+/// leak, exit 1; copies with one cell moved by 1e-9 have no duplicate, but with `--margin
+/// 0.02` the verifier's interval of the inflation lies wholly above the margin, a material
+/// leak, exit 1 (without a margin: no leak found, exit 0). An honest row-wise split of
+/// contraception (one row per woman, three coarse features: 471 of 484 test rows repeat a
+/// training vector) stays no leak, exit 0
+/// (`contraception_reads_3_plus_as_a_level_and_offers_the_district_as_an_entity`).
+#[test]
+fn audit_exit_follows_copied_rows_and_a_material_leak() {
+    let dir = TempDir::new("audit-copies");
+    let source = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/packs/entity-leakage/customer_churn.csv"),
+    )
+    .unwrap();
+    let mut lines = source.lines();
+    let header = lines.next().unwrap();
+    let rows: Vec<&str> = lines.collect();
+    // Independent: no two customers share a feature vector (columns 2.. but the label).
+    let vectors: BTreeMap<&str, BTreeSet<&str>> = rows.iter().fold(BTreeMap::new(), |mut m, r| {
+        let (id, rest) = r.split_once(',').unwrap();
+        let (_month, rest) = rest.split_once(',').unwrap();
+        let features = &rest[..rest.rfind(',').unwrap()];
+        m.entry(features).or_insert_with(BTreeSet::new).insert(id);
+        m
+    });
+    assert!(vectors.values().all(|ids| ids.len() == 1));
+    let csv = |jitter: bool| {
+        let mut csv = format!("{header},is_test\n");
+        for row in &rows {
+            csv.push_str(&format!("{row},0\n"));
+        }
+        for row in rows.iter().step_by(14).take(120) {
+            let mut cells: Vec<String> = row.split(',').map(str::to_owned).collect();
+            cells[0] = format!("T{}Z", &cells[0][1..]);
+            if jitter {
+                let charges: f64 = cells[3].parse().unwrap();
+                cells[3] = format!("{}", charges + 1e-9);
+            }
+            csv.push_str(&format!("{},1\n", cells.join(",")));
+        }
+        csv
+    };
+    let base = |path: &Path| {
+        vec![
+            "audit".to_owned(),
+            s(path).to_owned(),
+            "--entity".into(),
+            "customer_id".into(),
+            "--label".into(),
+            "churned".into(),
+            "--positive".into(),
+            "1".into(),
+            "--test-column".into(),
+            "is_test".into(),
+        ]
+    };
+    let audit = |path: &Path, extra: &[&str]| {
+        let mut args = base(path);
+        args.extend(extra.iter().map(|a| (*a).to_owned()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run(&args)
+    };
+
+    let copies = dir.path().join("copies.csv");
+    std::fs::write(&copies, csv(false)).unwrap();
+    let out = audit(&copies, &["--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let got = json(&out);
+    assert_eq!(got["shared_entities"]["count"], 0);
+    assert_eq!(got["look_alike_entities"]["count"], 0);
+    assert_eq!(got["duplicate_feature_rows"], 120);
+    assert_eq!(got["leak"], true);
+    assert!(
+        got["leak_reasons"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("120 test rows have the feature vector of a training row"),
+        "{got}"
+    );
+    let printed = audit(&copies, &[]);
+    assert_eq!(printed.status.code(), Some(1));
+    assert!(
+        text(&printed).contains("leak              yes: 120 test rows"),
+        "{}",
+        text(&printed)
+    );
+
+    let jittered = dir.path().join("jitter.csv");
+    std::fs::write(&jittered, csv(true)).unwrap();
+    let plain = audit(&jittered, &["--json"]);
+    assert_eq!(plain.status.code(), Some(0), "{}", text(&plain));
+    assert_eq!(json(&plain)["duplicate_feature_rows"], 0);
+    let material = audit(&jittered, &["--margin", "0.02", "--json"]);
+    assert_eq!(material.status.code(), Some(1), "{}", text(&material));
+    let got = json(&material);
+    assert_eq!(got["auc"]["decision"], "material_leak", "{got}");
+    assert_eq!(got["leak"], true);
+    assert!(
+        got["leak_reasons"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("material leak: the split inflates ROC AUC by"),
+        "{got}"
+    );
+    let printed = audit(&jittered, &["--margin", "0.02"]);
+    assert_eq!(printed.status.code(), Some(1));
+    assert!(
+        text(&printed).contains("leak              yes: material leak"),
+        "{}",
+        text(&printed)
+    );
+}
+
 /// The independent facts of the real datasets (`tests/data/real/expectations.py`:
 /// pandas and scikit-learn straight from the CSV text).
 fn expectations(name: &str) -> serde_json::Value {

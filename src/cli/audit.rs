@@ -1,5 +1,6 @@
 //! `counterlab audit`: the user's own split checked for leakage (the library decides:
-//! `counterlab::audit`). Exit 0 no leak found, 1 leak found, 2 usage, I/O or data error.
+//! `counterlab::audit`). Exit 0 no leak found, 1 any leak the audit prints (a material leak
+//! and excess duplicate rows included), 2 usage, I/O or data error.
 
 use std::path::PathBuf;
 
@@ -16,7 +17,9 @@ use super::{
 /// rows seen in training, temporal overlap, duplicate rows, and how much the split
 /// inflates ROC AUC against an entity-grouped split.
 ///
-/// Exit codes: 0 no leak found, 1 leak found, 2 usage, I/O or data error.
+/// Exit codes: 0 no leak found, 1 any leak it prints (shared entities, look-alike ids,
+/// calendar temporal overlap, more duplicate rows than an honest split, a `--margin`
+/// material leak), 2 usage, I/O or data error.
 #[derive(clap::Args)]
 pub(crate) struct AuditArgs {
     /// The CSV (with a header row).
