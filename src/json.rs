@@ -24,8 +24,19 @@ pub struct ParseError {
     pub message: String,
 }
 
-/// Parses JSON text into a `Value`, refusing duplicate keys and trailing content.
+/// `bytes` without a leading UTF-8 byte-order mark (`EF BB BF`), which Windows editors
+/// and PowerShell's `Out-File` write: a mark is not JSON to serde_json, but the document
+/// after it is the one the user saved (RFC 8259 §8.1 lets a parser ignore it). Every
+/// JSON document counterlab reads goes through here, as every CSV goes through
+/// `csv_input`, which skips the mark too.
+pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes)
+}
+
+/// Parses JSON text into a `Value`, refusing duplicate keys and trailing content; a
+/// leading byte-order mark is skipped ([`strip_bom`]).
 pub fn parse_strict(bytes: &[u8]) -> Result<Value, ParseError> {
+    let bytes = strip_bom(bytes);
     let path = RefCell::new(JsonPath::root());
     let failed_at = RefCell::new(None::<JsonPath>);
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
@@ -161,6 +172,18 @@ mod tests {
         assert_eq!(e.path, "$.a.b[2]");
         assert!(parse_strict(b"").is_err());
         assert!(parse_strict(b"{} {}").is_err());
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_skipped_and_nothing_else() {
+        let marked = b"\xef\xbb\xbf{\"a\": [1, 2.5]}";
+        assert_eq!(
+            parse_strict(marked).unwrap(),
+            serde_json::json!({"a": [1, 2.5]})
+        );
+        // Only one mark, only at the start: a second one, or one inside, is not JSON.
+        assert!(parse_strict(b"\xef\xbb\xbf\xef\xbb\xbf{}").is_err());
+        assert!(parse_strict(b"{}\xef\xbb\xbf").is_err());
     }
 
     #[test]
