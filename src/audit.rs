@@ -95,6 +95,8 @@ pub struct AuditOptions {
     pub margin: Option<f64>,
     /// The model of both sides of the comparison (`--model`; default logistic, C = 1).
     pub model: ModelSpec,
+    /// The texts read as a missing value besides the empty cell (`--missing-values`).
+    pub missing_values: crate::pack::MissingValues,
 }
 
 /// What `--margin` decided of the AUC inflation.
@@ -442,6 +444,7 @@ fn audit_level(
         time_kind: options.time_kind,
         drop: others,
         model: options.model.clone(),
+        missing_values: options.missing_values.clone(),
         ..InitOptions::default()
     };
     let mut scaffold = scaffold(path, bytes, &init, limits)?;

@@ -48,6 +48,10 @@ pub(crate) struct AuditArgs {
     /// (gradient-boosted trees with scikit-learn's defaults, docs/MODELS.md).
     #[arg(long, value_parser = counterlab::experiment::ModelSpec::parse_family, default_value = "logistic")]
     model: counterlab::experiment::ModelSpec,
+    /// The texts read as a missing value besides the empty cell, comma-separated (e.g.
+    /// `NA,,null`), as `init --missing-values`. Default: NA, nan, NULL, N/A, <NA>, NaT, #N/A.
+    #[arg(long, value_parser = counterlab::pack::MissingValues::parse)]
+    missing_values: Option<counterlab::pack::MissingValues>,
     /// Print JSON (counterlab.audit/1).
     #[arg(long)]
     json: bool,
@@ -77,6 +81,7 @@ pub(crate) fn command(args: &AuditArgs) -> Outcome {
         seed: args.seed,
         margin: args.margin,
         model: args.model.clone(),
+        missing_values: args.missing_values.clone().unwrap_or_default(),
     };
     let limits = LoadLimits::default();
     let bytes = read_input(&args.data, limits.max_bytes, "").map_err(usage)?;

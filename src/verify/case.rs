@@ -13,12 +13,23 @@ use crate::table::Table;
 use serde_json::Value;
 
 impl Verification<'_> {
-    /// `pack.supported` is unverifiable: the verifier has no pack with this id.
-    fn unknown_pack(&mut self, id: &str) {
-        self.unverifiable(
-            CheckId::PackSupported,
-            format!("unsupported case: the verifier has no pack {id:?}"),
-        );
+    /// `pack.supported` is unverifiable: the verifier has no pack with this id. When a
+    /// pack folder's `pack.toml` could not be read (`unknown`, the lookup's error, names
+    /// it with its parse error), the reason says so: that folder may be the pack.
+    fn unknown_pack(&mut self, id: &str, unknown: &crate::Error) {
+        let unreadable = match unknown.kind() {
+            crate::ErrorKind::UnknownPack { unreadable, .. } => unreadable.as_slice(),
+            _ => &[],
+        };
+        let mut reason = format!("unsupported case: the verifier has no pack {id:?}");
+        for (dir, why) in unreadable {
+            reason.push_str(&format!(
+                "; {} cannot be read, so its pack is unknown: {}",
+                dir.join("pack.toml").display(),
+                crate::error::one_line(why)
+            ));
+        }
+        self.unverifiable(CheckId::PackSupported, reason);
     }
 
     /// `kernel.version`; false (unverifiable, an unsupported case) when the payload
@@ -79,8 +90,8 @@ impl Verification<'_> {
                 }
                 None
             }
-            Lookup::Unknown(_) => {
-                self.unknown_pack(id);
+            Lookup::Unknown(error) => {
+                self.unknown_pack(id, &error);
                 None
             }
         }

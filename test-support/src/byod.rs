@@ -72,6 +72,7 @@ pub fn exercise(csv: &[u8], with_time: bool, with_test: bool) {
             seed: 1,
             margin: None,
             model: counterlab::experiment::ModelSpec::logistic(),
+            missing_values: counterlab::pack::MissingValues::default(),
         };
         if let Ok(audit) = audit(path, csv, &audit_options, &LIMITS, &verify) {
             let temporal = audit.overlap.temporal_rows.unwrap_or(0);
