@@ -2,9 +2,9 @@
 //! reused buffer, every problem named with its file and row.
 //!
 //! Refused, with the row: a header that names a column twice, a row with another number
-//! of fields than the header, a cell that is not UTF-8 or holds a NUL byte, and a bare carriage return as a
-//! line end (classic Mac files; a file's meaning must not depend on which line ends a
-//! reader happens to accept). The column budget is checked on the header before any row
+//! of fields than the header, a cell that is not UTF-8 or holds a NUL byte, and a bare
+//! carriage return as a line end (classic Mac files; a file's meaning must not depend on
+//! which line ends a reader happens to accept). The column budget is checked on the header before any row
 //! is read and the row budget while rows are read. Rows are numbered from 1 (the header
 //! is row 0); blank lines are skipped and not counted.
 

@@ -309,9 +309,8 @@ fn verify_names_a_pack_toml_that_cannot_be_read() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs/class-imbalance");
     let pack = dir.path().join("class-imbalance");
     std::fs::create_dir(&pack).unwrap();
-    for file in ["card_transactions.csv"] {
-        std::fs::copy(root.join(file), pack.join(file)).unwrap();
-    }
+    let fixture = "card_transactions.csv";
+    std::fs::copy(root.join(fixture), pack.join(fixture)).unwrap();
     let manifest = std::fs::read_to_string(root.join("pack.toml")).unwrap();
     std::fs::write(
         pack.join("pack.toml"),
