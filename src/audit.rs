@@ -22,9 +22,18 @@
 //! entity with no training row whose id looks like a training entity's id (one
 //! [`entity_key`](crate::entity_key::entity_key): `C1-P07 ` and `c1-p7`, a Cyrillic `с`
 //! for a Latin `c`, `3.0` and `3`): the audit cannot tell one entity written two ways from
-//! two entities, so it names the pairs and the user decides. Duplicate feature rows are
-//! reported but are not a leak by themselves: coarse features (a few categories) repeat
-//! across honest splits.
+//! two entities, so it names the pairs and the user decides.
+//!
+//! **Duplicate feature rows** are a leak when there are more of them than an honest split
+//! of the same data gives. Coarse features (a few categories) repeat across honest splits,
+//! so a count alone says nothing; but an honest split's test rows find their feature
+//! vector in training about as often as training rows find theirs in another training
+//! entity's rows (the share `p`). The duplicates are a leak when the test rows that have a
+//! training row's vector exceed `p × test rows` by more than three binomial standard
+//! deviations, `√(test rows × p × (1 − p))`: training rows copied to the test side under
+//! new ids (with `p` near 0, any copy). With `--margin`, a **material leak** decision (the
+//! inflation's interval wholly above the margin) is a leak too: the exit code follows
+//! every leak the audit prints.
 
 use std::path::Path;
 
@@ -86,6 +95,8 @@ pub struct AuditOptions {
     pub margin: Option<f64>,
     /// The model of both sides of the comparison (`--model`; default logistic, C = 1).
     pub model: ModelSpec,
+    /// The texts read as a missing value besides the empty cell (`--missing-values`).
+    pub missing_values: crate::pack::MissingValues,
 }
 
 /// What `--margin` decided of the AUC inflation.
@@ -433,6 +444,7 @@ fn audit_level(
         time_kind: options.time_kind,
         drop: others,
         model: options.model.clone(),
+        missing_values: options.missing_values.clone(),
         ..InitOptions::default()
     };
     let mut scaffold = scaffold(path, bytes, &init, limits)?;
@@ -476,7 +488,11 @@ fn audit_level(
             Ok(comparison)
         },
     );
-    let leak_reasons = leak_reasons(&overlap, scaffold.time_kind, &look_alikes);
+    let duplicates = Duplicates::of(table, &split, &overlap);
+    let mut leak_reasons = leak_reasons(&overlap, scaffold.time_kind, &look_alikes, &duplicates);
+    if let Ok(comparison) = &comparison {
+        leak_reasons.extend(material_reason(comparison));
+    }
     Ok(Audit {
         entity: entity.to_owned(),
         scaffold,
@@ -544,10 +560,97 @@ fn compare(
     })
 }
 
+/// The test rows with a training row's feature vector against what an honest split of
+/// this data gives (module docs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Duplicates {
+    /// Test rows whose feature vector equals a training row's.
+    test_rows: u64,
+    /// Share of training rows whose feature vector equals the vector of a training row of
+    /// another entity: how often an honest split's test row finds its vector in training.
+    share: f64,
+    /// Test rows of the user's split.
+    of: u64,
+}
+
+impl Duplicates {
+    fn of(table: &crate::table::Table, split: &crate::split::Split, overlap: &Overlap) -> Self {
+        let columns = table.feature_columns(table.feature_names());
+        let bits = |row: usize| {
+            columns
+                .iter()
+                .map(move |c| crate::canon::float_bits(c[row]))
+        };
+        let mut train = split.train_rows();
+        train.sort_unstable_by(|&a, &b| bits(a).cmp(bits(b)));
+        let entity = table.entity_of_row();
+        // Runs of equal vectors: every row of a run with two or more entities shares its
+        // vector with another entity's row.
+        let mut shared = 0usize;
+        let mut start = 0;
+        while start < train.len() {
+            let mut end = start + 1;
+            while end < train.len() && bits(train[end]).eq(bits(train[start])) {
+                end += 1;
+            }
+            let first = entity[train[start]];
+            if train[start..end].iter().any(|&r| entity[r] != first) {
+                shared += end - start;
+            }
+            start = end;
+        }
+        Duplicates {
+            test_rows: overlap.duplicate_feature_rows,
+            share: if train.is_empty() {
+                0.0
+            } else {
+                shared as f64 / train.len() as f64
+            },
+            of: split.test_rows().len() as u64,
+        }
+    }
+
+    /// The test rows an honest split would give about as many duplicates of.
+    fn expected(&self) -> f64 {
+        self.share * self.of as f64
+    }
+
+    /// More duplicates than an honest split gives: above the expected count by more than
+    /// three binomial standard deviations.
+    fn excessive(&self) -> bool {
+        let n = self.of as f64;
+        let sd = (n * self.share * (1.0 - self.share)).sqrt();
+        self.test_rows > 0 && self.test_rows as f64 > self.expected() + 3.0 * sd
+    }
+}
+
+/// The material-leak phrase of a `--margin` decided above the margin, if it was.
+fn material_reason(comparison: &Comparison) -> Option<String> {
+    let (margin, decision) = comparison.materiality?;
+    if decision != Materiality::MaterialLeak {
+        return None;
+    }
+    let claim = comparison.report.claim();
+    let gap = claim
+        .and_then(|c| c.observed)
+        .map_or("undefined".to_owned(), |g| format!("{g:.4}"));
+    let ci = claim.and_then(|c| c.ci).map_or(String::new(), |[lo, hi]| {
+        format!(" (95% CI [{lo:.4}, {hi:.4}])")
+    });
+    Some(format!(
+        "material leak: the split inflates ROC AUC by {gap}{ci} against entity-grouped splits, its interval wholly above the margin {margin}"
+    ))
+}
+
 /// Why the split leaks, one phrase each: entities on both sides, test rows not after the
 /// training times (calendar time only: a visit number is not compared across entities),
-/// look-alike ids.
-fn leak_reasons(overlap: &Overlap, time_kind: TimeKind, look_alikes: &LookAlikes) -> Vec<String> {
+/// look-alike ids, more duplicate feature rows than an honest split gives.
+fn leak_reasons(
+    overlap: &Overlap,
+    time_kind: TimeKind,
+    look_alikes: &LookAlikes,
+    duplicates: &Duplicates,
+) -> Vec<String> {
     let mut reasons = Vec::new();
     if overlap.entities > 0 {
         reasons.push(format!(
@@ -565,6 +668,14 @@ fn leak_reasons(overlap: &Overlap, time_kind: TimeKind, look_alikes: &LookAlikes
     }
     if look_alikes.entities > 0 {
         reasons.push(look_alike_reason(look_alikes));
+    }
+    if duplicates.excessive() {
+        reasons.push(format!(
+            "{} test rows have the feature vector of a training row, where an honest split of this data gives about {:.0} ({:.1}% of training rows share their vector with another entity's): training rows copied to the test side under other ids; remove the copies, or give each its entity's id",
+            duplicates.test_rows,
+            duplicates.expected(),
+            100.0 * duplicates.share
+        ));
     }
     reasons
 }

@@ -2,9 +2,9 @@
 //! reused buffer, every problem named with its file and row.
 //!
 //! Refused, with the row: a header that names a column twice, a row with another number
-//! of fields than the header, a cell that is not UTF-8, and a bare carriage return as a
-//! line end (classic Mac files; a file's meaning must not depend on which line ends a
-//! reader happens to accept). The column budget is checked on the header before any row
+//! of fields than the header, a cell that is not UTF-8 or holds a NUL byte, and a bare
+//! carriage return as a line end (classic Mac files; a file's meaning must not depend on
+//! which line ends a reader happens to accept). The column budget is checked on the header before any row
 //! is read and the row budget while rows are read. Rows are numbered from 1 (the header
 //! is row 0); blank lines are skipped and not counted.
 
@@ -188,14 +188,28 @@ impl<'b> StrictCsv<'b> {
 
     /// Cell `at` of a row read by [`StrictCsv::next_row`], as UTF-8 text.
     pub fn cell<'r>(&self, record: &'r csv::ByteRecord, row: usize, at: usize) -> Result<&'r str> {
-        std::str::from_utf8(&record[at]).map_err(|_| {
+        let cell = std::str::from_utf8(&record[at]).map_err(|_| {
             Error::data(
                 self.path,
                 Some(row),
                 Some(&self.header[at]),
                 "not UTF-8 text: save the file as UTF-8",
             )
-        })
+        })?;
+        // A NUL is never text: a number with one would read as text, and make its column
+        // a category without a word.
+        if let Some(at_byte) = cell.find('\0') {
+            return Err(Error::data(
+                self.path,
+                Some(row),
+                Some(&self.header[at]),
+                format!(
+                    "the cell {} holds a NUL byte (at byte {at_byte} of the cell): remove it (a NUL is never part of a value; a file full of them is UTF-16: save it as UTF-8)",
+                    excerpt(cell)
+                ),
+            ));
+        }
+        Ok(cell)
     }
 
     /// Whether the record before the one at byte `start` (`row`, 0 = the header) ended

@@ -183,7 +183,7 @@ fn lenient_json(bytes: &[u8], max_payload_bytes: usize) -> Option<Value> {
     if bytes.len() > max_payload_bytes {
         return None;
     }
-    serde_json::from_slice::<Value>(bytes).ok()
+    serde_json::from_slice::<Value>(crate::json::strip_bom(bytes)).ok()
 }
 
 fn is_capsule(value: &Value) -> bool {

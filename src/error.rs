@@ -57,8 +57,8 @@ pub enum ErrorKind {
         /// The ids that are known.
         known: Vec<String>,
         /// Pack folders whose `pack.toml` could not be read (one of them may be the one
-        /// asked for).
-        unreadable: Vec<PathBuf>,
+        /// asked for), each with why (the parse error, with the file).
+        unreadable: Vec<(PathBuf, String)>,
     },
     /// An input is larger than a budget allows (bytes, columns, rows): nothing past the
     /// budget was read or allocated.
@@ -74,6 +74,33 @@ pub enum ErrorKind {
     },
     /// Any other invalid input, with its own message.
     Invalid(String),
+}
+
+/// A multi-line message (a TOML parse error: its position, the source line with a caret,
+/// what is wrong) on one line, for a report's reason: the first line, the source line and
+/// the last line.
+pub(crate) fn one_line(message: &str) -> String {
+    let lines: Vec<&str> = message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.chars().all(|c| c == '|' || c == '^' || c == ' '))
+        .collect();
+    match lines.as_slice() {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [first, middle @ .., last] => {
+            let source = middle
+                .iter()
+                .find(|l| {
+                    l.split_once('|')
+                        .is_some_and(|(n, _)| n.trim().parse::<u64>().is_ok())
+                })
+                .and_then(|l| l.split_once('|'))
+                .map(|(_, text)| format!(" (`{}`)", text.trim()))
+                .unwrap_or_default();
+            format!("{first}: {last}{source}")
+        }
+    }
 }
 
 impl Error {
@@ -190,8 +217,13 @@ impl fmt::Display for Error {
                 unreadable,
             } => {
                 write!(f, "unknown pack {id:?} (known: {})", known.join(", "))?;
-                for dir in unreadable {
-                    write!(f, "; {} cannot be read", dir.join("pack.toml").display())?;
+                for (dir, why) in unreadable {
+                    write!(
+                        f,
+                        "; {} cannot be read, so its pack is unknown: {}",
+                        dir.join("pack.toml").display(),
+                        one_line(why)
+                    )?;
                 }
                 Ok(())
             }

@@ -88,6 +88,9 @@ pub struct InitOptions {
     pub features: Option<Vec<String>>,
     /// The starter experiments' model (`--model`; default the logistic model, C = 1).
     pub model: ModelSpec,
+    /// The texts read as a missing value besides the empty cell (`--missing-values`;
+    /// default [`crate::pack::DEFAULT_MISSING_VALUES`]).
+    pub missing_values: crate::pack::MissingValues,
 }
 
 /// How `init` used one column of the CSV.
@@ -151,11 +154,12 @@ pub fn scaffold(
         .to_owned();
     let id = match &options.id {
         Some(id) => id.clone(),
-        None => id_from_file_name(&fixture_file),
+        None => default_id(&fixture_file, &options.model),
     };
     let mut csv = StrictCsv::new(path, bytes, limits.max_columns, limits.max_rows)?;
     let role_of = column_roles(&csv, options)?;
-    let (mut columns, label_levels) = columns::read_columns(&mut csv, &role_of, &options.label)?;
+    let (mut columns, label_levels) =
+        columns::read_columns(&mut csv, &role_of, &options.label, &options.missing_values)?;
     let mut notes = Vec::new();
     if options.time_kind.is_some() && options.time.is_none() {
         return Err(Error::invalid(
@@ -290,6 +294,17 @@ pub(crate) fn user_split(path: &Path, pack: &Pack, column: &str) -> Result<crate
 }
 
 /// A pack id from a file name: lower case, `[a-z0-9-]`, other runs as one `-`.
+/// The pack id `init` gives when `--id` is not: the file name's, with the model family for
+/// a model other than the default logistic one (`churn-gbdt`), so that two packs of one
+/// CSV, one per model, can sit side by side in one packs folder.
+fn default_id(file_name: &str, model: &ModelSpec) -> String {
+    let id = id_from_file_name(file_name);
+    match model {
+        ModelSpec::Logistic { .. } => id,
+        ModelSpec::Gbdt(_) => format!("{id}-gbdt"),
+    }
+}
+
 fn id_from_file_name(name: &str) -> String {
     let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
     let mut id = String::new();

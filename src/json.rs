@@ -24,8 +24,19 @@ pub struct ParseError {
     pub message: String,
 }
 
-/// Parses JSON text into a `Value`, refusing duplicate keys and trailing content.
+/// `bytes` without a leading UTF-8 byte-order mark (`EF BB BF`), which Windows editors
+/// and PowerShell's `Out-File` write: a mark is not JSON to serde_json, but the document
+/// after it is the one the user saved (RFC 8259 §8.1 lets a parser ignore it). Every
+/// JSON document counterlab reads goes through here, as every CSV goes through
+/// `csv_input`, which skips the mark too.
+pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes)
+}
+
+/// Parses JSON text into a `Value`, refusing duplicate keys and trailing content; a
+/// leading byte-order mark is skipped ([`strip_bom`]).
 pub fn parse_strict(bytes: &[u8]) -> Result<Value, ParseError> {
+    let bytes = strip_bom(bytes);
     let path = RefCell::new(JsonPath::root());
     let failed_at = RefCell::new(None::<JsonPath>);
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
@@ -38,8 +49,59 @@ pub fn parse_strict(bytes: &[u8]) -> Result<Value, ParseError> {
         .and_then(|v| deserializer.end().map(|()| v));
     result.map_err(|e| ParseError {
         path: failed_at.into_inner().unwrap_or_default(),
-        message: e.to_string(),
+        message: explained(bytes, &e),
     })
+}
+
+/// What every number counterlab reads must be: serde_json's messages for a number past it
+/// ("number out of range") or for a literal JSON lacks ("expected value") do not say so.
+const FINITE_RANGE: &str =
+    "a number must be finite, at most 1.7976931348623157e308 in magnitude (f64's finite range)";
+
+/// serde_json's message, with the finite range added when a number is out of it or is
+/// written as `Infinity`/`NaN` (Python's `json.dumps` writes `float("inf")`, and so `1e999`,
+/// as `Infinity`).
+fn explained(bytes: &[u8], e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    if message.starts_with("number out of range") {
+        return format!("{message}: {FINITE_RANGE}");
+    }
+    // `Infinity` and `NaN` are no value to serde_json; `-Infinity` an invalid number.
+    if message.starts_with("expected value") || message.starts_with("invalid number") {
+        if let Some(token) = non_finite_literal(bytes, e.line(), e.column()) {
+            return format!(
+                "{token} is not a JSON number (line {}, column {}): {FINITE_RANGE}; JSON has no Infinity or NaN",
+                e.line(),
+                e.column()
+            );
+        }
+    }
+    message
+}
+
+/// The `Infinity`, `-Infinity`, `NaN` or `inf` literal at line `line`, column `column`
+/// (1-based, as serde_json counts) of `bytes`, if that is what stands there.
+fn non_finite_literal(bytes: &[u8], line: usize, column: usize) -> Option<String> {
+    let start = bytes
+        .split(|&b| b == b'\n')
+        .take(line.saturating_sub(1))
+        .map(|l| l.len() + 1)
+        .sum::<usize>();
+    let at = (start + column.saturating_sub(1)).min(bytes.len());
+    let is_token = |b: u8| b.is_ascii_alphabetic() || b == b'-' || b == b'+';
+    let mut first = at;
+    while first > start && bytes.get(first - 1).copied().is_some_and(is_token) {
+        first -= 1;
+    }
+    let mut end = at;
+    while bytes.get(end).copied().is_some_and(is_token) {
+        end += 1;
+    }
+    let token = std::str::from_utf8(bytes.get(first..end)?).ok()?;
+    let bare = token.trim_start_matches(['-', '+']).to_ascii_lowercase();
+    ["infinity", "inf", "nan"]
+        .contains(&bare.as_str())
+        .then(|| token.to_owned())
 }
 
 #[derive(Clone, Copy)]
@@ -161,6 +223,53 @@ mod tests {
         assert_eq!(e.path, "$.a.b[2]");
         assert!(parse_strict(b"").is_err());
         assert!(parse_strict(b"{} {}").is_err());
+    }
+
+    #[test]
+    fn a_number_out_of_range_says_the_finite_range_with_its_path() {
+        let e = parse_strict(br#"{"claim": {"within": 1e999}}"#).unwrap_err();
+        assert_eq!(e.path, "$.claim.within");
+        assert!(
+            e.message.starts_with("number out of range"),
+            "{}",
+            e.message
+        );
+        assert!(
+            e.message.contains("1.7976931348623157e308"),
+            "{}",
+            e.message
+        );
+        for literal in ["Infinity", "-Infinity", "NaN"] {
+            let text = format!("{{\"claim\":\n  {{\"within\": {literal}}}}}");
+            let e = parse_strict(text.as_bytes()).unwrap_err();
+            assert_eq!(e.path, "$.claim.within");
+            assert!(
+                e.message
+                    .starts_with(&format!("{literal} is not a JSON number")),
+                "{}",
+                e.message
+            );
+            assert!(
+                e.message.contains("1.7976931348623157e308"),
+                "{}",
+                e.message
+            );
+        }
+        // Other malformed values keep serde_json's message.
+        let e = parse_strict(br#"{"a": tru}"#).unwrap_err();
+        assert!(!e.message.contains("finite"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_skipped_and_nothing_else() {
+        let marked = b"\xef\xbb\xbf{\"a\": [1, 2.5]}";
+        assert_eq!(
+            parse_strict(marked).unwrap(),
+            serde_json::json!({"a": [1, 2.5]})
+        );
+        // Only one mark, only at the start: a second one, or one inside, is not JSON.
+        assert!(parse_strict(b"\xef\xbb\xbf\xef\xbb\xbf{}").is_err());
+        assert!(parse_strict(b"{}\xef\xbb\xbf").is_err());
     }
 
     #[test]

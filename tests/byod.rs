@@ -449,7 +449,7 @@ fn init_types_every_column_and_says_why_it_left_one_out() {
         "features = [\n  \"arm\",\n  \"x\",\n]",
         "arm = [\"A\", \"B\", \"C\"]",
         "#   note: text with 36 distinct values in 36 rows",
-        "#   lab: 1 of 36 cells are missing (first: row 8)",
+        "#   lab: 1 of 36 cells are missing (first: row 8, \\\"NA\\\")",
     ] {
         assert!(manifest.contains(expected), "{expected}:\n{manifest}");
     }
@@ -897,6 +897,123 @@ fn audit_margin_decides_materiality_with_the_verifier() {
     assert!(text(&refused).contains("--margin"), "{}", text(&refused));
 }
 
+/// `audit`'s exit code follows every leak it prints (issue 46.3). The test side is 120
+/// rows of entity-leakage's training rows re-keyed to new customer ids (`C0001` → `T0001Z`,
+/// no look-alike): exact copies are 120 duplicate feature rows where no training row shares
+/// its 28 continuous values with another customer's (counted here over the CSV text), so a
+/// leak, exit 1; copies with one cell moved by 1e-9 have no duplicate, but with `--margin
+/// 0.02` the verifier's interval of the inflation lies wholly above the margin, a material
+/// leak, exit 1 (without a margin: no leak found, exit 0). An honest row-wise split of
+/// contraception (one row per woman, three coarse features: 471 of 484 test rows repeat a
+/// training vector) stays no leak, exit 0
+/// (`contraception_reads_3_plus_as_a_level_and_offers_the_district_as_an_entity`).
+#[test]
+fn audit_exit_follows_copied_rows_and_a_material_leak() {
+    let dir = TempDir::new("audit-copies");
+    let source = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/packs/entity-leakage/customer_churn.csv"),
+    )
+    .unwrap();
+    let mut lines = source.lines();
+    let header = lines.next().unwrap();
+    let rows: Vec<&str> = lines.collect();
+    // Independent: no two customers share a feature vector (columns 2.. but the label).
+    let vectors: BTreeMap<&str, BTreeSet<&str>> = rows.iter().fold(BTreeMap::new(), |mut m, r| {
+        let (id, rest) = r.split_once(',').unwrap();
+        let (_month, rest) = rest.split_once(',').unwrap();
+        let features = &rest[..rest.rfind(',').unwrap()];
+        m.entry(features).or_insert_with(BTreeSet::new).insert(id);
+        m
+    });
+    assert!(vectors.values().all(|ids| ids.len() == 1));
+    let csv = |jitter: bool| {
+        let mut csv = format!("{header},is_test\n");
+        for row in &rows {
+            csv.push_str(&format!("{row},0\n"));
+        }
+        for row in rows.iter().step_by(14).take(120) {
+            let mut cells: Vec<String> = row.split(',').map(str::to_owned).collect();
+            cells[0] = format!("T{}Z", &cells[0][1..]);
+            if jitter {
+                let charges: f64 = cells[3].parse().unwrap();
+                cells[3] = format!("{}", charges + 1e-9);
+            }
+            csv.push_str(&format!("{},1\n", cells.join(",")));
+        }
+        csv
+    };
+    let base = |path: &Path| {
+        vec![
+            "audit".to_owned(),
+            s(path).to_owned(),
+            "--entity".into(),
+            "customer_id".into(),
+            "--label".into(),
+            "churned".into(),
+            "--positive".into(),
+            "1".into(),
+            "--test-column".into(),
+            "is_test".into(),
+        ]
+    };
+    let audit = |path: &Path, extra: &[&str]| {
+        let mut args = base(path);
+        args.extend(extra.iter().map(|a| (*a).to_owned()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run(&args)
+    };
+
+    let copies = dir.path().join("copies.csv");
+    std::fs::write(&copies, csv(false)).unwrap();
+    let out = audit(&copies, &["--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let got = json(&out);
+    assert_eq!(got["shared_entities"]["count"], 0);
+    assert_eq!(got["look_alike_entities"]["count"], 0);
+    assert_eq!(got["duplicate_feature_rows"], 120);
+    assert_eq!(got["leak"], true);
+    assert!(
+        got["leak_reasons"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("120 test rows have the feature vector of a training row"),
+        "{got}"
+    );
+    let printed = audit(&copies, &[]);
+    assert_eq!(printed.status.code(), Some(1));
+    assert!(
+        text(&printed).contains("leak              yes: 120 test rows"),
+        "{}",
+        text(&printed)
+    );
+
+    let jittered = dir.path().join("jitter.csv");
+    std::fs::write(&jittered, csv(true)).unwrap();
+    let plain = audit(&jittered, &["--json"]);
+    assert_eq!(plain.status.code(), Some(0), "{}", text(&plain));
+    assert_eq!(json(&plain)["duplicate_feature_rows"], 0);
+    let material = audit(&jittered, &["--margin", "0.02", "--json"]);
+    assert_eq!(material.status.code(), Some(1), "{}", text(&material));
+    let got = json(&material);
+    assert_eq!(got["auc"]["decision"], "material_leak", "{got}");
+    assert_eq!(got["leak"], true);
+    assert!(
+        got["leak_reasons"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("material leak: the split inflates ROC AUC by"),
+        "{got}"
+    );
+    let printed = audit(&jittered, &["--margin", "0.02"]);
+    assert_eq!(printed.status.code(), Some(1));
+    assert!(
+        text(&printed).contains("leak              yes: material leak"),
+        "{}",
+        text(&printed)
+    );
+}
+
 /// The independent facts of the real datasets (`tests/data/real/expectations.py`:
 /// pandas and scikit-learn straight from the CSV text).
 fn expectations(name: &str) -> serde_json::Value {
@@ -1134,4 +1251,193 @@ fn contraception_reads_3_plus_as_a_level_and_offers_the_district_as_an_entity() 
         shared_values(&table, "district") as u64
     );
     assert!(districts["auc"]["gap"].is_number(), "{districts}");
+}
+
+/// A small medication table written out here: 40 patients of 3 visits, `med` one of
+/// `none` (no medication, a real level), `aspirin`, `ibuprofen`; `dose` and `score` numeric.
+fn medication_csv(dir: &TempDir, name: &str, edit: impl Fn(usize, &mut Vec<String>)) -> PathBuf {
+    let mut csv = String::from("patient,med,dose,score,y\n");
+    let meds = ["none", "aspirin", "ibuprofen"];
+    for row in 0..120usize {
+        let patient = row / 3 + 1;
+        let mut cells = vec![
+            patient.to_string(),
+            meds[(row * 7 + patient) % 3].to_owned(),
+            ((row * 5) % 9 + 1).to_string(),
+            format!("{:.3}", ((row * 37) % 101) as f64 / 50.0 - 1.0),
+            if (row * 11 + patient) % 5 < 2 {
+                "1"
+            } else {
+                "0"
+            }
+            .to_owned(),
+        ];
+        edit(row + 1, &mut cells);
+        csv.push_str(&cells.join(","));
+        csv.push('\n');
+    }
+    write(dir, name, &csv)
+}
+
+/// `none` is a level ("no medication"), not a missing value (issue 46.8): `init` makes
+/// `med` a categorical feature with the level `none`; `--missing-values NA,none` reads it
+/// as missing, and the reason names the text it took (`"none"`) and the list. `audit`
+/// takes the same flag.
+#[test]
+fn init_reads_none_as_a_level_unless_missing_values_names_it() {
+    let dir = TempDir::new("missing-values");
+    let data = medication_csv(&dir, "meds.csv", |_, _| {});
+    let roles = ["--entity", "patient", "--label", "y", "--positive", "1"];
+    let out = dir.path().join("default");
+    let init = run(&[&["init", s(&data)][..], &roles, &["--out", s(&out)]].concat());
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    let said = text(&init);
+    assert!(
+        said.lines()
+            .any(|l| l.contains("med") && l.contains("feature (categorical, 3 levels)")),
+        "{said}"
+    );
+    let manifest = std::fs::read_to_string(out.join("pack.toml")).unwrap();
+    assert!(
+        manifest.contains(r#"med = ["aspirin", "ibuprofen", "none"]"#),
+        "{manifest}"
+    );
+
+    let out = dir.path().join("none-missing");
+    let init = run(&[
+        &["init", s(&data)][..],
+        &roles,
+        &["--missing-values", "NA,none", "--out", s(&out)],
+    ]
+    .concat());
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    let said = text(&init);
+    // Rows 1..=120 with med = meds[(row·7 + patient) mod 3]: "none" at these rows.
+    let none_rows: Vec<usize> = (0..120usize)
+        .filter(|r| (r * 7 + r / 3 + 1) % 3 == 0)
+        .map(|r| r + 1)
+        .collect();
+    let expected = format!(
+        "not used: {} of 120 cells are missing (first: row {}, \"none\")",
+        none_rows.len(),
+        none_rows[0]
+    );
+    assert!(said.contains(&expected), "{expected}: {said}");
+    assert!(
+        said.contains(
+            r#"read as missing: the empty cell, "NA", "none" (--missing-values sets the texts)"#
+        ),
+        "{said}"
+    );
+
+    let mut with_test = String::new();
+    for (i, line) in std::fs::read_to_string(&data).unwrap().lines().enumerate() {
+        let mark = if i == 0 {
+            "is_test"
+        } else if i % 4 == 0 {
+            "1"
+        } else {
+            "0"
+        };
+        with_test.push_str(&format!("{line},{mark}\n"));
+    }
+    let split = write(&dir, "meds_split.csv", &with_test);
+    let audit = run(&[
+        &["audit", s(&split)][..],
+        &roles,
+        &[
+            "--test-column",
+            "is_test",
+            "--missing-values",
+            "NA,none",
+            "--json",
+        ],
+    ]
+    .concat());
+    assert_eq!(audit.status.code(), Some(1), "{}", text(&audit));
+    let features = json(&audit)["features"].clone();
+    assert_eq!(features, serde_json::json!(["dose", "score"]));
+}
+
+/// A NUL byte in a numeric cell is refused with its row and column (issue 46.8): it made
+/// the column text, a category, without a word.
+#[test]
+fn a_nul_byte_in_a_cell_is_refused_with_its_row_and_column() {
+    let dir = TempDir::new("nul-cell");
+    let data = medication_csv(&dir, "nul.csv", |row, cells| {
+        if row == 5 {
+            cells[2].push('\0');
+        }
+    });
+    let init = run(&[
+        "init",
+        s(&data),
+        "--entity",
+        "patient",
+        "--label",
+        "y",
+        "--positive",
+        "1",
+        "--out",
+        s(&dir.path().join("pack")),
+    ]);
+    assert_eq!(init.status.code(), Some(1), "{}", text(&init));
+    let said = text(&init);
+    assert!(
+        said.contains(r#"row 5, column "dose""#) && said.contains("NUL byte"),
+        "{said}"
+    );
+    assert!(!dir.path().join("pack").exists());
+}
+
+/// Two `init`s of one CSV, logistic then `--model gbdt`, give two pack ids (`meds`,
+/// `meds-gbdt`), so `packs` lists both; a third pack of an id already beside it is warned
+/// of with a message that names `--id` (issue 46.8).
+#[test]
+fn init_gives_each_model_its_own_pack_id_and_warns_of_a_duplicate() {
+    let dir = TempDir::new("init-ids");
+    let data = medication_csv(&dir, "meds.csv", |_, _| {});
+    let packs = dir.path().join("packs");
+    std::fs::create_dir(&packs).unwrap();
+    let init = |model: &str, out: &str| {
+        run(&[
+            "init",
+            s(&data),
+            "--entity",
+            "patient",
+            "--label",
+            "y",
+            "--positive",
+            "1",
+            "--model",
+            model,
+            "--out",
+            s(&packs.join(out)),
+        ])
+    };
+    assert_eq!(init("logistic", "a").status.code(), Some(0));
+    let trees = init("gbdt", "b");
+    assert_eq!(trees.status.code(), Some(0), "{}", text(&trees));
+    assert!(
+        text(&trees).starts_with("pack meds-gbdt"),
+        "{}",
+        text(&trees)
+    );
+    let listed = run(&["packs", "--packs", s(&packs)]);
+    assert_eq!(listed.status.code(), Some(0), "{}", text(&listed));
+    let ids: Vec<String> = text(&listed)
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .collect();
+    assert_eq!(ids, ["meds", "meds-gbdt"]);
+
+    // A third of one id beside them is written, with a warning that names `--id`.
+    let again = init("logistic", "c");
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    let warned = String::from_utf8_lossy(&again.stderr).into_owned();
+    assert!(
+        warned.contains(r#"pack.toml already has pack id "meds""#) && warned.contains("--id"),
+        "{warned}"
+    );
 }

@@ -300,3 +300,71 @@ fn hash_of_a_fixture_is_the_blake3_in_pack_toml() {
     .unwrap();
     assert!(toml.contains(&stdout(&o)[..64]));
 }
+
+/// A pack.toml that cannot be parsed (a `max_work` past u64) is named with its parse error
+/// in the verifier's reason, not only "no pack" (issue 46.8).
+#[test]
+fn verify_names_a_pack_toml_that_cannot_be_read() {
+    let dir = TempDir::new("overflowing-max-work");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs/class-imbalance");
+    let pack = dir.path().join("class-imbalance");
+    std::fs::create_dir(&pack).unwrap();
+    let fixture = "card_transactions.csv";
+    std::fs::copy(root.join(fixture), pack.join(fixture)).unwrap();
+    let manifest = std::fs::read_to_string(root.join("pack.toml")).unwrap();
+    std::fs::write(
+        pack.join("pack.toml"),
+        format!("{manifest}\n[verify]\nmax_work = 99999999999999999999999\n"),
+    )
+    .unwrap();
+    let payload = root.join("payloads/auc-above-chance.json");
+    let out = counterlab(&[
+        "verify",
+        payload.to_str().unwrap(),
+        "--packs",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    let said = stdout(&out);
+    assert!(
+        said.contains("pack.toml cannot be read")
+            && said.contains("number too large")
+            && said.contains("max_work = 99999999999999999999999"),
+        "{said}"
+    );
+}
+
+/// A number past f64's range (`1e999`, or Python's `float("inf")` written as `Infinity`)
+/// is refused with its JSON path and the finite range (issue 46.8).
+#[test]
+fn a_number_past_the_finite_range_says_so_with_its_path() {
+    let dir = TempDir::new("out-of-range");
+    let payload = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/packs/entity-leakage/payloads/random-inflates-auc.json"),
+    )
+    .unwrap();
+    assert!(payload.contains("\"at_least\": 0.0"));
+    for literal in ["1e999", "Infinity"] {
+        let path = dir.path().join(format!("{literal}.json"));
+        std::fs::write(
+            &path,
+            payload.replacen("\"at_least\": 0.0", &format!("\"within\": {literal}"), 1),
+        )
+        .unwrap();
+        let out = counterlab(&["verify", path.to_str().unwrap(), "--json"]);
+        assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+        let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let parse = &report["checks"][1];
+        assert_eq!(parse["id"], "payload.parse");
+        let reason = parse["reason"].as_str().unwrap();
+        assert!(
+            reason.starts_with("not valid JSON at $.claim.within: "),
+            "{reason}"
+        );
+        assert!(
+            reason.contains("finite, at most 1.7976931348623157e308"),
+            "{reason}"
+        );
+    }
+}

@@ -240,14 +240,26 @@ fn genuinely_different_test_ids_are_no_finding() {
     // New patients: every test id a new one, and no two ids look alike.
     let data = respiratory_split(&dir, "renamed", &|id| id.replacen('c', "new-c", 1));
     let output = audit(&data, "patient", &["--json"]);
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     let report = json_of(&output);
-    assert_eq!(report["leak"], false);
     assert_eq!(
         report["look_alike_entities"],
         json!({ "count": 0, "test_rows": 0, "pairs": 0, "first": [] })
     );
     assert_eq!(report["problems"], json!([]));
+    // No look-alike reason. The renamed patients are still the training patients: their
+    // baseline covariates repeat at visit 4, so all 111 test rows repeat a training row's
+    // features where about a quarter would in an honest split, and that is a leak since
+    // issue 46.3 (training rows re-keyed to new ids), exit 1.
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let reasons = report["leak_reasons"].as_array().unwrap();
+    assert_eq!(reasons.len(), 1, "{report}");
+    assert!(
+        reasons[0]
+            .as_str()
+            .unwrap()
+            .starts_with("111 test rows have the feature vector of a training row"),
+        "{report}"
+    );
 }
 
 /// A small CSV: entity ids as given (train rows `train`, test rows `test`), 3 rows each.

@@ -631,8 +631,10 @@ def audit(
             ``"gbdt"`` (gradient-boosted trees with scikit-learn's defaults).
 
     Returns:
-        ``counterlab.audit/1``; ``result["leak"]`` is True when an entity is on both sides
-        or (with ``time``) a test row is not after training.
+        ``counterlab.audit/1``; ``result["leak"]`` is True for every leak the CLI exits 1
+        on: an entity on both sides, a look-alike id, (with ``time``) a test row not
+        after training, more duplicate feature rows than an honest split gives, or (with
+        ``margin``) a ``material_leak`` decision.
 
     Raises:
         DataError: a cell cannot be used (``row`` is 1-based: DataFrame row ``row - 1``).

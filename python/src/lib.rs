@@ -435,6 +435,7 @@ fn audit(
         seed,
         margin,
         model: parse_model(model.as_deref())?,
+        missing_values: Default::default(),
     };
     kernel(py, move || {
         let limits = LoadLimits::default();
@@ -505,6 +506,7 @@ fn init(
         drop,
         features,
         model: parse_model(model.as_deref())?,
+        missing_values: Default::default(),
     };
     kernel(py, move || {
         let limits = LoadLimits::default();

@@ -1,5 +1,6 @@
 //! `counterlab audit`: the user's own split checked for leakage (the library decides:
-//! `counterlab::audit`). Exit 0 no leak found, 1 leak found, 2 usage, I/O or data error.
+//! `counterlab::audit`). Exit 0 no leak found, 1 any leak the audit prints (a material leak
+//! and excess duplicate rows included), 2 usage, I/O or data error.
 
 use std::path::PathBuf;
 
@@ -16,7 +17,9 @@ use super::{
 /// rows seen in training, temporal overlap, duplicate rows, and how much the split
 /// inflates ROC AUC against an entity-grouped split.
 ///
-/// Exit codes: 0 no leak found, 1 leak found, 2 usage, I/O or data error.
+/// Exit codes: 0 no leak found, 1 any leak it prints (shared entities, look-alike ids,
+/// calendar temporal overlap, more duplicate rows than an honest split, a `--margin`
+/// material leak), 2 usage, I/O or data error.
 #[derive(clap::Args)]
 pub(crate) struct AuditArgs {
     /// The CSV (with a header row).
@@ -45,6 +48,10 @@ pub(crate) struct AuditArgs {
     /// (gradient-boosted trees with scikit-learn's defaults, docs/MODELS.md).
     #[arg(long, value_parser = counterlab::experiment::ModelSpec::parse_family, default_value = "logistic")]
     model: counterlab::experiment::ModelSpec,
+    /// The texts read as a missing value besides the empty cell, comma-separated (e.g.
+    /// `NA,,null`), as `init --missing-values`. Default: NA, nan, NULL, N/A, <NA>, NaT, #N/A.
+    #[arg(long, value_parser = counterlab::pack::MissingValues::parse)]
+    missing_values: Option<counterlab::pack::MissingValues>,
     /// Print JSON (counterlab.audit/1).
     #[arg(long)]
     json: bool,
@@ -74,6 +81,7 @@ pub(crate) fn command(args: &AuditArgs) -> Outcome {
         seed: args.seed,
         margin: args.margin,
         model: args.model.clone(),
+        missing_values: args.missing_values.clone().unwrap_or_default(),
     };
     let limits = LoadLimits::default();
     let bytes = read_input(&args.data, limits.max_bytes, "").map_err(usage)?;

@@ -43,6 +43,11 @@ pub(crate) struct InitArgs {
     /// Exactly these columns as features, in this order (comma-separated or repeated).
     #[arg(long, value_delimiter = ',')]
     features: Option<Vec<String>>,
+    /// The texts read as a missing value besides the empty cell, comma-separated (e.g.
+    /// `NA,,null`; `''` for the empty cell only). Default: NA, nan, NULL, N/A, <NA>, NaT,
+    /// #N/A, in any case; `none` is a level unless listed here.
+    #[arg(long, value_parser = counterlab::pack::MissingValues::parse)]
+    missing_values: Option<counterlab::pack::MissingValues>,
     /// The pack id (default: from the file name).
     #[arg(long)]
     id: Option<String>,
@@ -66,6 +71,7 @@ pub(crate) fn command(args: &InitArgs) -> Outcome {
         drop: args.drop.clone(),
         features: args.features.clone(),
         model: args.model.clone(),
+        missing_values: args.missing_values.clone().unwrap_or_default(),
     };
     let limits = args.fixture.limits()?;
     let bytes = read_input(&args.data, limits.max_bytes, "--max-fixture-bytes")?;
@@ -85,11 +91,45 @@ pub(crate) fn command(args: &InitArgs) -> Outcome {
 fn write_pack(out: &Path, scaffold: &Scaffold, fixture: &[u8]) -> Result<Vec<PathBuf>, Exit> {
     if !pack_folder::is_free(out) {
         return Err(Exit::usage(&format!(
-            "{} exists and is not an empty folder: pass --out with a new folder (init never overwrites)",
+            "{} exists and is not an empty folder: pass --out with a new folder (init never overwrites), and --id with a new id if both packs go in one packs folder",
             out.display()
         )));
     }
-    pack_folder::write(out, scaffold, fixture).map_err(|e| Exit::from(e).with_code(EXIT_USAGE))
+    let written = pack_folder::write(out, scaffold, fixture)
+        .map_err(|e| Exit::from(e).with_code(EXIT_USAGE))?;
+    // Two packs of one CSV beside each other (another entity, the same model) share the
+    // default id: `packs` and `verify --packs` on their folder would refuse both. Said
+    // now, with the flag that fixes it; a folder used alone is fine.
+    if let Some(sibling) = sibling_with_id(out, &scaffold.id) {
+        print_problems(&[format!(
+            "{} already has pack id {:?}: with both in one packs folder, `counterlab packs` and `verify --packs` refuse the two; run init again with --id and another id (e.g. --id {}-2)",
+            sibling.join("pack.toml").display(),
+            scaffold.id,
+            scaffold.id
+        )]);
+    }
+    Ok(written)
+}
+
+/// A pack folder beside `out` (in its parent folder, where `--packs` would discover both)
+/// whose `pack.toml` has the id `id`. An unreadable `pack.toml` is left to `packs`.
+fn sibling_with_id(out: &Path, id: &str) -> Option<PathBuf> {
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut siblings: Vec<PathBuf> = std::fs::read_dir(parent)
+        .ok()?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.file_name() != out.file_name())
+        .collect();
+    siblings.sort();
+    siblings.into_iter().find(|dir| {
+        std::fs::read_to_string(dir.join("pack.toml"))
+            .ok()
+            .and_then(|text| text.parse::<toml::Table>().ok())
+            .is_some_and(|t| t.get("id").and_then(toml::Value::as_str) == Some(id))
+    })
 }
 
 /// What each column became, the notes and problems, and the files written.

@@ -6,15 +6,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::{ColumnUse, MAX_LEVELS, MAX_LEVEL_BYTES};
 use crate::csv_input::{excerpt, StrictCsv};
 use crate::error::Result;
-use crate::pack::{is_missing_token, parse_finite};
+use crate::pack::{parse_finite, MissingValues};
 
 /// Reads every row once: each column's use in header order (its role, or what its cells
 /// make it), and how many distinct cells the `label` column holds (counted up to one past
-/// [`MAX_LEVELS`]: enough to tell two from more).
+/// [`MAX_LEVELS`]: enough to tell two from more). A cell `missing` names is missing.
 pub(super) fn read_columns(
     csv: &mut StrictCsv,
     role_of: &BTreeMap<usize, &'static str>,
     label: &str,
+    missing: &MissingValues,
 ) -> Result<(Vec<(String, ColumnUse)>, usize)> {
     let mut stats: Vec<ColumnStats> = vec![ColumnStats::default(); csv.header().len()];
     let label_at = csv.column(label)?;
@@ -23,7 +24,7 @@ pub(super) fn read_columns(
     while let Some(row) = csv.next_row(&mut record)? {
         for (at, column) in stats.iter_mut().enumerate() {
             if !role_of.contains_key(&at) {
-                column.add(row, csv.cell(&record, row, at)?);
+                column.add(row, csv.cell(&record, row, at)?, missing);
             }
         }
         let label = csv.cell(&record, row, label_at)?;
@@ -39,7 +40,7 @@ pub(super) fn read_columns(
         .map(|(at, (name, stats))| {
             let column_use = match role_of.get(&at) {
                 Some(role) => ColumnUse::Role(role),
-                None => stats.classify(),
+                None => stats.classify(missing),
             };
             (name.clone(), column_use)
         })
@@ -53,7 +54,8 @@ pub(super) fn read_columns(
 struct ColumnStats {
     rows: usize,
     missing: usize,
-    first_missing_row: Option<usize>,
+    /// The first missing cell's row and text.
+    first_missing: Option<(usize, String)>,
     numbers: usize,
     first_number: Option<(usize, String)>,
     texts: usize,
@@ -68,11 +70,12 @@ struct ColumnStats {
 }
 
 impl ColumnStats {
-    fn add(&mut self, row: usize, cell: &str) {
+    fn add(&mut self, row: usize, cell: &str, missing: &MissingValues) {
         self.rows += 1;
-        if cell.is_empty() || is_missing_token(cell) {
+        if missing.is_missing(cell) {
             self.missing += 1;
-            self.first_missing_row.get_or_insert(row);
+            self.first_missing
+                .get_or_insert_with(|| (row, cell.to_owned()));
             return;
         }
         match &self.first_value {
@@ -105,13 +108,19 @@ impl ColumnStats {
     /// text and the column has few distinct values (at most [`MAX_LEVELS`], at most half
     /// the rows), every value — "3+" and "0" alike — a level as written; otherwise not
     /// used, with why.
-    fn classify(self) -> ColumnUse {
+    fn classify(self, missing: &MissingValues) -> ColumnUse {
         if self.missing > 0 {
+            let (row, text) = self.first_missing.unwrap_or_default();
+            let text = if text.is_empty() {
+                "empty".to_owned()
+            } else {
+                excerpt(&text)
+            };
             return ColumnUse::NotUsed(format!(
-                "{} of {} cells are missing (first: row {}): fill or drop them before export, then list the column in data.features",
+                "{} of {} cells are missing (first: row {row}, {text}): fill or drop them before export, then list the column in data.features; read as missing: {} (--missing-values sets the texts)",
                 self.missing,
                 self.rows,
-                self.first_missing_row.unwrap_or(0)
+                missing.describe()
             ));
         }
         if !self.varies {

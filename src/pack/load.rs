@@ -299,7 +299,7 @@ impl BadCells {
 
 /// How to fix a cell of each kind (the hint under its error).
 const EMPTY_HINT: &str = "an empty cell is a missing value, which a used column may not have: fill it, or drop the row (or the column from the manifest) before export";
-const MISSING_TOKEN_HINT: &str = "NA (R), nan/NaN (pandas), NULL or None mark missing values: fill or drop them before export (R: write.csv(na = \"\") still leaves empty cells; pandas: df.dropna() or df.fillna(...))";
+const MISSING_TOKEN_HINT: &str = "NA (R), nan/NaN (pandas), NULL or N/A mark missing values: fill or drop them before export (R: write.csv(na = \"\") still leaves empty cells; pandas: df.dropna() or df.fillna(...))";
 const BOOLEAN_HINT: &str =
     "True/False is text to a numeric column: write booleans as 1/0 (pandas: df[col].astype(int))";
 const INTEGRAL_FLOAT_HINT: &str = "the time column needs integers: 1.0 is a float export of 1 (pandas: df[col].astype(\"int64\"); R: as.integer); dates must be turned into integers (days or weeks since a start)";
@@ -386,9 +386,74 @@ fn list_levels(levels: &[String]) -> String {
     }
 }
 
-/// Whether a cell is one of the ways tools write a missing value: R's `NA`, pandas' `nan`
-/// and `<NA>`, `NULL`, `None`, `N/A`, `NaT`, Excel's `#N/A` (any case, spaces around).
+/// The texts read as a missing value by default, besides the empty cell (always missing):
+/// R's `NA`, pandas' `nan` and `<NA>`, SQL's `NULL`, `N/A`, `NaT`, Excel's `#N/A`, compared
+/// in any ASCII case with spaces around. Not `None`: "none" is a real level as often as a
+/// missing value (a medication column whose "none" means no medication), so it is text
+/// unless `--missing-values` names it.
+pub const DEFAULT_MISSING_VALUES: [&str; 7] = ["NA", "nan", "NULL", "N/A", "<NA>", "NaT", "#N/A"];
+
+/// Whether a cell is one of the default missing texts ([`DEFAULT_MISSING_VALUES`]); the
+/// empty cell is not a text (callers test it first).
 pub(crate) fn is_missing_token(cell: &str) -> bool {
-    ["na", "nan", "null", "none", "n/a", "<na>", "nat", "#n/a"]
-        .contains(&cell.trim().to_ascii_lowercase().as_str())
+    let cell = cell.trim();
+    DEFAULT_MISSING_VALUES
+        .iter()
+        .any(|m| m.eq_ignore_ascii_case(cell))
+}
+
+/// The texts `init` and `audit` read as a missing value (`--missing-values`), besides the
+/// empty cell, which is always missing (the fixture's rule: an empty cell is never a value).
+/// Compared with the cell trimmed, in any ASCII case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingValues {
+    texts: Vec<String>,
+}
+
+impl Default for MissingValues {
+    fn default() -> Self {
+        MissingValues {
+            texts: DEFAULT_MISSING_VALUES
+                .iter()
+                .map(|&t| t.to_owned())
+                .collect(),
+        }
+    }
+}
+
+impl MissingValues {
+    /// The texts of a comma-separated list (`NA,,null`): each trimmed; an empty item is
+    /// the empty cell, missing anyway. `""` reads only the empty cell as missing. A text
+    /// with a comma cannot be listed (none of the tools' missing texts has one).
+    pub fn parse(list: &str) -> std::result::Result<MissingValues, String> {
+        let mut texts: Vec<String> = Vec::new();
+        for text in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            if text.chars().any(char::is_control) {
+                return Err(format!(
+                    "{text:?} holds a control character: list printable texts, separated by commas (e.g. NA,,null)"
+                ));
+            }
+            if !texts.iter().any(|t| t.eq_ignore_ascii_case(text)) {
+                texts.push(text.to_owned());
+            }
+        }
+        Ok(MissingValues { texts })
+    }
+
+    /// Whether `cell` is missing: empty, or one of the texts.
+    pub fn is_missing(&self, cell: &str) -> bool {
+        if cell.is_empty() {
+            return true;
+        }
+        let cell = cell.trim();
+        self.texts.iter().any(|t| t.eq_ignore_ascii_case(cell))
+    }
+
+    /// The list as messages show it: `the empty cell, "NA", "nan", …`.
+    pub fn describe(&self) -> String {
+        std::iter::once("the empty cell".to_owned())
+            .chain(self.texts.iter().map(|t| format!("{t:?}")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }

@@ -24,8 +24,7 @@ use crate::input;
 /// Largest `pack.toml` read, in bytes.
 pub(crate) const MAX_MANIFEST_BYTES: u64 = 1 << 20;
 
-pub(crate) use load::is_missing_token;
-pub use load::{parse_finite, LoadLimits, NotFinite};
+pub use load::{parse_finite, LoadLimits, MissingValues, NotFinite, DEFAULT_MISSING_VALUES};
 pub(crate) use manifest::toml_key;
 
 /// A loaded pack: manifest, checked fixture hash and the canonical table.
@@ -405,7 +404,11 @@ impl Packs {
             ErrorKind::UnknownPack {
                 id: id.to_owned(),
                 known,
-                unreadable: self.unreadable.iter().map(|(dir, _)| dir.clone()).collect(),
+                unreadable: self
+                    .unreadable
+                    .iter()
+                    .map(|(dir, e)| (dir.clone(), e.to_string()))
+                    .collect(),
             }
             .into(),
         )

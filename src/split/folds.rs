@@ -8,7 +8,9 @@
 //! - `GroupKFold(n_splits=k)` (no shuffling): groups in sorted order (`np.unique`), their
 //!   sizes sorted stably and reversed (largest first; among equal sizes the group that
 //!   sorts last comes first), each group to the fold with the fewest rows so far (the
-//!   lowest-numbered among equally light ones).
+//!   lowest-numbered among equally light ones). `np.unique`'s order is that of the entity
+//!   column as a user exports it ([`numpy_unique_order`]): by value when every id is an
+//!   integer (pandas reads such a column as int64), else text in byte order.
 //! - `TimeSeriesSplit(n_splits=k)`, applied to the sorted *distinct time values* (not to
 //!   rows, so that no time value is cut in two): `test_size = m // (k + 1)`, fold f tests
 //!   the values `[m − k·test_size + f·test_size, … + test_size)` and trains on every
@@ -267,24 +269,29 @@ fn entity_k_fold(table: &Table, k: u32, draw: &Draw, arm_path: &JsonPath) -> Res
     let orders: Vec<Vec<usize>> = match (draw.assignment, draw.repeats) {
         (Assignment::Sklearn, 1) => {
             // np.argsort(sizes, kind="stable")[::-1]: ascending by size with ties
-            // in entity order, then reversed.
-            let mut order: Vec<usize> = (0..entities).collect();
+            // in np.unique's order, then reversed.
+            let mut order = numpy_unique_order(table);
             order.sort_by_key(|&e| size[e]);
             order.reverse();
             vec![order]
         }
         (Assignment::Sklearn, _) => {
-            // The table's entities are in byte order, np.unique's order for text ids.
+            // Each row's group as np.unique's inverse: its entity's place in np.unique's
+            // order, which the permutation draws over.
+            let mut place = vec![0u32; entities];
+            for (at, e) in numpy_unique_order(table).into_iter().enumerate() {
+                place[e] = at as u32;
+            }
+            let group_of_row: Vec<u32> = table
+                .entity_of_row()
+                .iter()
+                .map(|&e| place[e as usize])
+                .collect();
             let mut numpy = draw.numpy_random_state();
             return (0..draw.repeats)
                 .map(|_| {
-                    numpy_random::group_k_fold_shuffled_by(
-                        table.entity_of_row(),
-                        entities,
-                        k,
-                        &mut numpy,
-                    )
-                    .map_err(sklearn_refusal(arm_path))
+                    numpy_random::group_k_fold_shuffled_by(&group_of_row, entities, k, &mut numpy)
+                        .map_err(sklearn_refusal(arm_path))
                 })
                 .collect();
         }
@@ -321,6 +328,32 @@ fn entity_k_fold(table: &Table, k: u32, draw: &Draw, arm_path: &JsonPath) -> Res
                 .collect()
         })
         .collect())
+}
+
+/// The table's entities in `np.unique`'s order of the entity column as the user's tools
+/// read it when they export it to scikit-learn: when every id is an integer (an optional
+/// `-` and ASCII digits, within i64: pandas reads the column as int64), by value — `2`
+/// before `10` before `100` —, equal values (`7`, `07`) in byte order; otherwise (any id
+/// that is not an integer: pandas reads an object column, np.unique sorts text) in byte
+/// order, the table's own entity order.
+fn numpy_unique_order(table: &Table) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..table.n_entities()).collect();
+    let values: Option<Vec<i64>> = table.entity_ids().iter().map(|id| integer(id)).collect();
+    if let Some(values) = values {
+        // Stable: equal values keep their byte order.
+        order.sort_by_key(|&e| values[e]);
+    }
+    order
+}
+
+/// An id that is an integer as pandas reads one into an int64 column: an optional `-`,
+/// then ASCII digits, within i64.
+fn integer(id: &str) -> Option<i64> {
+    let digits = id.strip_prefix('-').unwrap_or(id);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    id.parse().ok()
 }
 
 /// `rolling_origin`: k consecutive blocks of time values, fold f testing block f and

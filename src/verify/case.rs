@@ -13,12 +13,23 @@ use crate::table::Table;
 use serde_json::Value;
 
 impl Verification<'_> {
-    /// `pack.supported` is unverifiable: the verifier has no pack with this id.
-    fn unknown_pack(&mut self, id: &str) {
-        self.unverifiable(
-            CheckId::PackSupported,
-            format!("unsupported case: the verifier has no pack {id:?}"),
-        );
+    /// `pack.supported` is unverifiable: the verifier has no pack with this id. When a
+    /// pack folder's `pack.toml` could not be read (`unknown`, the lookup's error, names
+    /// it with its parse error), the reason says so: that folder may be the pack.
+    fn unknown_pack(&mut self, id: &str, unknown: &crate::Error) {
+        let unreadable = match unknown.kind() {
+            crate::ErrorKind::UnknownPack { unreadable, .. } => unreadable.as_slice(),
+            _ => &[],
+        };
+        let mut reason = format!("unsupported case: the verifier has no pack {id:?}");
+        for (dir, why) in unreadable {
+            reason.push_str(&format!(
+                "; {} cannot be read, so its pack is unknown: {}",
+                dir.join("pack.toml").display(),
+                crate::error::one_line(why)
+            ));
+        }
+        self.unverifiable(CheckId::PackSupported, reason);
     }
 
     /// `kernel.version`; false (unverifiable, an unsupported case) when the payload
@@ -79,8 +90,8 @@ impl Verification<'_> {
                 }
                 None
             }
-            Lookup::Unknown(_) => {
-                self.unknown_pack(id);
+            Lookup::Unknown(error) => {
+                self.unknown_pack(id, &error);
                 None
             }
         }
@@ -127,18 +138,7 @@ impl Verification<'_> {
     /// `budget.work`: the model fits' work ([`work_units`]) and the prepared designs'
     /// memory ([`crate::budget::design_bytes`]) within their budgets; false (unverifiable) otherwise.
     pub(super) fn work_in_budget(&mut self, pack: &Pack, work: u64, design: u64) -> bool {
-        let o = self.options;
-        let declared = pack.manifest().verify.unwrap_or_default();
-        let raised = |given: u64, declared: Option<u64>, usable: bool| match declared {
-            Some(declared) if usable && declared > given => (declared, "the pack's [verify]"),
-            _ => (given, "the options"),
-        };
-        let (max_work, work_source) = raised(o.max_work, declared.max_work, o.pack_budget.work);
-        let (max_design, design_source) = raised(
-            o.max_design_bytes,
-            declared.max_design_bytes,
-            o.pack_budget.design_bytes,
-        );
+        let ((max_work, work_source), (max_design, design_source)) = self.budgets(pack);
         if work > max_work {
             self.unverifiable(
                 CheckId::BudgetWork,
@@ -160,6 +160,42 @@ impl Verification<'_> {
             true
         }
     }
+
+    /// Whether `work` units and `design` bytes are within the budgets, checking nothing:
+    /// whether the recompute alone may run when the whole verification is over budget.
+    pub(super) fn within_budgets(&self, pack: &Pack, work: u64, design: u64) -> bool {
+        let ((max_work, _), (max_design, _)) = self.budgets(pack);
+        work <= max_work && design <= max_design
+    }
+
+    /// The work and design budgets, each with where it comes from: the options, or the
+    /// pack's `[verify]` where it raises a budget not given explicitly.
+    fn budgets(&self, pack: &Pack) -> ((u64, &'static str), (u64, &'static str)) {
+        let o = self.options;
+        let declared = pack.manifest().verify.unwrap_or_default();
+        let raised = |given: u64, declared: Option<u64>, usable: bool| match declared {
+            Some(declared) if usable && declared > given => (declared, "the pack's [verify]"),
+            _ => (given, "the options"),
+        };
+        (
+            raised(o.max_work, declared.max_work, o.pack_budget.work),
+            raised(
+                o.max_design_bytes,
+                declared.max_design_bytes,
+                o.pack_budget.design_bytes,
+            ),
+        )
+    }
+}
+
+/// The work of the recompute alone (`recompute.equal`): one run of every arm and
+/// ablation, in [`work_units`]' units. A payload over the whole budget is still recomputed
+/// when this is within it, so that a recorded number that is not the kernel's (a model
+/// parameter changed after the run) is REJECTED rather than left INCONCLUSIVE.
+pub(super) fn recompute_work_units(experiment: &Experiment, table: &Table) -> u64 {
+    let fits = crate::budget::arm_fits(experiment)
+        .saturating_mul(1 + experiment.ablation_list().len() as u64);
+    work_per_fit(experiment, table).saturating_mul(fits)
 }
 
 /// Work in units of rows × ((features + 1)² + 32) per fit (a cross-validation arm: per

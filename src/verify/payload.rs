@@ -7,6 +7,7 @@
 
 use serde_json::{json, Value};
 
+use super::case::recompute_work_units;
 use super::checks::{CheckId, PAYLOAD_CHECKS};
 use super::recompute::{caveats, look_alikes};
 use super::structure::{deserialize, expect_format};
@@ -24,24 +25,40 @@ impl Verification<'_> {
         let Some(payload) = self.payload_structure(value) else {
             return;
         };
-        let Some((pack, in_budget)) = self.supported_case(packs, &payload, value) else {
+        let Some((pack, budget)) = self.supported_case(packs, &payload, value) else {
             return;
         };
         if !self.integrity(pack, &payload, value) {
             return;
         }
-        if !in_budget {
-            // Bounds first: nothing that runs the model happens over the work budget.
+        let skip_from = |me: &mut Self, from: CheckId, reason: &str| {
             let first = PAYLOAD_CHECKS
                 .iter()
-                .position(|&c| c == CheckId::RecomputeEqual)
-                .expect("recompute.equal is a payload check");
+                .position(|&c| c == from)
+                .expect("a payload check");
             for &id in &PAYLOAD_CHECKS[first..] {
-                self.skip(id, "not run: over the work budget (see budget.work)");
+                me.skip(id, reason);
             }
-            return;
+        };
+        match budget {
+            Budget::Within => self.recomputed_stages(pack, &payload, value),
+            // Bounds first: nothing runs the model past the work budget. The recompute
+            // alone is within it, so it runs: a recorded number that is not the kernel's
+            // (a model parameter edited after the run) is REJECTED, not INCONCLUSIVE.
+            Budget::RecomputeOnly => {
+                self.recompute(pack, &payload.experiment, value);
+                skip_from(
+                    self,
+                    CheckId::SplitZeroGroupOverlap,
+                    "not run: over the work budget (see budget.work); the recompute alone was within it",
+                );
+            }
+            Budget::Over => skip_from(
+                self,
+                CheckId::RecomputeEqual,
+                "not run: over the work budget (see budget.work), the recompute alone too",
+            ),
         }
-        self.recomputed_stages(pack, &payload, value);
     }
 
     /// Stage `kernel.version`, `payload.schema`: the payload, typed.
@@ -53,7 +70,8 @@ impl Verification<'_> {
     }
 
     /// Stage `pack.supported`, `budget.fixture`, `budget.work`: the verifier's pack, and
-    /// whether the model's work is within budget (checked now, acted on after integrity).
+    /// how much of the model's work is within budget (checked now, acted on after
+    /// integrity).
     /// None when verification stops here: no such pack, a fixture over budget, or a
     /// payload of a retired fixture (after its own `result.hash`, which needs no fixture).
     fn supported_case<'p>(
@@ -61,7 +79,7 @@ impl Verification<'_> {
         packs: &'p Packs,
         payload: &Payload,
         value: &Value,
-    ) -> Option<(&'p Pack, bool)> {
+    ) -> Option<(&'p Pack, Budget)> {
         let pack = self.supported_pack(packs, &payload.pack.id)?;
         self.pass(CheckId::PackSupported);
         let before = [
@@ -78,12 +96,16 @@ impl Verification<'_> {
             return None;
         }
         let (table, experiment) = (pack.table(), &payload.experiment);
-        let in_budget = self.work_in_budget(
-            pack,
-            work_units(experiment, table, self.options),
-            design_bytes(experiment, table),
-        );
-        Some((pack, in_budget))
+        let design = design_bytes(experiment, table);
+        let budget =
+            if self.work_in_budget(pack, work_units(experiment, table, self.options), design) {
+                Budget::Within
+            } else if self.within_budgets(pack, recompute_work_units(experiment, table), design) {
+                Budget::RecomputeOnly
+            } else {
+                Budget::Over
+            };
+        Some((pack, budget))
     }
 
     /// Stage `experiment.valid`, `fixture.hash`, `pack.manifest`, `result.hash`; false when
@@ -169,6 +191,17 @@ impl Verification<'_> {
         self.label_chance(experiment, &row_null);
         self.claim_evidence(&prepared, &observed, row_null);
     }
+}
+
+/// How much of a payload's verification the work budget allows.
+enum Budget {
+    /// All of it.
+    Within,
+    /// The recompute (`recompute.equal`) only: a recorded number that is not the kernel's
+    /// is still REJECTED; the rest is unverifiable.
+    RecomputeOnly,
+    /// None of what runs the model.
+    Over,
 }
 
 /// Deserialises the payload with JSON paths in errors, then checks what types cannot.

@@ -72,10 +72,16 @@ pub fn exercise(csv: &[u8], with_time: bool, with_test: bool) {
             seed: 1,
             margin: None,
             model: counterlab::experiment::ModelSpec::logistic(),
+            missing_values: counterlab::pack::MissingValues::default(),
         };
         if let Ok(audit) = audit(path, csv, &audit_options, &LIMITS, &verify) {
             let temporal = audit.overlap.temporal_rows.unwrap_or(0);
-            assert_eq!(audit.leak, audit.overlap.entities > 0 || temporal > 0);
+            // A shared entity or time is a leak; so may be look-alike ids, excess duplicate
+            // rows (issue 46.3): the exit code follows every reason printed.
+            assert_eq!(audit.leak, !audit.leak_reasons.is_empty());
+            if audit.overlap.entities > 0 || temporal > 0 {
+                assert!(audit.leak);
+            }
             assert_eq!(audit.train_rows + audit.test_rows, pack.table().n_rows() as u64);
             assert!(audit.test_rows_seen <= audit.test_rows);
             if let Ok(comparison) = &audit.comparison {

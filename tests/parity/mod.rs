@@ -5,6 +5,7 @@ mod auc;
 mod categorical;
 mod cv;
 mod gbdt;
+mod int_ids;
 mod logistic;
 mod paired;
 mod repeated_cv;
