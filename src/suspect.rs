@@ -247,7 +247,8 @@ pub fn order_within_entity_name(name: &str) -> bool {
 /// is not given and the name does not say (`days`, `t`), printed with this evidence.
 ///
 /// - **It restarts in each entity**: the smallest value is 0 or 1 and more than half the
-///   entities start there (days since each patient's enrolment: 0, 30, 91, …). A
+///   entities start there and go on from it (two or more values: days since each
+///   patient's enrolment: 0, 30, 91, …; entities seen at time 0 only say nothing). A
 ///   calendar's numbers (a year, `yyyymm`, days since 1970) do not start at 0 or 1.
 /// - **It counts from each entity's own event**: some values are negative and more than
 ///   half the entities have values on both sides of 0 (days from each patient's
@@ -268,10 +269,14 @@ pub fn time_restarts(table: &Table) -> Option<String> {
         *high = (*high).max(t);
     }
     let smallest = range.iter().map(|r| r.0).min()?;
-    let starting = range.iter().filter(|r| r.0 == smallest).count();
+    // An entity that stays at its first value (one time only) shows no count of its own.
+    let starting = range
+        .iter()
+        .filter(|r| r.0 == smallest && r.1 > r.0)
+        .count();
     if (smallest == 0 || smallest == 1) && starting * 2 > entities {
         return Some(format!(
-            "{starting} of the {entities} entities start at {smallest}, its smallest value: it counts from each entity's own start"
+            "{starting} of the {entities} entities start at {smallest}, its smallest value, and go on from it: it counts from each entity's own start"
         ));
     }
     let straddling = range.iter().filter(|r| r.0 < 0 && r.1 >= 0).count();
@@ -343,7 +348,13 @@ pub fn suspects(table: &Table, except: &[String]) -> Vec<Suspect> {
     }
     let mut out = Vec::new();
     for (name, feature, keys) in &columns {
-        out.extend(column_suspects(table, name, *feature, keys, folds.as_deref()));
+        out.extend(column_suspects(
+            table,
+            name,
+            *feature,
+            keys,
+            folds.as_deref(),
+        ));
     }
     if let Some(folds) = folds.as_deref() {
         out.extend(label_pairs(table, &columns, &out, folds));
@@ -499,12 +510,11 @@ fn label_pairs(
     let mut out = Vec::new();
     for (i, a) in candidates.iter().enumerate() {
         for b in &candidates[i + 1..] {
-            let joint: Vec<u64> = a
-                .2
-                .iter()
-                .zip(&b.2)
-                .map(|(&x, &y)| u64::from(x) * b.3 as u64 + u64::from(y))
-                .collect();
+            let joint: Vec<u64> =
+                a.2.iter()
+                    .zip(&b.2)
+                    .map(|(&x, &y)| u64::from(x) * b.3 as u64 + u64::from(y))
+                    .collect();
             let (codes, levels) = dense_codes(&joint);
             if levels * 2 > rows || levels <= a.3.max(b.3) {
                 continue;
@@ -567,12 +577,12 @@ fn dense_rate_scores(
             t.1 += c.1;
         }
     }
-    let all: (u64, u64) = total
-        .iter()
-        .fold((0, 0), |(p, n), c| (p + c.0, n + c.1));
+    let all: (u64, u64) = total.iter().fold((0, 0), |(p, n), c| (p + c.0, n + c.1));
     let mut prevalence = vec![0.0; k];
     for (f, slot) in prevalence.iter_mut().enumerate() {
-        let (p, n) = counts[f].iter().fold((0, 0), |(p, n), c| (p + c.0, n + c.1));
+        let (p, n) = counts[f]
+            .iter()
+            .fold((0, 0), |(p, n), c| (p + c.0, n + c.1));
         *slot = (all.0 - p) as f64 / (all.1 - n).max(1) as f64;
     }
     codes
@@ -698,7 +708,11 @@ fn id_order(ids: &[String]) -> Vec<usize> {
         out
     }
     let mut order: Vec<usize> = (0..ids.len()).collect();
-    order.sort_by(|&a, &b| parts(&ids[a]).cmp(&parts(&ids[b])).then(ids[a].cmp(&ids[b])));
+    order.sort_by(|&a, &b| {
+        parts(&ids[a])
+            .cmp(&parts(&ids[b]))
+            .then(ids[a].cmp(&ids[b]))
+    });
     order
 }
 

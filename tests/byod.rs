@@ -405,7 +405,11 @@ fn small_csv(ids: &[&str]) -> String {
             let arm = ["A", "B", "C"][e % 3];
             // Not a function of (arm, t) alone (e / 3 varies within an arm): a pair of
             // columns that determines the label is a suspect of its own.
-            let y = if (e + t + e / 3) % 3 == 0 { "yes" } else { "no" };
+            let y = if (e + t + e / 3) % 3 == 0 {
+                "yes"
+            } else {
+                "no"
+            };
             let lab = if e == 2 && t == 1 {
                 "NA".to_string()
             } else {
@@ -1201,8 +1205,18 @@ fn days_since_each_patients_own_start_are_no_calendar() {
         let data = write(&dir, &format!("{name}.csv"), &relative_time_csv(diary));
         let out = dir.path().join(name);
         let init = run(&[
-            "init", s(&data), "--entity", "pid", "--label", "y", "--positive", "1", "--time",
-            "days", "--out", s(&out),
+            "init",
+            s(&data),
+            "--entity",
+            "pid",
+            "--label",
+            "y",
+            "--positive",
+            "1",
+            "--time",
+            "days",
+            "--out",
+            s(&out),
         ]);
         assert_eq!(init.status.code(), Some(0), "{}", text(&init));
         assert!(
@@ -1213,13 +1227,29 @@ fn days_since_each_patients_own_start_are_no_calendar() {
             text(&init)
         );
         let manifest = std::fs::read_to_string(out.join("pack.toml")).unwrap();
-        assert!(manifest.contains("time_kind = \"order_within_entity\""), "{manifest}");
-        assert!(!out.join("experiments/random-vs-rolling-origin.json").exists());
+        assert!(
+            manifest.contains("time_kind = \"order_within_entity\""),
+            "{manifest}"
+        );
+        assert!(!out
+            .join("experiments/random-vs-rolling-origin.json")
+            .exists());
 
         let audit = |extra: &[&str]| {
             let mut args = vec![
-                "audit", s(&data), "--entity", "pid", "--label", "y", "--positive", "1",
-                "--test-column", "is_test", "--time", "days", "--json",
+                "audit",
+                s(&data),
+                "--entity",
+                "pid",
+                "--label",
+                "y",
+                "--positive",
+                "1",
+                "--test-column",
+                "is_test",
+                "--time",
+                "days",
+                "--json",
             ];
             args.extend(extra);
             run(&args)
@@ -1257,7 +1287,14 @@ fn the_temporal_caveat_counts_each_row_once_over_repeats() {
     assert_eq!(init.status.code(), Some(0), "{}", text(&init));
     let experiment = out.join("experiments/random-vs-rolling-origin.json");
     let payload = dir.path().join("rolling.payload.json");
-    let ran = run(&["run", s(&experiment), "--packs", s(&out), "--out", s(&payload)]);
+    let ran = run(&[
+        "run",
+        s(&experiment),
+        "--packs",
+        s(&out),
+        "--out",
+        s(&payload),
+    ]);
     assert_eq!(ran.status.code(), Some(0), "{}", text(&ran));
     let report = json(&run(&["verify", s(&payload), "--packs", s(&out), "--json"]));
     let caveat = report["caveats"]

@@ -541,7 +541,10 @@ fn proxy_threshold_simulation() {
     let limits = counterlab::pack::LoadLimits::default();
     for (s, &beta) in strengths.iter().enumerate() {
         for set in 0..SETS {
-            let mut draws = Draws(counterlab::rng::stream(set, &format!("proxy-simulation-{beta}")));
+            let mut draws = Draws(counterlab::rng::stream(
+                set,
+                &format!("proxy-simulation-{beta}"),
+            ));
             let n = ENTITIES * ROWS_EACH;
             let effects: Vec<f64> = (0..ENTITIES).map(|_| draws.normal()).collect();
             let x: Vec<f64> = (0..n).map(|_| draws.normal()).collect();
@@ -591,7 +594,10 @@ fn proxy_threshold_simulation() {
             }
         }
     }
-    println!("| column | strength β | median AUC | {} |", thresholds.map(|t| format!("≥ {t}")).join(" | "));
+    println!(
+        "| column | strength β | median AUC | {} |",
+        thresholds.map(|t| format!("≥ {t}")).join(" | ")
+    );
     println!("|---|---|---|{}", "---|".repeat(thresholds.len()));
     for (c, column) in columns.iter().enumerate() {
         for (s, beta) in strengths.iter().enumerate() {
