@@ -414,6 +414,25 @@ impl<'a> PreparedExperiment<'a> {
         Some(split::look_alikes(self.table, groups, &splits))
     }
 
+    /// Distinct test rows of arm `index` at or before the latest training time of a fold
+    /// that tests them (a row tested in several repeats counts once); `None` when the
+    /// table has no time column or the arm's split failed. The recorded
+    /// `overlap.temporal_rows` sums the folds of every repeat instead.
+    pub fn temporal_rows(&self, index: usize) -> Option<u64> {
+        let time = self.table.time()?;
+        let arm = self.arms.get(index)?.as_ref().ok()?;
+        let mut seen = vec![false; self.table.n_rows()];
+        for fold in &arm.folds {
+            let Some(latest) = fold.split.train_rows().into_iter().map(|r| time[r]).max() else {
+                continue;
+            };
+            for row in fold.split.test_rows() {
+                seen[row] |= time[row] <= latest;
+            }
+        }
+        Some(seen.iter().filter(|&&s| s).count() as u64)
+    }
+
     /// The index of the arm called `name`.
     pub fn arm_index(&self, name: &str) -> Option<usize> {
         self.experiment.arms.iter().position(|a| a.name == name)

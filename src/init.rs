@@ -167,23 +167,24 @@ pub fn scaffold(
         ));
     }
     let mut plan = FeaturePlan::new(&mut columns, options)?;
-    let time_kind = time_kind(options, &mut notes);
-    let head = ManifestHead {
+    let mut head = ManifestHead {
         id: &id,
         fixture_file: &fixture_file,
         bytes,
         options,
         labels: label_levels,
-        time_kind,
+        time_kind: options.time_kind,
     };
     let except: Vec<String> = options.test_column.iter().cloned().collect();
     // Every usable column a feature first: its suspicions (a column's do not depend on
     // which others are features) decide what is left out and what was kept on purpose.
     let candidate = head.text(&columns, &plan.features, &[], &mut Vec::new())?;
-    let suspects = crate::suspect::suspects(
-        load_as_run_will(path, &candidate, bytes, limits)?.table(),
-        &except,
-    );
+    let candidate = load_as_run_will(path, &candidate, bytes, limits)?;
+    let suspects = crate::suspect::suspects(candidate.table(), &except);
+    // The time kind is read from the loaded time values when not given (the manifest
+    // above differs only in that line, which changes no value of the table).
+    let time_kind = time_kind(options, candidate.table(), &mut notes);
+    head.time_kind = time_kind;
     plan.leave_out(&mut columns, &suspects);
     let kept = plan.kept(&suspects);
     let mut manifest = head.text(&columns, &plan.features, &kept, &mut notes)?;
@@ -502,14 +503,25 @@ fn comment_text(text: &str) -> String {
     text.chars().flat_map(char::escape_debug).collect()
 }
 
-/// What the time column means: as asked, or guessed from its name (a note says which and
-/// how to change it).
-fn time_kind(options: &InitOptions, notes: &mut Vec<String>) -> Option<TimeKind> {
+/// What the time column means: as asked, or guessed from its name, else from its values
+/// ([`crate::suspect::time_restarts`]); a note says which, why and how to change it.
+fn time_kind(
+    options: &InitOptions,
+    table: &crate::table::Table,
+    notes: &mut Vec<String>,
+) -> Option<TimeKind> {
     let time = options.time.as_ref()?;
     if let Some(kind) = options.time_kind {
         return Some(kind);
     }
-    let kind = if crate::suspect::order_within_entity_name(time) {
+    let kind = if let Some(evidence) = crate::suspect::time_restarts(table)
+        .filter(|_| !crate::suspect::order_within_entity_name(time))
+    {
+        notes.push(format!(
+            "time column {time:?} read as an order within each entity (time_kind = \"order_within_entity\"), from its values: {evidence}. It is compared only within an entity, so test rows of other entities at earlier times are no temporal leak, and no rolling-origin starter is written; if it is one calendar for all entities, set time_kind = \"calendar\" (--time-kind calendar)"
+        ));
+        TimeKind::OrderWithinEntity
+    } else if crate::suspect::order_within_entity_name(time) {
         notes.push(format!(
             "time column {time:?} read as an order within each entity (time_kind = \"order_within_entity\", a visit number): it is compared only within an entity, so test rows of other entities at earlier visits are no temporal leak, and no rolling-origin starter is written; if it is one calendar for all entities, set time_kind = \"calendar\" (--time-kind calendar)"
         ));

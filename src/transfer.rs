@@ -114,6 +114,16 @@ pub fn check_spec(spec: &TransferSpec, experiment: &Experiment, pack: &Pack) -> 
     if spec.rule == TransferRule::NoTemporalOverlap && pack.table().time().is_none() {
         return bad("transfer.rule no_temporal_overlap needs a pack with a time column".into());
     }
+    // The rule compares each test row's time with the latest training time of every
+    // entity; an order within each entity (visit 3 of one patient is not later than visit
+    // 2 of another) gives that comparison no meaning, as it gives audit's leak none.
+    if spec.rule == TransferRule::NoTemporalOverlap && !pack.manifest().data.time_kind.is_calendar()
+    {
+        return bad(format!(
+            "transfer.rule no_temporal_overlap compares times across entities, but data.time_kind is {:?} (an order within each entity is not compared across entities): set data.time_kind = \"calendar\" if the time is one calendar for all entities, or judge the choices by another rule (no_entity_overlap)",
+            pack.manifest().data.time_kind.as_str()
+        ));
+    }
     for (i, choice) in spec.choices.iter().enumerate() {
         let at = format!("transfer.choices[{i}]");
         if choice.id.is_empty()

@@ -153,10 +153,17 @@ fn bacteria_goes_through_init_check_run_verify_with_categorical_features() {
         "{manifest}"
     );
     assert!(manifest.contains("ap = [\"a\", \"p\"]"), "{manifest}");
+    // `week` counts from each child's own start (every child starts at week 0): read as an
+    // order within each child, so no rolling-origin starter (issue 46 item 6).
     assert_eq!(
         reports.len(),
-        4,
-        "random-vs-grouped and random-vs-rolling-origin, each with its no-material-gap sibling"
+        2,
+        "random-vs-grouped and its no-material-gap sibling"
+    );
+    let manifest_time = std::fs::read_to_string(pack.join("pack.toml")).unwrap();
+    assert!(
+        manifest_time.contains("time_kind = \"order_within_entity\""),
+        "{manifest_time}"
     );
     let check = json(&run(&["pack", "check", s(&pack), "--json"]));
     assert_eq!(check["rows"], 220);
@@ -396,7 +403,13 @@ fn small_csv(ids: &[&str]) -> String {
     for (e, id) in ids.iter().enumerate() {
         for t in 0..3 {
             let arm = ["A", "B", "C"][e % 3];
-            let y = if (e + t) % 3 == 0 { "yes" } else { "no" };
+            // Not a function of (arm, t) alone (e / 3 varies within an arm): a pair of
+            // columns that determines the label is a suspect of its own.
+            let y = if (e + t + e / 3) % 3 == 0 {
+                "yes"
+            } else {
+                "no"
+            };
             let lab = if e == 2 && t == 1 {
                 "NA".to_string()
             } else {
@@ -693,7 +706,14 @@ fn init_writes_no_rolling_origin_starter_whose_first_fold_trains_on_one_class() 
             csv += &format!("p{e:02},{t},{y},{}.5\n", (e * 7 + t * 3) % 11);
         }
     }
-    let (_, out, init) = init_csv(&dir, "late", &csv, &["--time", "t"]);
+    // Read as calendar time on purpose (every entity starts at 1, so init would guess an
+    // order within each entity and write no rolling-origin starter at all).
+    let (_, out, init) = init_csv(
+        &dir,
+        "late",
+        &csv,
+        &["--time", "t", "--time-kind", "calendar"],
+    );
     assert_eq!(init.status.code(), Some(0), "{}", text(&init));
     assert!(
         text(&init).contains("no rolling-origin starter")
@@ -1440,4 +1460,155 @@ fn init_gives_each_model_its_own_pack_id_and_warns_of_a_duplicate() {
         warned.contains(r#"pack.toml already has pack id "meds""#) && warned.contains("--id"),
         "{warned}"
     );
+}
+
+/// A survival follow-up panel: 40 patients, each seen at days 0, 30, 91, … since their
+/// own enrolment (5 to 8 visits: follow-up ends at different days), and a headache diary:
+/// 40 patients with days −14 … +k from their own treatment start (each starts 8 to 14
+/// days before it). Neither is one calendar. The 0/1 `is_test` holds out whole patients
+/// (every 4th).
+fn relative_time_csv(diary: bool) -> String {
+    let mut csv = String::from("pid,days,y,x,is_test\n");
+    for p in 0..40 {
+        let times: Vec<i64> = if diary {
+            let start = -8 - (p % 7);
+            (0..6).map(|i| start + 7 * i).collect()
+        } else {
+            [0, 30, 91, 182, 273, 365, 456, 547][..5 + (p % 4) as usize].to_vec()
+        };
+        for (i, t) in times.iter().enumerate() {
+            csv += &format!(
+                "p{p:02},{t},{},{}.5,{}\n",
+                (p as usize + i) % 2,
+                (p as usize * 3 + i * 5) % 11,
+                u8::from(p % 4 == 0)
+            );
+        }
+    }
+    csv
+}
+
+/// Issue 46 item 6: a time column whose values restart in each patient (days since
+/// enrolment) or count from each patient's own event (days from treatment start) is
+/// guessed as an order within each entity, with the evidence printed: no rolling-origin
+/// starter, and `audit --time` calls a split of whole patients no leak (exit 0).
+/// `--time-kind calendar` still reads it as a calendar.
+#[test]
+fn days_since_each_patients_own_start_are_no_calendar() {
+    let dir = TempDir::new("byod-relative-time");
+    for (name, diary, evidence) in [
+        (
+            "survival",
+            false,
+            "from its values: 40 of the 40 entities start at 0, its smallest value",
+        ),
+        (
+            "diary",
+            true,
+            "from its values: 40 of the 40 entities have values on both sides of 0",
+        ),
+    ] {
+        let data = write(&dir, &format!("{name}.csv"), &relative_time_csv(diary));
+        let out = dir.path().join(name);
+        let init = run(&[
+            "init",
+            s(&data),
+            "--entity",
+            "pid",
+            "--label",
+            "y",
+            "--positive",
+            "1",
+            "--time",
+            "days",
+            "--out",
+            s(&out),
+        ]);
+        assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+        assert!(
+            text(&init).contains(&format!(
+                "time column \"days\" read as an order within each entity (time_kind = \"order_within_entity\"), {evidence}"
+            )),
+            "{}",
+            text(&init)
+        );
+        let manifest = std::fs::read_to_string(out.join("pack.toml")).unwrap();
+        assert!(
+            manifest.contains("time_kind = \"order_within_entity\""),
+            "{manifest}"
+        );
+        assert!(!out
+            .join("experiments/random-vs-rolling-origin.json")
+            .exists());
+
+        let audit = |extra: &[&str]| {
+            let mut args = vec![
+                "audit",
+                s(&data),
+                "--entity",
+                "pid",
+                "--label",
+                "y",
+                "--positive",
+                "1",
+                "--test-column",
+                "is_test",
+                "--time",
+                "days",
+                "--json",
+            ];
+            args.extend(extra);
+            run(&args)
+        };
+        let guessed = audit(&[]);
+        assert_eq!(guessed.status.code(), Some(0), "{}", text(&guessed));
+        let guessed = json(&guessed);
+        assert_eq!(guessed["time_kind"], "order_within_entity", "{guessed}");
+        assert_eq!(guessed["leak"], false, "{guessed}");
+        let calendar = audit(&["--time-kind", "calendar"]);
+        assert_eq!(calendar.status.code(), Some(1), "{}", text(&calendar));
+    }
+}
+
+/// Issue 46 item 6: the temporal-overlap caveat counts distinct rows. Calendar months 1…6
+/// for 30 entities, every entity at every month: in each fold of a 5-fold random-rows arm
+/// some training row is at month 6, so every test row is at or before the latest training
+/// time, and the caveat names each of the 180 rows once, not once per repeat (5 × 180).
+#[test]
+fn the_temporal_caveat_counts_each_row_once_over_repeats() {
+    let dir = TempDir::new("byod-caveat-rows");
+    let mut csv = String::from("pid,month,y,x\n");
+    for e in 0..30 {
+        for m in 1..=6 {
+            let y = ["no", "yes"][(e + m) % 2];
+            csv += &format!("p{e:02},{m},{y},{}.5\n", (e * 5 + m * 3) % 11);
+        }
+    }
+    let (_, out, init) = init_csv(
+        &dir,
+        "months",
+        &csv,
+        &["--time", "month", "--time-kind", "calendar"],
+    );
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    let experiment = out.join("experiments/random-vs-rolling-origin.json");
+    let payload = dir.path().join("rolling.payload.json");
+    let ran = run(&[
+        "run",
+        s(&experiment),
+        "--packs",
+        s(&out),
+        "--out",
+        s(&payload),
+    ]);
+    assert_eq!(ran.status.code(), Some(0), "{}", text(&ran));
+    let report = json(&run(&["verify", s(&payload), "--packs", s(&out), "--json"]));
+    let caveat = report["caveats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "temporal_overlap" && c["arm"] == "random_rows")
+        .unwrap_or_else(|| panic!("{report}"))
+        .clone();
+    assert_eq!(caveat["count"], 180, "{report}");
 }

@@ -100,3 +100,33 @@ fn cli_transfer_scores_choices_with_exit_codes() {
     assert_eq!(none.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&none.stderr).contains("no [transfer]"));
 }
+
+/// Issue 42's loose end: `no_temporal_overlap` follows `time_kind`. The same
+/// temporal-leakage task read with `time_kind = "order_within_entity"` is refused, naming
+/// the key and the fix, instead of judging an order within each entity as one calendar.
+#[test]
+fn no_temporal_overlap_refuses_an_order_within_each_entity() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs/temporal-leakage");
+    let manifest = std::fs::read_to_string(dir.join("pack.toml")).unwrap();
+    assert!(manifest.contains("\ntime = \"week\"\n"));
+    let within = manifest.replacen(
+        "\ntime = \"week\"\n",
+        "\ntime = \"week\"\ntime_kind = \"order_within_entity\"\n",
+        1,
+    );
+    let bytes = std::fs::read(dir.join("weekly_demand.csv")).unwrap();
+    let pack = counterlab::Pack::from_parts(
+        &dir,
+        &within,
+        &bytes,
+        &counterlab::pack::LoadLimits::default(),
+    )
+    .unwrap();
+    let refused = transfer::evaluate(&pack, None, 1).unwrap_err().to_string();
+    assert!(
+        refused.contains("data.time_kind is \"order_within_entity\"")
+            && refused.contains("set data.time_kind = \"calendar\""),
+        "{refused}"
+    );
+}

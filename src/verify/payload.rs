@@ -162,6 +162,9 @@ impl Verification<'_> {
             pack.manifest().data.time_kind,
             recomputed,
             &look_alikes(&prepared, experiment, table),
+            &(0..experiment.arms.len())
+                .map(|index| prepared.temporal_rows(index))
+                .collect::<Vec<_>>(),
         );
         self.invariants(experiment, &payload.results, recomputed);
         let recomputed_hash = run::result_hash(recomputed).expect("kernel results are finite");

@@ -266,12 +266,14 @@ pub(super) fn look_alikes(
 
 /// Every arm whose recomputed test rows were seen in training: entities on both sides, and
 /// (calendar time, an experiment with a time-ordered arm) test rows at or before the
-/// latest training time; in experiment order.
+/// latest training time, counted once each however many repeats test them
+/// (`temporal_rows`, per arm in experiment order); in experiment order.
 pub(super) fn caveats(
     experiment: &Experiment,
     time_kind: crate::pack::TimeKind,
     results: &BTreeMap<String, ArmResult>,
     look_alikes: &[Option<LookAlikes>],
+    temporal_rows: &[Option<u64>],
 ) -> Vec<Caveat> {
     let claimed = |name: &str| {
         experiment
@@ -300,9 +302,10 @@ pub(super) fn caveats(
                 claimed: claimed(&arm.name),
             });
         }
-        if let Some(rows) = result
-            .overlap
-            .temporal_rows
+        if let Some(rows) = temporal_rows
+            .get(index)
+            .copied()
+            .flatten()
             .filter(|&rows| rows > 0 && time_is_a_question)
         {
             out.push(Caveat {
