@@ -33,29 +33,40 @@
 //! 3. **Homoglyphs, compatibility forms, case**: every other character is replaced by its
 //!    UTS #39 skeleton (`unicode-security`), then by its compatibility decomposition
 //!    (NFKD: ligatures, superscripts, full-width forms), then case folded (the lower case
-//!    of the upper case: `ß` ~ `ss`, `ς` ~ `σ`), and the three repeated until nothing
-//!    changes (digits that appear on the way, `З` → `3`, are kept as digits). The skeleton
-//!    comes **before the case fold** because the confusables table maps capitals to
-//!    capitals: Cyrillic `В` and Greek `Β` → `B` → `b`, whereas the folded `в` is drawn as
-//!    a small capital and has no `b` (folding first missed every upper-case homoglyph);
-//!    the repetition then takes the skeleton of the folded form too. It comes **before the
-//!    compatibility decomposition** because that decomposition names some homoglyphs as
-//!    other letters: the lunate sigma `Ϲ`, drawn as `C`, decomposes to `Σ`. ASCII digits
-//!    are kept out of the skeleton: `0` → `O` and `1` → `l` are the ambiguous letter/digit
-//!    class of a loose key (below), not one character. The table's own letter classes
-//!    stay: `I` ~ `l`, `m` ~ `rn`, the U+2010 hyphen and the minus sign ~ `-`, `’` ~ `'`.
+//!    of the upper case: `ß` ~ `ss`, `ς` ~ `σ`); then the folded form's own skeleton is
+//!    taken the same way, until nothing changes (digits that appear on the way, `З` → `3`,
+//!    are kept as digits). The skeleton comes **before the case fold** because the
+//!    confusables table maps capitals to capitals: Cyrillic `В` and Greek `Β` → `B` → `b`,
+//!    whereas the folded `в` is drawn as a small capital and has no `b` (folding first
+//!    missed every upper-case homoglyph); the skeleton of the folded form follows, for a
+//!    letter whose lower case alone has a homoglyph. It comes **before the compatibility
+//!    decomposition** because that decomposition names some homoglyphs as other letters:
+//!    the lunate sigma `Ϲ`, drawn as `C`, decomposes to `Σ`. The table's ambiguous classes
+//!    are left to a loose key: ASCII digits are kept out of the skeleton (`0` → `O`, `1` →
+//!    `l`), a skeleton of several characters is not taken (`m` → `rn`), and a capital
+//!    whose skeleton is `l` reads as the capital `I` (so `I` ~ `i` by case, and `L` ~ `l`,
+//!    but `I` / `l`, which share the prototype `l`, are a loose match: folded after the
+//!    skeleton, `L` → `l` would otherwise chain to `I`). The U+2010 hyphen and the minus
+//!    sign ~ `-`, `’` ~ `'`. Two exceptions keep a character's kind: a character whose
+//!    compatibility decomposition holds a digit is decomposed first (`²` ~ `2`, `①` ~
+//!    `1`: the skeleton would read `²` as a syllabic letter), and punctuation whose
+//!    skeleton is no punctuation keeps its own form (the em dash, whose skeleton is a
+//!    katakana mark, stays a separator).
 //! 4. **Numbers**: a text that is now a decimal number (`3`, `3.0`, `-0.50`, `1e3`, `012`)
 //!    is written in one canonical form, exactly from its text: ids that are the same
 //!    number look alike (`3.0` ~ `3` ~ `03`, a float and an integer export of one id),
 //!    numbers that differ stay apart (`100` / `1000`, 20-digit ids that differ in the last
 //!    digit). Last, since only now are signs, digits and the exponent's `e` plain.
 //!
-//! The two loose keys start from step 3's text (before step 4, which they redo):
+//! The two loose keys (step 4 is redone by each):
 //!
-//! - **Letter/digit classes**: `o` → `0` and `l` → `1` (so `O` ~ `0`, and `l` ~ `I` ~
-//!   `1`: `COOO1` ~ `C0001`, `xO1` ~ `x01`, `I7` ~ `17`), then *settled* (below).
-//! - **Leading zeros**: unless the text is a number (its zeros are already read by
-//!   value), leading zeros are dropped from every run of ASCII digits (`c1-p007` ~
+//! - **Letter/digit classes**: the reading of steps 1–3 with the skeleton's whole table
+//!   taken in the first pass (ASCII digits and skeletons of several characters included:
+//!   `m` → `rn`), and its prototypes `l`, `O`, `o` read as `1`, `0`, `0` before the case
+//!   fold (so `O` ~ `o` ~ `0`, and `l` ~ `I` ~ `1`, but not `L` or `i`: `COOO1` ~ `C0001`,
+//!   `xO1` ~ `x01`, `I7` ~ `17`, `rn5` ~ `m5`), then *settled* (below).
+//! - **Leading zeros**: step 3's text; unless it is a number (its zeros are already read
+//!   by value), leading zeros are dropped from every run of ASCII digits (`c1-p007` ~
 //!   `c1-p7`, but `c1-p70` is another id), then *settled*. Only digits written as digits:
 //!   a zero drawn as `O` is not dropped.
 //!
@@ -108,10 +119,10 @@ pub fn entity_key(id: &str) -> String {
 
 /// Whether two ids look alike, and how surely (`None`: they do not).
 pub fn look_alike(a: &str, b: &str) -> Option<Likeness> {
-    let (a, b) = (reading(a), reading(b));
-    if entity_key_of_reading(&a) == entity_key_of_reading(&b) {
+    let (read_a, read_b) = (reading(a), reading(b));
+    if entity_key_of_reading(&read_a) == entity_key_of_reading(&read_b) {
         Some(Likeness::Same)
-    } else if classes_key(&a) == classes_key(&b) || zeros_key(&a) == zeros_key(&b) {
+    } else if classes_key(a) == classes_key(b) || zeros_key(&read_a) == zeros_key(&read_b) {
         Some(Likeness::Possible)
     } else {
         None
@@ -126,10 +137,7 @@ pub fn look_alike_groups<'a>(ids: impl IntoIterator<Item = &'a str>) -> Vec<Vec<
     let ids: BTreeSet<&'a str> = ids.into_iter().collect();
     let keys: Vec<(&'a str, String, String)> = ids
         .iter()
-        .map(|&id| {
-            let read = reading(id);
-            (id, classes_key(&read), zeros_key(&read))
-        })
+        .map(|&id| (id, classes_key(id), zeros_key(&reading(id))))
         .collect();
     let classes = groups_by(keys.iter().map(|(id, key, _)| (*id, key.as_str())));
     let zeros = groups_by(keys.iter().map(|(id, _, key)| (*id, key.as_str())));
@@ -188,44 +196,83 @@ fn groups_by<'a, 'k>(keyed: impl Iterator<Item = (&'a str, &'k str)>) -> Vec<Vec
         .collect()
 }
 
-/// Steps 1–3: an id as a reader sees it, before numbers are read.
-fn reading(id: &str) -> String {
+/// Steps 1–3: an id as a reader sees it, before numbers are read; with `classes`, the
+/// letter/digit classes' reading of a loose key instead.
+fn reading_of(id: &str, classes: bool) -> String {
     let mut read = String::with_capacity(id.len());
     for c in id.nfd() {
         if let Some(digit) = decimal_digit(c) {
             read.push(digit);
         } else if !is_invisible(c) {
-            read.push_str(&read_letter(c));
+            read_letter(c, classes, &mut read);
         }
     }
     read
 }
 
-/// Step 3 for one visible character that is no digit: skeleton, compatibility
-/// decomposition, case fold, until nothing changes; digits that appear on the way are
-/// read as ASCII digits and kept out of the next skeleton.
-fn read_letter(c: char) -> String {
-    let mut current = c.to_string();
+/// Steps 1–3 (the module docs).
+fn reading(id: &str) -> String {
+    reading_of(id, false)
+}
+
+/// Step 3 for one visible character that is no digit. The skeleton of the character as
+/// written; strictly, without the skeleton's ambiguous classes (a skeleton of several
+/// characters, `m` → `rn`, is not taken; a capital drawn as `l` is the capital `I`), or,
+/// with `classes`, with the prototypes `l`, `O`, `o` read as `1`, `0`, `0`. Then its
+/// compatibility decomposition and case fold, then the skeleton of the folded form (one
+/// character for one, never `l`), until nothing changes.
+fn read_letter(c: char, classes: bool, out: &mut String) {
+    // A compatibility digit (`²`, `①`) is a digit: its decomposition first.
+    let decomposed: String = c.nfkd().collect();
+    if decomposed.chars().any(|d| decimal_digit(d).is_some()) {
+        for d in decomposed.chars() {
+            if let Some(digit) = decimal_digit(d) {
+                out.push(digit);
+            } else if d != c && !is_invisible(d) {
+                read_letter(d, classes, out);
+            }
+        }
+        return;
+    }
+    let mut skeleton = skeleton_of(c);
+    // Punctuation stays punctuation (the em dash is no katakana mark): a separator.
+    if is_separator(c) && !skeleton.chars().all(is_separator) {
+        skeleton = c.to_string();
+    }
+    let first: String = if classes {
+        skeleton
+            .chars()
+            .map(|p| match p {
+                'l' => '1',
+                'O' | 'o' => '0',
+                _ => p,
+            })
+            .collect()
+    } else if skeleton.chars().count() > 1 {
+        c.to_string()
+    } else if skeleton == "l" && c != 'l' && c.is_uppercase() {
+        "I".to_owned()
+    } else {
+        skeleton
+    };
+    let mut current = decomposed_folded(&first);
     for _ in 0..READING_ROUNDS {
         let mut next = String::with_capacity(current.len());
-        let skeleton: String = current
-            .chars()
-            .flat_map(|c| {
-                let mut buffer = [0u8; 4];
-                let text: &str = c.encode_utf8(&mut buffer);
-                let mapped: Vec<char> = if c.is_ascii_digit() {
-                    vec![c]
-                } else {
-                    unicode_security::skeleton(text).collect()
-                };
-                mapped
-            })
-            .collect();
-        for c in skeleton.nfkd() {
-            if let Some(digit) = decimal_digit(c) {
-                next.push(digit);
-            } else if !is_invisible(c) {
-                next.extend(fold_case(c));
+        for c in current.chars() {
+            let skeleton = if c.is_ascii_digit() {
+                None
+            } else {
+                Some(skeleton_of(c))
+            };
+            match skeleton {
+                Some(s)
+                    if s.chars().count() == 1
+                        && s != "l"
+                        && (!is_separator(c) || s.chars().all(is_separator)) =>
+                {
+                    next.push_str(&decomposed_folded(&s));
+                }
+                _ => next.push(c),
             }
         }
         if next == current {
@@ -233,7 +280,27 @@ fn read_letter(c: char) -> String {
         }
         current = next;
     }
-    current
+    out.push_str(&current);
+}
+
+/// The UTS #39 skeleton of one character.
+fn skeleton_of(c: char) -> String {
+    let mut buffer = [0u8; 4];
+    unicode_security::skeleton(c.encode_utf8(&mut buffer)).collect()
+}
+
+/// NFKD, then digits of any script as ASCII digits, invisible characters dropped, the rest
+/// case folded.
+fn decomposed_folded(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.nfkd() {
+        if let Some(digit) = decimal_digit(c) {
+            out.push(digit);
+        } else if !is_invisible(c) {
+            out.extend(fold_case(c));
+        }
+    }
+    out
 }
 
 /// Step 4 on a [`reading`].
@@ -241,17 +308,9 @@ fn entity_key_of_reading(read: &str) -> String {
     number(read).unwrap_or_else(|| read.to_owned())
 }
 
-/// The letter/digit classes key of a [`reading`]: `o` → `0`, `l` → `1`, settled.
-fn classes_key(read: &str) -> String {
-    let mapped: String = read
-        .chars()
-        .map(|c| match c {
-            'o' => '0',
-            'l' => '1',
-            _ => c,
-        })
-        .collect();
-    settled(&mapped)
+/// The letter/digit classes key of an id.
+fn classes_key(id: &str) -> String {
+    settled(&reading_of(id, true))
 }
 
 /// The leading-zeros key of a [`reading`]: a number as such, otherwise leading zeros
@@ -529,7 +588,8 @@ mod tests {
             ("B12", "\u{392}12"),     // Greek capital beta
             ("H12", "\u{41D}12"),     // Cyrillic en
             ("C0001", "\u{3F9}0001"), // Greek lunate sigma
-            ("rn5", "m5"),
+            ("I12", "i12"),
+            ("ID-7", "id-7"),
             ("3.0", "3"),
             ("03", "3"),
             ("-0.50", "-.5"),
@@ -553,6 +613,7 @@ mod tests {
             ("O1", "01"),
             ("l1", "11"),
             ("c1-pl", "c1-p1"),
+            ("rn5", "m5"),
             ("1,000", "1000"), // digit groups
             ("1_000", "1000"),
             ("1'000", "1000"),
@@ -594,6 +655,11 @@ mod tests {
             ("cl7", "C0017"), // two ambiguities at once are not composed
             ("COOO1", "C1"),
             ("S5", "55"),
+            ("L7", "I7"),
+            ("L7", "17"),
+            ("i7", "17"),
+            ("i7", "l7"),
+            ("M5", "rn5"),
             ("B8", "88"),
         ];
         for (a, b) in distinct {
