@@ -163,9 +163,15 @@ pub fn look_alike_groups<'a>(ids: impl IntoIterator<Item = &'a str>) -> Vec<Vec<
         .filter(|group| !one_key(group, &zeros_key_of))
         .cloned()
         .collect();
-    groups.extend(zeros.iter().cloned().filter(|group| {
-        !(one_key(group, &classes_key_of) && classes_size[classes_key_of[group[0]]] > group.len())
-    }));
+    groups.extend(
+        zeros
+            .iter()
+            .filter(|group| {
+                !(one_key(group, &classes_key_of)
+                    && classes_size[classes_key_of[group[0]]] > group.len())
+            })
+            .cloned(),
+    );
     groups.sort_unstable();
     groups
 }
