@@ -19,9 +19,10 @@
 //!
 //! A **leak** is a test entity with rows in training, or (with a time column) a test row
 //! at or before the latest training time. A **possible leak**, also exit 1, is a test
-//! entity with no training row whose id looks like a training entity's id (one
-//! [`entity_key`](crate::entity_key::entity_key): `C1-P07 ` and `c1-p7`, a Cyrillic `с`
-//! for a Latin `c`, `3.0` and `3`): the audit cannot tell one entity written two ways from
+//! entity with no training row whose id looks like a training entity's id, in either tier
+//! of [`look_alike`](crate::entity_key::look_alike) (`C1-P07 ` and `c1-p7`, a Cyrillic
+//! `с` or `В` for a Latin `c` or `B`, `3.0` and `3`, `COOO1` and `C0001`, `1,000` and
+//! `1000`, `A-12` and `A12`): the audit cannot tell one entity written two ways from
 //! two entities, so it names the pairs and the user decides.
 //!
 //! **Duplicate feature rows** are a leak when there are more of them than an honest split

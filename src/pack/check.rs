@@ -5,11 +5,13 @@
 //!   unless `[data] one_vs_rest = true` says the positive level against all the others is
 //!   meant; a positive level that no row has is refused at load (every row would be
 //!   negative); one class only is a finding.
-//! - **Look-alike entity ids**: distinct ids with one [`entity_key`](crate::entity_key)
-//!   (case, white space and invisible characters, NFKC, digits of any script, leading
-//!   zeros, one number written two ways, confusable characters: `c1-p07` and `C1-P7 `,
-//!   `c1‐p07` with a U+2010 hyphen, a Cyrillic `с`): two spellings of one entity split it
-//!   in two, and a grouped split then leaks it.
+//! - **Look-alike entity ids**: distinct ids that [look alike](crate::entity_key), in
+//!   either tier (case, white space and invisible characters, compatibility forms, digits
+//!   of any script, one number written two ways, confusable characters of any script and
+//!   case: `c1-p07` and `C1-P07 `, `c1‐p07` with a U+2010 hyphen, a Cyrillic `с`; and,
+//!   possibly, `O`/`0` and `l`/`I`/`1`, leading zeros, separators and digit groups:
+//!   `C0001` and `COOO1`, `c1-p7`, `A-12` and `A12`): two spellings of one entity split
+//!   it in two, and a grouped split then leaks it.
 //! - **Duplicate (entity, time) rows**: one entity measured twice at one time is usually
 //!   a join or export error (and makes "later" ambiguous for temporal splits).
 //! - **Suspect columns** ([`crate::suspect`]): a feature that copies the label, identifies
@@ -22,7 +24,7 @@
 use std::collections::BTreeMap;
 
 use super::manifest::DataSpec;
-use crate::entity_key::{look_alike_groups, quoted};
+use crate::entity_key::{look_alike_groups, quoted, same_key_groups};
 use crate::suspect::{suspects, Suspect};
 use crate::table::Table;
 
@@ -204,11 +206,12 @@ pub(crate) fn label_problem(
 }
 
 /// Why label texts that look alike cannot be two classes (`"1"` beside `" 1"`, `"01"`
-/// beside `"1"`, `"Yes"` beside `"yes"`: one [`entity_key`](crate::entity_key)), if any:
-/// such a pair is one class written two ways far more often than two classes, and read as
-/// two it silently turns positives into negatives.
+/// beside `"1"`, `"Yes"` beside `"yes"`: one [`entity_key`](crate::entity_key::entity_key),
+/// the first tier only, since a load error must not rest on a guess), if any: such a pair
+/// is one class written two ways far more often than two classes, and read as two it
+/// silently turns positives into negatives.
 pub(crate) fn look_alike_labels<'a>(levels: impl IntoIterator<Item = &'a str>) -> Option<String> {
-    let groups = look_alike_groups(levels);
+    let groups = same_key_groups(levels);
     let group = groups.first()?;
     let shown: Vec<String> = group.iter().map(|l| quoted(l)).collect();
     Some(format!(
@@ -241,8 +244,8 @@ fn levels_with_counts(levels: &[(String, usize)]) -> String {
     text.join(", ")
 }
 
-/// Groups of distinct ids with one [`entity_key`](crate::entity_key::entity_key) (the
-/// first [`SHOWN`], and how many).
+/// Groups of distinct ids that look alike ([`look_alike_groups`]: the first [`SHOWN`], and
+/// how many).
 fn entity_collisions(ids: &[String]) -> (Vec<Vec<String>>, usize) {
     let groups = look_alike_groups(ids.iter().map(String::as_str));
     let count = groups.len();

@@ -602,8 +602,8 @@ fn shared_entities(table: &Table, shared: &[bool]) -> (u64, Vec<String>) {
     )
 }
 
-/// Test entities with no training row whose id looks like a training entity's id (one
-/// [`entity_key`](crate::entity_key::entity_key), distinct text): a possible leak that
+/// Test entities with no training row whose id looks like a training entity's id
+/// ([`look_alike`](crate::entity_key::look_alike), either tier; distinct text): a possible leak that
 /// [`Overlap`] does not count, since ids stay distinct entities for splits. Not part of a
 /// payload: `audit` reports it and the verifier turns it into a caveat.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -629,7 +629,7 @@ pub struct LookAlikePair {
 }
 
 /// The table's groups of distinct entity ids that look alike, as entity indices: what
-/// [`look_alikes`] reads (computed once per table: a key per entity is the cost).
+/// [`look_alikes`] reads (computed once per table: three keys per entity are the cost).
 pub fn look_alike_groups(table: &Table) -> Vec<Vec<usize>> {
     let ids = table.entity_ids();
     let index: std::collections::BTreeMap<&str, usize> = ids
@@ -666,20 +666,24 @@ pub fn look_alikes(table: &Table, groups: &[Vec<usize>], splits: &[&Split]) -> L
                 in_train[e] = true;
             }
         }
+        // An id can be in two groups (one per loose key): its test rows count once per
+        // split.
+        let mut matched = vec![false; n_entities];
         for group in groups {
             for &test in group
                 .iter()
                 .filter(|&&e| test_rows_of[e] > 0 && !in_train[e])
             {
-                let mut matched = false;
                 for &train in group.iter().filter(|&&e| in_train[e]) {
                     pairs.insert((&ids[test], &ids[train]));
-                    matched = true;
+                    matched[test] = true;
                 }
-                if matched {
-                    flagged[test] = true;
-                    test_rows += test_rows_of[test];
-                }
+            }
+        }
+        for (e, &matched) in matched.iter().enumerate() {
+            if matched {
+                flagged[e] = true;
+                test_rows += test_rows_of[e];
             }
         }
     }
