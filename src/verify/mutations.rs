@@ -61,7 +61,8 @@ impl Verification<'_> {
     }
 
     /// The result hashes of the active label mutations (None: a permutation that left
-    /// every label in place), computed from the recompute's preparation.
+    /// every label in place, or under which no arm's model scores anything), computed from
+    /// the recompute's preparation.
     pub(super) fn label_active_outcomes(&self, prepared: &PreparedExperiment) -> ActiveOutcomes {
         let o = self.options;
         let table = prepared.table();
@@ -74,10 +75,20 @@ impl Verification<'_> {
             if labels == table.labels() {
                 return Ok(None);
             }
-            prepared
-                .evaluate(&labels, 1)
-                .and_then(|r| run::result_hash(&r.results))
-                .map(Some)
+            let evaluation = prepared.evaluate(&labels, 1)?;
+            // Under these labels no arm's model scores anything (every metric that reads a
+            // model undefined: a constant predictor, a fit that failed): the results cannot
+            // respond to the labels, so the permutation is no test of it (vacuous).
+            let no_model = evaluation.results.values().all(|arm| {
+                arm.metrics
+                    .iter()
+                    .filter(|(name, _)| name.as_str() != "majority_baseline_accuracy")
+                    .all(|(_, value)| value.value().is_none())
+            });
+            if no_model {
+                return Ok(None);
+            }
+            run::result_hash(&evaluation.results).map(Some)
         });
         ActiveOutcomes { seeds, outcomes }
     }
