@@ -10,7 +10,7 @@ use super::intervals::{self, Estimate, IntervalMethod};
 use super::margin::{self, Redraw};
 use super::{mutation_seed, ALPHA_RANGE};
 use crate::arm::{ArmPredictions, Evaluation, PreparedExperiment};
-use crate::experiment::{Claim, GapBound, MetricName};
+use crate::experiment::{Claim, Experiment, GapBound, MetricName};
 use crate::metrics::{MetricValue, Undefined};
 use crate::run::{self, ArmResult};
 use crate::table::Table;
@@ -605,7 +605,7 @@ pub(crate) fn evaluate(
     if reasons.is_empty() && claim.is_margin() {
         let seed = mutation_seed(settings.seed, "margin-redraw", 0);
         if let Some(redrawn) = margin::redrawn(prepared.experiment(), claim, seed) {
-            match margin::redraw_estimate(prepared, &redrawn, claim, level.z, settings.threads)
+            match redraw_estimate(prepared, &redrawn, claim, level.z, settings.threads)
             {
                 Ok(estimate) => {
                     let (lo, hi) = estimate.ci;
@@ -1080,6 +1080,31 @@ pub(crate) fn vacuous_range(claim: &Claim) -> Option<[f64; 2]> {
         Claim::MetricAtLeast { value, .. } => (value <= low).then_some([low, high]),
         Claim::MetricAtMost { value, .. } => (value >= high).then_some([low, high]),
     }
+}
+
+/// The gap claim's estimate on the verifier's draw `redrawn` (from [`redrawn`]) of the
+/// prepared experiment's table, at `z`: the same interval rule as the recorded design's.
+/// The error says why the draw could not be evaluated.
+fn redraw_estimate(
+    prepared: &PreparedExperiment,
+    redrawn: &Experiment,
+    claim: &Claim,
+    z: f64,
+    threads: usize,
+) -> Result<Estimate, String> {
+    let table = prepared.table();
+    let drawn = PreparedExperiment::new(prepared.pack(), table, redrawn, threads)
+        .map_err(|e| e.to_string())?;
+    let evaluation = drawn
+        .evaluate(table.labels(), threads)
+        .map_err(|e| e.to_string())?;
+    let estimate = claim_estimate(&drawn, claim, &evaluation, z)
+        .and_then(|e| match claim.metric() {
+            MetricName::RocAuc => intervals::with_width(e),
+            _ => Ok(e),
+        })
+        .map_err(|u| u.to_string())?;
+    Ok(estimate)
 }
 
 /// Why a gap compares two constant predictors, if it does: both arms predict one class

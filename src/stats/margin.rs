@@ -22,9 +22,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::intervals::{self, Estimate};
-use crate::arm::PreparedExperiment;
-use crate::experiment::{Arm, Claim, Experiment, MetricName};
+use crate::experiment::{Arm, Claim, Experiment};
 use crate::split::SplitSpec;
 
 /// The fewest repeats the verifier's draw gives a cross-validation arm that draws its
@@ -132,31 +130,6 @@ pub(crate) fn redraw_repeats(redrawn: &Experiment) -> u32 {
         .map(|arm| arm.split.repeats())
         .max()
         .unwrap_or(1)
-}
-
-/// The gap claim's estimate on the verifier's draw `redrawn` (from [`redrawn`]) of the
-/// prepared experiment's table, at `z`: the same interval rule as the recorded design's.
-/// The error says why the draw could not be evaluated.
-pub(crate) fn redraw_estimate(
-    prepared: &PreparedExperiment,
-    redrawn: &Experiment,
-    claim: &Claim,
-    z: f64,
-    threads: usize,
-) -> Result<Estimate, String> {
-    let table = prepared.table();
-    let drawn = PreparedExperiment::new(prepared.pack(), table, redrawn, threads)
-        .map_err(|e| e.to_string())?;
-    let evaluation = drawn
-        .evaluate(table.labels(), threads)
-        .map_err(|e| e.to_string())?;
-    let estimate = super::claim::claim_estimate(&drawn, claim, &evaluation, z)
-        .and_then(|e| match claim.metric() {
-            MetricName::RocAuc => intervals::with_width(e),
-            _ => Ok(e),
-        })
-        .map_err(|u| u.to_string())?;
-    Ok(estimate)
 }
 
 /// The fits the margin safeguard may make for `experiment` (0 unless its claim is a
