@@ -830,7 +830,7 @@ fn feature_keys(table: &Table, k: usize) -> Keys<'_> {
 fn text_keys<'a>(cells: impl Iterator<Item = &'a str> + Clone) -> Keys<'static> {
     let numbers: Option<Vec<f64>> = cells
         .clone()
-        .map(|cell| crate::pack::parse_finite(cell).ok())
+        .map(|cell| crate::pack::load::parse_finite(cell).ok())
         .collect();
     if let Some(values) = numbers {
         return Keys {

@@ -2,7 +2,7 @@
 //! `payloads/`. Loading checks the fixture's blake3 and types its columns.
 
 pub mod check;
-mod load;
+pub(crate) mod load;
 mod manifest;
 mod rehash;
 
