@@ -611,3 +611,142 @@ fn suspect_rules_simulation() {
     }
     println!("\n{:.0} s", started.elapsed().as_secs_f64());
 }
+
+/// Births in a Guatemalan survey, mothers as entities (the pattern of `mlmRev::guPrenat`),
+/// 120 communities × 3 mothers × 1–3 births, written here so every finding is stated by
+/// construction:
+/// - `kid`: the birth, 1…n: a different whole number in every row;
+/// - `cluster`: the community, 1…120; the mothers are numbered `m0001`… community by
+///   community, so in the ids' order each community's mothers are consecutive — a
+///   grouping, 120 values (more than a category has);
+/// - `ssDist`: the community's distance to a clinic, d(c mod 60) km for community c =
+///   0…119, where d is 0…59 in a fixed shuffled order (sorted by [`mix`]): whole numbers
+///   0…59, all 60 taken (as dense as an id; the rule before issue 42 dropped it), each
+///   shared by communities c and c + 60, so its mothers are not consecutive in the ids'
+///   order, and in no rising order along them;
+/// - `husEmpl`: the husband's employment, one of 5 texts per mother, (3·m + m / 7) mod 5;
+/// - `pcInd81`: the community's indigenous share, continuous;
+/// - `TV`: per birth, 3 texts.
+///
+/// The label mixes a pseudo-random bit of the row with the distance, so both classes
+/// occur and no column copies it.
+fn guatemala_csv() -> String {
+    let employment = [
+        "Unskilled",
+        "Professional",
+        "AgriSelf",
+        "AgriEmpl",
+        "Skilled",
+    ];
+    let tv = ["None", "NotDaily", "Daily"];
+    let mut distance: Vec<u64> = (0..60).collect();
+    distance.sort_by_key(|&k| mix(k));
+    let mut csv = String::from("kid,mom,cluster,prenat,husEmpl,TV,pcInd81,ssDist\n");
+    let mut kid = 0u64;
+    for c in 0..120u64 {
+        let dist = distance[(c % 60) as usize];
+        let share = ((c * 37) % 101) as f64 / 101.0 + 0.0005;
+        for k in 0..3u64 {
+            let m = 3 * c + k;
+            let emp = employment[((3 * m + m / 7) % 5) as usize];
+            for _ in 0..1 + (m % 3) {
+                kid += 1;
+                let modern = u8::from((super::bit(kid, 9) == 1) ^ (dist > 40));
+                csv += &format!(
+                    "{kid},m{:04},{},{},{emp},{},{share:.4},{dist}\n",
+                    m + 1,
+                    c + 1,
+                    if modern == 1 { "Modern" } else { "Traditional" },
+                    tv[(kid % 3) as usize],
+                );
+            }
+        }
+    }
+    csv
+}
+
+/// A fixed 64-bit mix of `k` (SplitMix64's finaliser).
+fn mix(k: u64) -> u64 {
+    let mut z = k.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Issue 42 item 8: on the pattern of births in a Guatemalan survey, only `cluster` is a
+/// coarser level (left out: 120 values, with the audit to run); the community's distance
+/// (`ssDist`, whole numbers as dense as an id) and the husband's employment (`husEmpl`,
+/// 5 levels, one per mother) are covariates measured at the community's and the
+/// mother's level: features, named in no note and no finding.
+#[test]
+fn a_community_id_is_a_coarser_level_and_community_and_mother_covariates_are_features() {
+    use crate::common::{counterlab, output_json as json, output_text as text, path_arg as s};
+    let dir = crate::common::TempDir::new("suspects-guatemala");
+    let data = crate::common::write_file(&dir, "births.csv", &guatemala_csv());
+    let out = dir.path().join("births");
+    let init = counterlab(&[
+        "init",
+        s(&data),
+        "--entity",
+        "mom",
+        "--label",
+        "prenat",
+        "--positive",
+        "Modern",
+        "--out",
+        s(&out),
+    ]);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    let manifest = std::fs::read_to_string(out.join("pack.toml")).unwrap();
+    assert!(
+        manifest
+            .contains("features = [\n  \"husEmpl\",\n  \"TV\",\n  \"pcInd81\",\n  \"ssDist\",\n]"),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains("#   cluster: a coarser level (or an id that restarts within one): each of the 360 entities has one of its 120 values"),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains("#   kid: an identifier: a different value in each of the"),
+        "{manifest}"
+    );
+    let printed = text(&init);
+    assert!(
+        printed.contains("note: \"cluster\" is a coarser level"),
+        "{printed}"
+    );
+    assert!(printed.contains("audit --entity mom,cluster"), "{printed}");
+    for covariate in ["ssDist", "husEmpl", "pcInd81", "TV"] {
+        assert!(
+            !printed.contains(&format!("\"{covariate}\" is a coarser level")),
+            "{covariate}: {printed}"
+        );
+        assert!(
+            !manifest.contains(&format!("#   {covariate}:")),
+            "{covariate}: {manifest}"
+        );
+    }
+    // pack check reads the same findings (the columns the manifest does not name, by
+    // name): the one coarser level and the birth's number, no other suspect.
+    let check = json(&counterlab(&["pack", "check", s(&out), "--json"]));
+    let found: Vec<(String, String)> = check["suspect_columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["column"].as_str().unwrap().to_owned(),
+                f["kind"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("cluster".to_owned(), "coarser_level".to_owned()),
+            ("kid".to_owned(), "unique_per_row".to_owned()),
+        ],
+        "{check}"
+    );
+}
