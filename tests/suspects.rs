@@ -8,6 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+mod rules;
+
 use crate::common::{
     counterlab, output_json as json, output_text as text, path_arg as s, write_file as write,
     TempDir,
