@@ -13,7 +13,8 @@
 //! folds (each fold an entity-grouped split holding out about the user's share of rows)
 //! drawn [`GROUPED_REPEATS`] times from `--seed`, its AUC the mean over repeats and its
 //! interval the repeated-CV one (docs/METRICS.md): one draw of a grouped split moved the
-//! audit's verdict with the seed (issue 32). With `--margin M` the claim is `at_most M`
+//! audit's verdict with the seed (issue 32). With a margin M (at most 0.1, the materiality
+//! ceiling of ROC AUC: docs/VERDICTS.md, "Material margins") the claim is `at_most M`
 //! and the audit decides **material leak** (the interval wholly above M), **no material
 //! leak** (wholly below) or **undecided**.
 //!
@@ -51,6 +52,7 @@ use crate::run::{run_with, Payload, RunOptions};
 use crate::split::{LookAlikePair, LookAlikes, Overlap};
 use crate::stats::IntervalLabel;
 use crate::verify::{verify, Report, Verdict, VerifyOptions};
+use crate::words::{Opt, Text};
 use crate::Experiment;
 
 /// The arm of the user's split.
@@ -92,8 +94,9 @@ pub struct AuditOptions {
     /// The seed of the entity-grouped comparison's fold draws (the CLI's `--seed`,
     /// default 1).
     pub seed: u64,
-    /// A materiality margin on the AUC gap (`--margin`): the claim becomes `at_most`
-    /// margin and the audit decides material leak / no material leak / undecided.
+    /// A materiality margin on the AUC gap, in (0, 0.1] (the materiality ceiling of ROC
+    /// AUC): the claim becomes `at_most` margin and the audit decides material leak / no
+    /// material leak / undecided.
     pub margin: Option<f64>,
     /// The model of both sides of the comparison (`--model`; default logistic, C = 1).
     pub model: ModelSpec,
@@ -382,16 +385,12 @@ pub fn audit(
     verify_options: &VerifyOptions,
 ) -> Result<Audit> {
     if let Some(margin) = options.margin {
-        if !(margin.is_finite() && margin > 0.0 && margin < 1.0) {
-            return Err(Error::invalid(format!(
-                "--margin must be an AUC difference strictly between 0 and 1, found {margin}"
-            )));
-        }
+        check_margin(margin)?;
     }
     // Every further entity column exists before any level is audited.
     let csv = crate::csv_input::StrictCsv::new(path, bytes, limits.max_columns, limits.max_rows)?;
     for entity in &options.more_entities {
-        csv.column_for(entity, Some("--entity"))?;
+        csv.column_for(entity, Some(Text::opt(Opt::Entity)))?;
     }
     let mut audit = audit_level(
         path,
@@ -418,6 +417,28 @@ pub fn audit(
         audit.further.push(level);
     }
     Ok(audit)
+}
+
+/// A materiality margin on the ROC AUC gap: above 0, and at most the materiality ceiling
+/// of ROC AUC ([`crate::stats::MATERIAL_MARGIN_ROC_AUC`], docs/VERDICTS.md "Material
+/// margins"): a wider margin would make "no material leak" a vacuous claim (a gap that
+/// large moves a model across an AUC band), so it is refused before anything runs, with
+/// the option named in each front end's words.
+fn check_margin(margin: f64) -> Result<()> {
+    let ceiling = crate::stats::MATERIAL_MARGIN_ROC_AUC;
+    if margin.is_finite() && margin > 0.0 && margin <= ceiling {
+        return Ok(());
+    }
+    let why = if margin.is_finite() && margin > ceiling {
+        format!(
+            " is above the materiality ceiling {ceiling} of ROC AUC: a gap that large moves a model across an AUC band (0.7, 0.8, 0.9), so \"no material leak\" under it would say nothing (docs/VERDICTS.md, \"Material margins\"); give a margin above 0 and at most {ceiling}"
+        )
+    } else {
+        format!(" must be an AUC difference above 0 and at most {ceiling}")
+    };
+    Err(Error::invalid(
+        Text::opt_value(Opt::Margin, margin.to_string()).then(why),
+    ))
 }
 
 /// The audit grouped by `entity`.

@@ -412,7 +412,11 @@ impl Experiment {
             ));
         }
         let path = pack.dir().join("experiments").join(format!("{name}.json"));
-        let bytes = crate::input::read_within(&path, MAX_EXPERIMENT_BYTES, "")?;
+        let bytes = crate::input::read_within(
+            &path,
+            MAX_EXPERIMENT_BYTES,
+            crate::words::Budget::Fixed("an experiment file"),
+        )?;
         let experiment =
             Experiment::from_json(&bytes).map_err(|e| Error::pack(&path, e.to_string()))?;
         if experiment.pack != pack.id() {

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::metrics::{self, MetricName, Undefined};
 use crate::pack::parse_finite;
 use crate::stats::intervals::{self, IntervalMethod, TestRows};
+use crate::words::{Budget, Opt, Text};
 
 /// The columns of a predictions CSV (`counterlab metrics --label … --score …`).
 #[derive(Debug, Clone, Copy)]
@@ -54,18 +55,28 @@ pub struct Predictions {
 pub fn read_csv(path: &Path, bytes: &[u8], columns: &Columns<'_>) -> Result<Predictions> {
     let args = columns;
     // Every row takes at least 2 bytes, so the byte budget bounds the rows.
-    let mut csv = StrictCsv::new(path, bytes, 1 << 16, bytes.len())?;
+    // The header's columns have a fixed budget here (no option raises it).
+    let mut csv =
+        StrictCsv::new(path, bytes, 1 << 16, bytes.len()).map_err(|e| match e.kind() {
+            crate::ErrorKind::OverBudget(over) => Error::over_budget(
+                &over.path,
+                Budget::FixedColumns("a predictions CSV"),
+                over.limit,
+                over.needed,
+            ),
+            _ => e,
+        })?;
     let (label_at, score_at) = (
-        csv.column_for(args.label, Some("--label"))?,
-        csv.column_for(args.score, Some("--score"))?,
+        csv.column_for(args.label, Some(Text::opt(Opt::Label)))?,
+        csv.column_for(args.score, Some(Text::opt(Opt::Score)))?,
     );
     let score2_at = args
         .score2
-        .map(|c| csv.column_for(c, Some("--score2")))
+        .map(|c| csv.column_for(c, Some(Text::opt(Opt::Score2))))
         .transpose()?;
     let entity_at = args
         .entity
-        .map(|c| csv.column_for(c, Some("--entity")))
+        .map(|c| csv.column_for(c, Some(Text::opt(Opt::Entity))))
         .transpose()?;
     let mut out = Predictions {
         labels: Vec::new(),
@@ -138,11 +149,12 @@ pub fn read_csv(path: &Path, bytes: &[u8], columns: &Columns<'_>) -> Result<Pred
             path,
             None,
             Some(args.label),
-            format!(
-                "no label equals --positive {}; the labels seen: {}. Pass the positive class's label as written in the file (compared as exact text)",
-                excerpt(args.positive),
-                seen()
-            ),
+            Text::plain("no label equals ")
+                .then(Text::opt_value(Opt::Positive, excerpt(args.positive)))
+                .then(format!(
+                    "; the labels seen: {}. Pass the positive class's label as written in the file (compared as exact text)",
+                    seen()
+                )),
         ));
     }
     if label_counts.len() > 2 && !args.one_vs_rest {
@@ -150,12 +162,13 @@ pub fn read_csv(path: &Path, bytes: &[u8], columns: &Columns<'_>) -> Result<Pred
             path,
             None,
             Some(args.label),
-            format!(
-                "{} label texts where two classes were expected: {}. Write each class as one text (1.0 and 1 are different texts), or pass --one-vs-rest to read {} against all the others",
+            Text::plain(format!(
+                "{} label texts where two classes were expected: {}. Write each class as one text (1.0 and 1 are different texts), or pass ",
                 if more_labels { "more than 64".to_owned() } else { label_counts.len().to_string() },
                 seen(),
-                excerpt(args.positive)
-            ),
+            ))
+            .then(Text::opt(Opt::OneVsRest))
+            .then(format!(" to read {} against all the others", excerpt(args.positive))),
         ));
     }
     if entity_at.is_some() {

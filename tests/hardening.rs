@@ -440,9 +440,18 @@ fn hostile_inputs_finish_quickly_in_bounded_memory() {
     write_fixture(&packs, "many", many.as_bytes());
     let packs_arg = packs.to_str().unwrap().to_owned();
     for (id, reason) in [
-        ("wide", "columns, over the budget"),
-        ("big", "bytes, over the budget"),
-        ("many", "rows, over the budget"),
+        (
+            "wide",
+            "1,000,003 columns, over the 1,024-column budget: pass --max-columns 1000003",
+        ),
+        (
+            "big",
+            "209,715,200 bytes, over the 33,554,432-byte budget: pass --max-fixture-bytes 209715200",
+        ),
+        (
+            "many",
+            "1,200,000 rows, over the 1,000,000-row budget: pass --max-rows 1200000",
+        ),
     ] {
         let payload = payload_for(dir.path(), id);
         let (o, seconds) = counterlab_limited(&["verify", &payload, "--packs", &packs_arg]);

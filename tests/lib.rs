@@ -4,6 +4,7 @@
 #![allow(unreachable_pub, missing_docs)]
 
 mod boundary;
+mod budgets;
 mod byod;
 mod calibration;
 mod canon;

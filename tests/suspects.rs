@@ -70,7 +70,8 @@ fn init_leaves_proxies_ids_and_clocks_out_with_the_evidence() {
         "#   row_id: an identifier: a different value in each of the 160 rows",
         "#   patient_code: an alias of the entity: one value per entity and one entity per value (40 entities)",
         "#   week: a clock: whole numbers under a time-like name",
-        "to use it anyway, keep it (--keep count)",
+        // A comment of pack.toml, written alike by every front end: the library's words.
+        "to use it anyway, keep it (keep = count)",
     ] {
         assert!(manifest.contains(expected), "{expected}\n{manifest}");
     }

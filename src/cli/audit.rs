@@ -6,11 +6,11 @@ use std::path::PathBuf;
 
 use counterlab::audit::{audit, Audit, AuditOptions, GROUPED_ARM, PAYLOAD_FILE, USER_ARM};
 use counterlab::entity_key::quoted;
-use counterlab::pack::LoadLimits;
+use counterlab::words::{Budget, Words};
 
 use super::{
-    pack::print_problems, print_json, read_input, style, Exit, Outcome, Roles, ThreadArgs,
-    EXIT_DATA, EXIT_OK, EXIT_USAGE,
+    pack::print_problems, print_json, read_input, style, Exit, FixtureArgs, Outcome, Roles,
+    ThreadArgs, EXIT_DATA, EXIT_OK, EXIT_USAGE,
 };
 
 /// Check your own train/test split for leakage, no pack needed: shared entities, test
@@ -61,6 +61,8 @@ pub(crate) struct AuditArgs {
     out: Option<PathBuf>,
     #[command(flatten)]
     threads: ThreadArgs,
+    #[command(flatten)]
+    fixture: FixtureArgs,
 }
 
 /// Every error of an audit is exit 2, whatever its kind: exit 1 means "leak found".
@@ -83,10 +85,12 @@ pub(crate) fn command(args: &AuditArgs) -> Outcome {
         model: args.model.clone(),
         missing_values: args.missing_values.clone().unwrap_or_default(),
     };
-    let limits = LoadLimits::default();
-    let bytes = read_input(&args.data, limits.max_bytes, "").map_err(usage)?;
+    let limits = args.fixture.limits()?;
+    let bytes = read_input(&args.data, limits.max_bytes, Budget::FixtureBytes).map_err(usage)?;
+    // The audit verifies its own payload with the same table budgets it read the CSV with.
     let verify_options = counterlab::VerifyOptions {
         threads: args.threads.count().map_err(usage)?,
+        fixture: limits,
         ..counterlab::VerifyOptions::default()
     };
     let audit = audit(&args.data, &bytes, &options, &limits, &verify_options).map_err(usage)?;
@@ -269,8 +273,18 @@ fn print_leak_and_pack(args: &AuditArgs, audit: &Audit) {
             out.display(),
             out.join(PAYLOAD_FILE).display()
         );
+        // The table budgets the CSV needed, so that the printed command runs as written.
+        let budgets: String = counterlab::pack_folder::budgets_needed(&audit.scaffold)
+            .iter()
+            .map(|(opt, value)| {
+                format!(
+                    " {}",
+                    style::CliWords.option(*opt, Some(&value.to_string()))
+                )
+            })
+            .collect();
         outln!(
-            "check: counterlab verify {} --packs {}",
+            "check: counterlab verify {} --packs {}{budgets}",
             out.join(PAYLOAD_FILE).display(),
             out.display()
         );

@@ -118,7 +118,7 @@ pub(crate) fn command(args: &VerifyArgs) -> Outcome {
         Verified::Report(report) => report,
         Verified::Capsule(_) if args.fixture.given() || args.max_design_bytes.is_some() => {
             return Err(Exit::usage(
-                "--max-fixture-bytes and --max-design-bytes cannot be given for a Proof Capsule: it is re-verified with the options it records ($.options); leave them out",
+                "--max-fixture-bytes, --max-columns, --max-rows and --max-design-bytes cannot be given for a Proof Capsule: it is re-verified with the options it records ($.options); leave them out",
             ));
         }
         Verified::Capsule(capsule) => {

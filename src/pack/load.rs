@@ -18,6 +18,7 @@ use super::manifest::{toml_key, DataSpec};
 use crate::csv_input::{excerpt, StrictCsv};
 use crate::error::{Error, Result};
 use crate::table::{FeatureLayout, FileColumns, Table, TextColumn};
+use crate::words::Budget;
 
 /// How much of a fixture is read before it is refused. Checked while reading, so a
 /// hostile file costs at most about the byte budget in memory (docs/VERDICTS.md, "Budgets").
@@ -34,6 +35,11 @@ pub struct LoadLimits {
 impl LoadLimits {
     /// The largest byte budget the loader accepts.
     pub const MAX_BYTES_LIMIT: u64 = u32::MAX as u64;
+    /// The largest column budget the loader accepts (a header of this many columns costs
+    /// its names, and a row as many fields).
+    pub const MAX_COLUMNS_LIMIT: usize = 1 << 20;
+    /// The largest row budget the loader accepts (row indices are 32-bit).
+    pub const MAX_ROWS_LIMIT: usize = u32::MAX as usize;
 }
 
 impl Default for LoadLimits {
@@ -68,15 +74,11 @@ pub(crate) fn parse_fixture(
     let layout = FeatureLayout::new(&spec.features, &spec.levels);
     // One-hot columns cost memory like file columns: the same budget, before any row.
     if layout.columns().len() > limits.max_columns {
-        return Err(Error::data(
+        return Err(Error::over_budget(
             path,
-            None,
-            None,
-            format!(
-                "the features make {} model columns (one per level of a categorical column), more than the limit of {}: drop categorical columns with many levels",
-                layout.columns().len(),
-                limits.max_columns
-            ),
+            Budget::ModelColumns,
+            limits.max_columns as u64,
+            Some(layout.columns().len() as u64),
         ));
     }
     let mut columns = FileColumns {
@@ -114,17 +116,17 @@ pub(crate) fn parse_fixture(
 
 /// Finds each role's column in the header.
 fn roles(csv: &StrictCsv<'_>, spec: &DataSpec) -> Result<Roles> {
-    let entity = csv.column_for(&spec.entity, Some("data.entity in pack.toml"))?;
-    let label = csv.column_for(&spec.label, Some("data.label in pack.toml"))?;
+    let entity = csv.column_for(&spec.entity, Some("data.entity in pack.toml".into()))?;
+    let label = csv.column_for(&spec.label, Some("data.label in pack.toml".into()))?;
     let features = spec
         .features
         .iter()
-        .map(|f| csv.column_for(f, Some("data.features in pack.toml")))
+        .map(|f| csv.column_for(f, Some("data.features in pack.toml".into())))
         .collect::<Result<Vec<_>>>()?;
     let time = spec
         .time
         .as_deref()
-        .map(|t| csv.column_for(t, Some("data.time in pack.toml")))
+        .map(|t| csv.column_for(t, Some("data.time in pack.toml".into())))
         .transpose()?;
     let mut used = vec![entity, label];
     used.extend(&features);

@@ -293,6 +293,13 @@ pub fn rules() -> Value {
     rules["claim_form"] = json!("a metric_gap is decided in one form: higher - lower at_most x with x <= 0 as lower - higher at_least -x (a permutation p-value), at_least x with x < 0 as lower - higher at_most -x (a margin); the report's claim is written in that form");
     rules["margin_safeguard"] = json!("a margin (metric_gap at_most x > 0 or within m, decided form) whose recorded CI supports it and whose claimed arms draw rows from the seed is SUPPORTS only if the verifier's own draw of the two claimed arms supports it too: seed from the verifier's seed (verify/margin-redraw/0), seeded assignment, max(recorded repeats, 5) repeats of each k_fold and entity_k_fold, the same interval rule (claim.redraw)");
     rules["vacuous_gap"] = json!("a metric_gap whose two arms score the same rows and give each the same prediction in every repeat (the score; the baseline class for majority_baseline_accuracy) is zero by construction, and one whose two arms are constant predictors (one class on every test row for a threshold metric, one score for roc_auc) compares nothing: both unverifiable (vacuous)");
+    rules["material_margin"] = json!({
+        "ceilings": crate::experiment::MetricName::ALL
+            .iter()
+            .map(|&m| (m.as_str().to_owned(), json!(crate::stats::material_margin(m))))
+            .collect::<serde_json::Map<_, _>>(),
+        "rule": "a margin (metric_gap at_most x > 0 or within m, decided form) is vacuous, unverifiable, when it is above the metric's ceiling or at least the better arm's headroom (its estimate minus the metric's chance level: 0.5 for roc_auc and balanced_accuracy, the arm's majority baseline for accuracy, 0 for accuracy_lift; none for majority_baseline_accuracy); a CI wholly beyond the margin still contradicts",
+    });
     rules["over_budget_recompute"] = json!("a verification over the work budget whose one run of every arm and ablation is within it still runs recompute.equal (a recorded number that is not the kernel's is a failure); every later check is skipped");
     rules["json_bom"] =
         json!("one leading UTF-8 byte-order mark is skipped wherever a JSON document is read");
