@@ -51,7 +51,7 @@ pub use report::{
 pub(crate) use structure::experiment_error_at;
 
 /// The verifier's version (changes whenever a rule changes; the rules hash pins them).
-pub const VERIFIER_VERSION: &str = "counterlab-verifier/10";
+pub const VERIFIER_VERSION: &str = "counterlab-verifier/11";
 
 /// The most label permutations K a verification runs per null.
 pub const MAX_PERMUTATIONS: usize = 100_000;
