@@ -590,7 +590,7 @@ fn a_repeated_gap_over_too_few_entities_is_inconclusive() {
                     { "name": "entity_grouped", "split": { "kind": "entity_k_fold", "folds": 3, "repeats": repeats } }
                 ],
                 "metrics": ["roc_auc"],
-                "claim": { "kind": "metric_gap", "metric": "roc_auc", "higher": "random_rows", "lower": "entity_grouped", "at_least": -0.5 }
+                "claim": { "kind": "metric_gap", "metric": "roc_auc", "higher": "random_rows", "lower": "entity_grouped", "at_least": -0.05 }
             })
             .to_string()
             .as_bytes(),
