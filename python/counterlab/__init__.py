@@ -599,6 +599,9 @@ def audit(
     seed: int = 1,
     margin: Optional[float] = None,
     model: str = "logistic",
+    keep: Sequence[str] = (),
+    drop: Sequence[str] = (),
+    features: Optional[Sequence[str]] = None,
 ) -> Report:
     """Check your own train/test split for leakage, as ``counterlab audit``; no pack needed.
 
@@ -629,6 +632,12 @@ def audit(
             or ``undecided`` by the verifier's interval.
         model: the model of both sides of the comparison: ``"logistic"`` (C = 1) or
             ``"gbdt"`` (gradient-boosted trees with scikit-learn's defaults).
+        keep: columns kept as features although the audit would leave them out as
+            suspect (as :func:`init`).
+        drop: columns left out of the features (another split column, say), as
+            :func:`init`.
+        features: exactly these columns as the model's features, in this order (as
+            :func:`init`). ``result["features"]`` lists the features used.
 
     Returns:
         ``counterlab.audit/1``; ``result["leak"]`` is True for every leak the CLI exits 1
@@ -658,6 +667,9 @@ def audit(
             _time_kind(time_kind),
             more,
             _model(model),
+            _args.names(keep, "keep"),
+            _args.names(drop, "drop"),
+            None if features is None else _args.names(features, "features"),
         )
     return _report(text)
 

@@ -69,6 +69,9 @@ def audit(
     time_kind: Optional[str] = None,
     more_entities: List[str] = ...,
     model: Optional[str] = None,
+    keep: List[str] = ...,
+    drop: List[str] = ...,
+    features: Optional[List[str]] = None,
 ) -> str: ...
 def init(
     data: _Input,

@@ -400,7 +400,7 @@ fn metrics(
 /// Audits the split of a CSV (its bytes, named `name` in messages, or a path read within
 /// the fixture budget); returns `counterlab.audit/1`.
 #[pyfunction]
-#[pyo3(signature = (data, name, entity, label, positive, test, time=None, threads=None, out=None, seed=1, margin=None, time_kind=None, more_entities=Vec::new(), model=None))]
+#[pyo3(signature = (data, name, entity, label, positive, test, time=None, threads=None, out=None, seed=1, margin=None, time_kind=None, more_entities=Vec::new(), model=None, keep=Vec::new(), drop=Vec::new(), features=None))]
 #[allow(clippy::too_many_arguments)]
 fn audit(
     py: Python<'_>,
@@ -418,6 +418,9 @@ fn audit(
     time_kind: Option<String>,
     more_entities: Vec<String>,
     model: Option<String>,
+    keep: Vec<String>,
+    drop: Vec<String>,
+    features: Option<Vec<String>>,
 ) -> PyResult<String> {
     let input = Input::from(data)?;
     let verify_options = VerifyOptions {
@@ -436,6 +439,9 @@ fn audit(
         margin,
         model: parse_model(model.as_deref())?,
         missing_values: Default::default(),
+        keep,
+        drop,
+        features,
     };
     kernel(py, move || {
         let limits = LoadLimits::default();
@@ -507,6 +513,9 @@ fn init(
         features,
         model: parse_model(model.as_deref())?,
         missing_values: Default::default(),
+        keep,
+        drop,
+        features,
     };
     kernel(py, move || {
         let limits = LoadLimits::default();
