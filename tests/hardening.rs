@@ -868,12 +868,9 @@ fn schema_invalid_variants_are_rejected_with_their_path() {
         }
     };
     let options = VerifyOptions {
-        max_work: 0, // nothing is fitted: a variant that passes the schema stops at budget.work
-        // An explicit budget: no pack's own [verify] max_work raises it.
-        pack_budget: counterlab::verify::PackBudgetUse {
-            work: false,
-            design_bytes: true,
-        },
+        // Nothing is fitted: a variant that passes the schema stops at budget.work (a
+        // given budget: no pack's own [verify] max_work raises it).
+        max_work: counterlab::verify::Budget::given(0),
         ..fast()
     };
     let mut files: Vec<PathBuf> = Vec::new();

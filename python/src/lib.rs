@@ -277,6 +277,7 @@ fn verify(
         alpha,
         max_payload_bytes,
         max_work,
+        max_design_bytes: None,
     };
     let options = verify_options(choices, threads)?;
     // An option given beside a capsule is a UsageError, as any bad argument.
