@@ -483,7 +483,10 @@ def metrics(
         The ``counterlab metrics --json`` object: ``n``, ``n_pos``, ``n_neg``, ``accuracy``,
         ``balanced_accuracy``, ``majority_baseline_accuracy``, ``roc_auc``, ``roc_auc_ci``,
         ``roc_auc_se``, ``roc_auc_interval`` (``undefined`` says why when AUC is undefined),
-        ``n_entities`` with ``entity``, ``paired`` with ``y_score2``.
+        ``n_entities`` and ``entity_collisions`` with ``entity`` (groups of entity ids
+        that look alike, ``{"count", "first"}``: one entity written two ways is two
+        clusters to the interval, which is then too narrow), ``paired`` with
+        ``y_score2``.
 
     Raises:
         UsageError: arrays of different lengths, non-finite scores, not 1-D, a cell that

@@ -514,9 +514,6 @@ fn init(
         features,
         model: parse_model(model.as_deref())?,
         missing_values: Default::default(),
-        keep,
-        drop,
-        features,
     };
     kernel(py, move || {
         let limits = LoadLimits::default();
