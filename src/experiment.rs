@@ -103,13 +103,11 @@ impl ModelSpec {
 
     /// A model family by name with its defaults, as `--model` takes it: `logistic` (C = 1)
     /// or `gbdt` (scikit-learn's defaults).
-    pub fn parse_family(name: &str) -> std::result::Result<ModelSpec, String> {
+    pub fn parse_family(name: &str) -> Result<ModelSpec> {
         match name {
             "logistic" => Ok(ModelSpec::logistic()),
             "gbdt" => Ok(ModelSpec::Gbdt(GbdtSpec::default())),
-            other => Err(format!(
-                "unknown model {other:?}: expected \"logistic\" or \"gbdt\""
-            )),
+            other => Err(Error::unknown_name("model", other, &["logistic", "gbdt"])),
         }
     }
 

@@ -483,19 +483,21 @@ pub(crate) fn budget_section(pack: &Pack, experiments: &[Experiment]) -> Option<
     let short = |needed: u64, default: u64, declared: Option<u64>| {
         needed > default.max(declared.unwrap_or(0))
     };
-    if !short(work, defaults.max_work, declared.and_then(|b| b.max_work))
-        && !short(
-            design,
-            defaults.max_design_bytes,
-            declared.and_then(|b| b.max_design_bytes),
-        )
-    {
+    if !short(
+        work,
+        defaults.max_work.limit(),
+        declared.and_then(|b| b.max_work),
+    ) && !short(
+        design,
+        defaults.max_design_bytes.limit(),
+        declared.and_then(|b| b.max_design_bytes),
+    ) {
         return None;
     }
     // The section replaces any earlier one: it names every budget the experiments need
     // beyond its default, not only the one that is short.
-    let work = (work > defaults.max_work).then_some(work);
-    let design = (design > defaults.max_design_bytes).then_some(design);
+    let work = (work > defaults.max_work.limit()).then_some(work);
+    let design = (design > defaults.max_design_bytes.limit()).then_some(design);
     let mut section = format!(
         "{BUDGET_COMMENT} than the default budgets (docs/VERDICTS.md,\n# \"Budgets and options\"): the most it needs.\n[verify]\n"
     );

@@ -666,3 +666,79 @@ fn init_writes_a_no_material_gap_starter_whose_printed_commands_work() {
     }
     assert_eq!(verified_siblings, 2);
 }
+
+/// A gap whose two arms run the same design — the same split in the design normal form,
+/// which sets aside the seed and the fold assignment — compares a design with itself: it
+/// is INCONCLUSIVE, outcome `vacuous`, whatever its bound, with the claim's JSON path
+/// (issue 42). Here `k_fold` 5 dealt by the kernel and by scikit-learn: two draws of one
+/// design, whose gap is not zero (so no other vacuity rule applies) and was SUPPORTED as
+/// "no gap within 0.05" before the rule. An `entity_overlap` of overlap 0 beside the
+/// `entity_grouped` split it is, and two arms that differ by `"repeats": 1` alone, are
+/// twins too; a `k_fold` against an `entity_k_fold` is not.
+#[test]
+fn a_gap_between_two_arms_of_one_design_is_vacuous() {
+    let (pack, base) = registered("entity-leakage", "random-vs-grouped");
+    let with_arms = |a: Value, b: Value, claim: (&str, f64)| {
+        let mut e = base.clone();
+        e["arms"] = json!([{"name": "a", "split": a}, {"name": "b", "split": b}]);
+        e["ablations"] = json!([]);
+        e["claim"] =
+            json!({"kind": "metric_gap", "metric": "roc_auc", "higher": "a", "lower": "b"});
+        with_bound(&e, claim.0, claim.1)
+    };
+    let kernel = json!({"kind": "k_fold", "folds": 5});
+    let sklearn = json!({"kind": "k_fold", "folds": 5, "assignment": "sklearn"});
+    for bound in [("within", 0.05), ("at_least", 0.0), ("at_most", 0.05)] {
+        let report = verified(&pack, &with_arms(kernel.clone(), sklearn.clone(), bound));
+        assert_eq!(report["verdict"], "INCONCLUSIVE", "{bound:?}: {report}");
+        assert_eq!(report["claim"]["outcome"], "vacuous", "{bound:?}");
+        assert_eq!(report["claim"]["interval"], "none", "{bound:?}");
+        let observed = report["claim"]["observed"]
+            .as_f64()
+            .expect("both AUCs defined");
+        assert!(
+            observed != 0.0,
+            "two draws, not zero by construction: {observed}"
+        );
+        let reasons = report["reasons"].to_string();
+        for expected in [
+            "vacuous claim: $.experiment.claim compares arm \\\"a\\\"",
+            "($.experiment.claim.lower)",
+            "run the same design",
+        ] {
+            assert!(
+                reasons.contains(expected),
+                "{bound:?}: {expected} in {reasons}"
+            );
+        }
+    }
+    // The claim's mirror is decided alike.
+    let report = verified(
+        &pack,
+        &swapped(&with_arms(
+            kernel.clone(),
+            sklearn.clone(),
+            ("within", 0.05),
+        )),
+    );
+    assert_eq!(report["claim"]["outcome"], "vacuous");
+    for (a, b) in [
+        (
+            json!({"kind": "entity_overlap", "test_fraction": 0.25, "overlap": 0.0}),
+            json!({"kind": "entity_grouped", "test_fraction": 0.25}),
+        ),
+        (
+            json!({"kind": "k_fold", "folds": 5, "repeats": 1}),
+            json!({"kind": "k_fold", "folds": 5, "assignment": "sklearn"}),
+        ),
+    ] {
+        let report = verified(&pack, &with_arms(a.clone(), b.clone(), ("within", 0.05)));
+        assert_eq!(report["claim"]["outcome"], "vacuous", "{a} / {b}: {report}");
+        assert_eq!(report["verdict"], "INCONCLUSIVE");
+    }
+    // Two designs: decided on their interval as before.
+    let two = json!({"kind": "entity_k_fold", "folds": 5});
+    let report = verified(&pack, &with_arms(kernel, two, ("at_least", 0.1)));
+    assert_ne!(report["claim"]["outcome"], "vacuous", "{report}");
+    assert_eq!(report["verdict"], "SUPPORTS", "{report}");
+}

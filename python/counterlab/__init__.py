@@ -527,7 +527,10 @@ def metrics(
         The ``counterlab metrics --json`` object: ``n``, ``n_pos``, ``n_neg``, ``accuracy``,
         ``balanced_accuracy``, ``majority_baseline_accuracy``, ``roc_auc``, ``roc_auc_ci``,
         ``roc_auc_se``, ``roc_auc_interval`` (``undefined`` says why when AUC is undefined),
-        ``n_entities`` with ``entity``, ``paired`` with ``y_score2``.
+        ``n_entities`` and ``entity_collisions`` with ``entity`` (groups of entity ids
+        that look alike, ``{"count", "first"}``: one entity written two ways is two
+        clusters to the interval, which is then too narrow), ``paired`` with
+        ``y_score2``.
 
     Raises:
         UsageError: arrays of different lengths, non-finite scores, not 1-D, a cell that
@@ -629,6 +632,9 @@ def audit(
     max_fixture_bytes: Optional[int] = None,
     max_columns: Optional[int] = None,
     max_rows: Optional[int] = None,
+    keep: Sequence[str] = (),
+    drop: Sequence[str] = (),
+    features: Optional[Sequence[str]] = None,
 ) -> Report:
     """Check your own train/test split for leakage, as ``counterlab audit``; no pack needed.
 
@@ -666,6 +672,12 @@ def audit(
             bytes, 1024 columns, 1000000 rows), as the CLI's --max-fixture-bytes,
             --max-columns, --max-rows; over one, an OverBudgetError names the argument and
             a value that passes.
+        keep: columns kept as features although the audit would leave them out as
+            suspect (as :func:`init`).
+        drop: columns left out of the features (another split column, say), as
+            :func:`init`.
+        features: exactly these columns as the model's features, in this order (as
+            :func:`init`). ``result["features"]`` lists the features used.
 
     Returns:
         ``counterlab.audit/1``; ``result["leak"]`` is True for every leak the CLI exits 1
@@ -695,6 +707,9 @@ def audit(
         more,
         _model(model),
         _missing_values(missing_values),
+        keep=_args.names(keep, "keep"),
+        drop=_args.names(drop, "drop"),
+        features=None if features is None else _args.names(features, "features"),
         **_budgets(max_fixture_bytes, max_columns, max_rows),
     )
     return _report(text)

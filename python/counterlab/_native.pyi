@@ -85,6 +85,9 @@ def audit(
     max_fixture_bytes: Optional[int] = None,
     max_columns: Optional[int] = None,
     max_rows: Optional[int] = None,
+    keep: List[str] = ...,
+    drop: List[str] = ...,
+    features: Optional[List[str]] = None,
 ) -> str: ...
 def init(
     data: _Input,

@@ -338,18 +338,11 @@ fn verify(
         alpha,
         max_payload_bytes,
         max_work,
+        max_design_bytes,
     };
     let mut options = verify_options(choices, threads)?;
-    let given = max_design_bytes.is_some()
-        || max_fixture_bytes.is_some()
-        || max_columns.is_some()
-        || max_rows.is_some();
+    let given = max_fixture_bytes.is_some() || max_columns.is_some() || max_rows.is_some();
     options.fixture = limits(max_fixture_bytes, max_columns, max_rows)?;
-    if let Some(bytes) = max_design_bytes {
-        options.max_design_bytes = bytes;
-        // An explicit budget is the budget: the pack's own does not raise it.
-        options.pack_budget.design_bytes = false;
-    }
     // An option given beside a capsule is a UsageError, as any bad argument.
     let answer = kernel(py, move || {
         let bytes = match input {
@@ -363,7 +356,7 @@ fn verify(
         }
         let verified = verify_document(&bytes, packs.as_deref(), &options)?;
         if given && matches!(verified, counterlab::document::Verified::Capsule(_)) {
-            return Ok(Err("max_design_bytes, max_fixture_bytes, max_columns and max_rows cannot be given for a Proof Capsule: it is re-verified with the options it records ($.options); leave them out".to_owned()));
+            return Ok(Err("max_fixture_bytes, max_columns and max_rows cannot be given for a Proof Capsule: it is re-verified with the options it records ($.options); leave them out".to_owned()));
         }
         Ok(Ok(text(&verified.to_json())))
     })?;
@@ -479,7 +472,7 @@ fn metrics(
 /// Audits the split of a CSV (its bytes, named `name` in messages, or a path read within
 /// the fixture budget); returns `counterlab.audit/1`.
 #[pyfunction]
-#[pyo3(signature = (data, name, entity, label, positive, test, time=None, threads=None, out=None, seed=1, margin=None, time_kind=None, more_entities=Vec::new(), model=None, missing_values=None, max_fixture_bytes=None, max_columns=None, max_rows=None))]
+#[pyo3(signature = (data, name, entity, label, positive, test, time=None, threads=None, out=None, seed=1, margin=None, time_kind=None, more_entities=Vec::new(), model=None, missing_values=None, max_fixture_bytes=None, max_columns=None, max_rows=None, keep=Vec::new(), drop=Vec::new(), features=None))]
 #[allow(clippy::too_many_arguments)]
 fn audit(
     py: Python<'_>,
@@ -501,6 +494,9 @@ fn audit(
     max_fixture_bytes: Option<u64>,
     max_columns: Option<u64>,
     max_rows: Option<u64>,
+    keep: Vec<String>,
+    drop: Vec<String>,
+    features: Option<Vec<String>>,
 ) -> PyResult<String> {
     let input = Input::from(data)?;
     let limits = limits(max_fixture_bytes, max_columns, max_rows)?;
@@ -522,6 +518,9 @@ fn audit(
         margin,
         model: parse_model(model.as_deref())?,
         missing_values: parse_missing_values(missing_values.as_deref())?,
+        keep,
+        drop,
+        features,
     };
     kernel(py, move || {
         let csv = read_csv(input, &name, &limits)?;

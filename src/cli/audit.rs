@@ -4,7 +4,9 @@
 
 use std::path::PathBuf;
 
-use counterlab::audit::{audit, Audit, AuditOptions, GROUPED_ARM, PAYLOAD_FILE, USER_ARM};
+use counterlab::audit::{
+    audit, Audit, AuditOptions, ComparisonOutcome, GROUPED_ARM, PAYLOAD_FILE, USER_ARM,
+};
 use counterlab::entity_key::quoted;
 use counterlab::words::{Budget, Words};
 
@@ -52,6 +54,18 @@ pub(crate) struct AuditArgs {
     /// `NA,,null`), as `init --missing-values`. Default: NA, nan, NULL, N/A, <NA>, NaT, #N/A.
     #[arg(long, value_parser = counterlab::pack::MissingValues::parse)]
     missing_values: Option<counterlab::pack::MissingValues>,
+    /// Keep this column as a feature although it is suspect (a label proxy, an
+    /// identifier, a clock), as init does; repeat the flag or separate names with commas.
+    #[arg(long, value_delimiter = ',')]
+    keep: Vec<String>,
+    /// Leave this column out of the features (another split column, say), as init does;
+    /// repeat the flag or separate with commas.
+    #[arg(long, value_delimiter = ',')]
+    drop: Vec<String>,
+    /// Exactly these columns as features, in this order (comma-separated or repeated), as
+    /// init does.
+    #[arg(long, value_delimiter = ',')]
+    features: Option<Vec<String>>,
     /// Print JSON (counterlab.audit/1).
     #[arg(long)]
     json: bool,
@@ -84,6 +98,9 @@ pub(crate) fn command(args: &AuditArgs) -> Outcome {
         margin: args.margin,
         model: args.model.clone(),
         missing_values: args.missing_values.clone().unwrap_or_default(),
+        keep: args.keep.clone(),
+        drop: args.drop.clone(),
+        features: args.features.clone(),
     };
     let limits = args.fixture.limits()?;
     let bytes = read_input(&args.data, limits.max_bytes, Budget::FixtureBytes).map_err(usage)?;
@@ -196,9 +213,12 @@ fn print_split(audit: &Audit) {
 /// verifier's verdict on it; or why the comparison could not be built.
 fn print_auc(audit: &Audit) {
     let comparison = match &audit.comparison {
-        Ok(comparison) => comparison,
-        Err(why) => {
-            outln!("ROC AUC           not compared: {}", style::safe(why));
+        ComparisonOutcome::Built(comparison) => comparison,
+        ComparisonOutcome::NotBuilt(why) => {
+            outln!(
+                "ROC AUC           not compared: {}",
+                style::safe(&why.to_string())
+            );
             return;
         }
     };

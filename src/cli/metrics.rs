@@ -125,6 +125,9 @@ fn print_table(report: &Value) {
     if let Some(n) = report.get("n_entities") {
         outln!("{:<28} {n}", "entities");
     }
+    if let Some(warning) = counterlab::metrics_report::entity_collisions_warning(report) {
+        outln!("{:<28} {}", "look-alike ids", safe(&warning));
+    }
     if let Some(paired) = report.get("paired") {
         print_paired(paired);
     }

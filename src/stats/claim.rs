@@ -548,6 +548,7 @@ pub(crate) fn evaluate(
         // No claim object: its `alpha` would be outside the report schema's range.
         Err(refused) => return ClaimEvaluation::without_report(refused.to_string()),
     };
+    let twins = same_design(claim, prepared.experiment());
     // One statement, one form: a claim and its mirror are decided alike.
     let written = claim;
     let decided = claim.decided_form();
@@ -563,8 +564,9 @@ pub(crate) fn evaluate(
         );
         return vacuous_evaluation(claim, &statement, reason, &level, &observed.results);
     }
-    if let Some(reason) =
-        zero_by_construction(claim, observed).or_else(|| constant_predictors(claim, observed))
+    if let Some(reason) = zero_by_construction(claim, observed)
+        .or_else(|| constant_predictors(claim, observed))
+        .or(twins)
     {
         return vacuous_evaluation(claim, &statement, reason, &level, &observed.results);
     }
@@ -1287,6 +1289,35 @@ fn constant_predictors(claim: &Claim, observed: &Evaluation) -> Option<String> {
         format!(
             "vacuous claim: each arm's model {what} (a constant predictor), so the gap {} compares two constant predictors and says nothing about the designs",
             Statement::of(claim).statistic
+        )
+    })
+}
+
+/// Why a gap compares a design with itself, if it does: its two arms run the same split
+/// in the design normal form (src/design.rs), which sets aside the seed and the fold
+/// assignment (nuisances: which rows fall where) and the spelling of defaults
+/// (`"repeats": 1`, an `entity_overlap` of overlap 0 for the `entity_grouped` split it
+/// is). Both arms then fit the same model on the same features, so the gap is the
+/// difference between two draws of one design: it estimates 0 whatever the data, and no
+/// bound on it says anything about designs. (Two arms that also draw alike are
+/// [`zero_by_construction`], whose reason comes first.) `claim` as written, so that the
+/// reason names its arms as the JSON does.
+fn same_design(claim: &Claim, experiment: &Experiment) -> Option<String> {
+    let Claim::MetricGap { higher, lower, .. } = claim else {
+        return None;
+    };
+    let split = |name: &str| {
+        experiment
+            .arms
+            .iter()
+            .find(|a| a.name == *name)
+            .map(|a| a.split.normal_form())
+    };
+    let (h, l) = (split(higher)?, split(lower)?);
+    (h == l).then(|| {
+        format!(
+            "vacuous claim: $.experiment.claim compares arm {higher:?} ($.experiment.claim.higher) with arm {lower:?} ($.experiment.claim.lower), which run the same design (split {} once the seed and the fold assignment are set aside), so the gap is between two draws of one design, 0 whatever the data, and no bound on it is evidence about designs: compare two different splits",
+            String::from_utf8_lossy(&crate::canon::canonical_bytes(&h))
         )
     })
 }

@@ -180,17 +180,9 @@ impl Verification<'_> {
     fn budgets(&self, pack: &Pack) -> ((u64, &'static str), (u64, &'static str)) {
         let o = self.options;
         let declared = pack.manifest().verify.unwrap_or_default();
-        let raised = |given: u64, declared: Option<u64>, usable: bool| match declared {
-            Some(declared) if usable && declared > given => (declared, "the pack's [verify]"),
-            _ => (given, "the options"),
-        };
         (
-            raised(o.max_work, declared.max_work, o.pack_budget.work),
-            raised(
-                o.max_design_bytes,
-                declared.max_design_bytes,
-                o.pack_budget.design_bytes,
-            ),
+            o.max_work.for_pack(declared.max_work),
+            o.max_design_bytes.for_pack(declared.max_design_bytes),
         )
     }
 }

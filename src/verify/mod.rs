@@ -121,35 +121,67 @@ pub struct VerifyOptions {
     /// Largest amount of work, in units of rows × ((features + 1)² + 32) per model fit (what
     /// one Newton iteration's Hessian costs, plus the per-row work of margins, exponentials
     /// and metrics); see [`work_units`]. A deterministic count, not a
-    /// time (docs/VERDICTS.md, "Budgets").
-    pub max_work: u64,
-    /// Which of a pack's own budgets (`[verify]` in pack.toml) may raise the options':
-    /// each one unless that budget was given explicitly.
-    pub pack_budget: PackBudgetUse,
+    /// time (docs/VERDICTS.md, "Budgets"). A budget a caller sets is [`Budget::given`]:
+    /// no pack's `[verify] max_work` raises it.
+    pub max_work: Budget,
     /// Largest memory for the prepared designs a verification holds at once, in bytes;
-    /// see [`crate::budget::design_bytes`].
-    pub max_design_bytes: u64,
+    /// see [`crate::budget::design_bytes`]. Given or raisable, as `max_work`.
+    pub max_design_bytes: Budget,
     /// Worker threads (never changes the report; at most [`crate::run::MAX_THREADS`] are
     /// used).
     pub threads: usize,
 }
 
-/// Whether a pack's `[verify]` budgets may raise the verification's, one flag per budget:
-/// a budget given explicitly (`--max-work`, `--max-design-bytes`, Python's `max_work`) is
-/// the budget, and the pack's own value for it is not read; the other still is.
+/// A work or design budget of [`VerifyOptions`], and whether a pack's own budget
+/// (`[verify] max_work` / `max_design_bytes` in pack.toml) may raise it. A budget is
+/// either **given** — the caller's choice, which is the budget whatever a pack declares —
+/// or **raisable** — a floor that a pack declaring more raises to its value (the
+/// defaults are raisable). Only the two constructors make one, so a caller that sets a
+/// budget says which it is: a small budget set for a test cannot be raised by a pack
+/// without the caller having asked for that.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PackBudgetUse {
-    /// The pack's `max_work` may raise [`VerifyOptions::max_work`].
-    pub work: bool,
-    /// The pack's `max_design_bytes` may raise [`VerifyOptions::max_design_bytes`].
-    pub design_bytes: bool,
+pub struct Budget {
+    limit: u64,
+    raisable: bool,
 }
 
-impl Default for PackBudgetUse {
-    fn default() -> Self {
-        PackBudgetUse {
-            work: true,
-            design_bytes: true,
+impl Budget {
+    /// The caller's budget: no pack raises it.
+    pub const fn given(limit: u64) -> Budget {
+        Budget {
+            limit,
+            raisable: false,
+        }
+    }
+
+    /// A budget that a pack's `[verify]` raises when it declares more (what the defaults
+    /// are).
+    pub const fn raisable(limit: u64) -> Budget {
+        Budget {
+            limit,
+            raisable: true,
+        }
+    }
+
+    /// The budget before any pack raises it.
+    pub fn limit(self) -> u64 {
+        self.limit
+    }
+
+    /// Whether a pack's `[verify]` may raise it.
+    pub fn is_raisable(self) -> bool {
+        self.raisable
+    }
+
+    /// The budget for a pack that declares `declared` for it, with where it comes from:
+    /// the pack's value when the budget is raisable and the pack declares more, else the
+    /// options'.
+    pub fn for_pack(self, declared: Option<u64>) -> (u64, &'static str) {
+        match declared {
+            Some(declared) if self.raisable && declared > self.limit => {
+                (declared, "the pack's [verify]")
+            }
+            _ => (self.limit, "the options"),
         }
     }
 }
@@ -165,9 +197,8 @@ impl Default for VerifyOptions {
             family: 1,
             max_payload_bytes: 1 << 20,
             fixture: LoadLimits::default(),
-            max_work: 10_000_000_000,
-            pack_budget: PackBudgetUse::default(),
-            max_design_bytes: 512 << 20,
+            max_work: Budget::raisable(10_000_000_000),
+            max_design_bytes: Budget::raisable(512 << 20),
             threads: RunOptions::default().threads,
         }
     }

@@ -716,7 +716,10 @@ fn a_community_id_is_a_coarser_level_and_community_and_mother_covariates_are_fea
         printed.contains("note: \"cluster\" is a coarser level"),
         "{printed}"
     );
-    assert!(printed.contains("audit with --entity mom,cluster"), "{printed}");
+    assert!(
+        printed.contains("audit with --entity mom,cluster"),
+        "{printed}"
+    );
     for covariate in ["ssDist", "husEmpl", "pcInd81", "TV"] {
         assert!(
             !printed.contains(&format!("\"{covariate}\" is a coarser level")),
