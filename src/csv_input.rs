@@ -13,20 +13,7 @@ use std::path::Path;
 use crate::error::{Error, Result};
 use crate::words::{Budget, Text};
 
-/// At most this many characters of a cell appear in a message.
-const EXCERPT_CHARS: usize = 40;
-
-/// A cell's text for a message: at most 40 characters, quoted and escaped (`{:?}`), with
-/// how much was left out.
-pub fn excerpt(text: &str) -> String {
-    let count = text.chars().count();
-    if count <= EXCERPT_CHARS {
-        format!("{text:?}")
-    } else {
-        let head: String = text.chars().take(EXCERPT_CHARS).collect();
-        format!("{head:?}… ({} more characters)", count - EXCERPT_CHARS)
-    }
-}
+pub use crate::words::excerpt;
 
 /// A CSV file's records, read strictly (see the module docs).
 pub struct StrictCsv<'b> {

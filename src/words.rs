@@ -266,14 +266,18 @@ impl Budget {
         }
     }
 
-    /// The largest value the option accepts (the loader's and the verifier's ranges).
-    pub fn most(self) -> u64 {
-        use crate::pack::LoadLimits;
+    /// The largest value the option accepts: the loader's and the verifier's ranges are
+    /// defined from these (`pack::LoadLimits::MAX_*_LIMIT`,
+    /// `verify::MAX_PAYLOAD_BYTES_LIMIT`), so that messages depend on nothing else.
+    pub const fn most(self) -> u64 {
         match self {
-            Budget::FixtureBytes => LoadLimits::MAX_BYTES_LIMIT,
-            Budget::Columns | Budget::ModelColumns => LoadLimits::MAX_COLUMNS_LIMIT as u64,
-            Budget::Rows => LoadLimits::MAX_ROWS_LIMIT as u64,
-            Budget::PayloadBytes => crate::verify::MAX_PAYLOAD_BYTES_LIMIT as u64,
+            // A byte count the loader reads into one buffer indexed by u32.
+            Budget::FixtureBytes => u32::MAX as u64,
+            // A header of this many columns costs its names, and a row as many fields.
+            Budget::Columns | Budget::ModelColumns => 1 << 20,
+            // Row indices are 32-bit.
+            Budget::Rows => u32::MAX as u64,
+            Budget::PayloadBytes => 16 << 20,
             Budget::PredictionsBytes | Budget::Fixed(_) | Budget::FixedColumns(_) => u64::MAX,
         }
     }
@@ -362,6 +366,21 @@ pub fn grouped(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// The most characters of a cell [`excerpt`] shows.
+const EXCERPT_CHARS: usize = 40;
+
+/// A cell's text for a message: at most 40 characters, quoted and escaped (`{:?}`), with
+/// how much was left out.
+pub fn excerpt(text: &str) -> String {
+    let count = text.chars().count();
+    if count <= EXCERPT_CHARS {
+        format!("{text:?}")
+    } else {
+        let head: String = text.chars().take(EXCERPT_CHARS).collect();
+        format!("{head:?}… ({} more characters)", count - EXCERPT_CHARS)
+    }
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ mod cv;
 mod cv_interval;
 mod determinism;
 mod docs;
+mod errors;
 mod gap_bounds;
 mod gbdt;
 mod guide;

@@ -34,12 +34,12 @@ pub struct LoadLimits {
 
 impl LoadLimits {
     /// The largest byte budget the loader accepts.
-    pub const MAX_BYTES_LIMIT: u64 = u32::MAX as u64;
+    pub const MAX_BYTES_LIMIT: u64 = Budget::FixtureBytes.most();
     /// The largest column budget the loader accepts (a header of this many columns costs
     /// its names, and a row as many fields).
-    pub const MAX_COLUMNS_LIMIT: usize = 1 << 20;
+    pub const MAX_COLUMNS_LIMIT: usize = Budget::Columns.most() as usize;
     /// The largest row budget the loader accepts (row indices are 32-bit).
-    pub const MAX_ROWS_LIMIT: usize = u32::MAX as usize;
+    pub const MAX_ROWS_LIMIT: usize = Budget::Rows.most() as usize;
 }
 
 impl Default for LoadLimits {

@@ -57,7 +57,7 @@ pub const VERIFIER_VERSION: &str = "counterlab-verifier/11";
 pub const MAX_PERMUTATIONS: usize = 100_000;
 
 /// The largest payload byte budget (`--max-payload-bytes`) accepted.
-pub const MAX_PAYLOAD_BYTES_LIMIT: usize = 16 << 20;
+pub const MAX_PAYLOAD_BYTES_LIMIT: usize = crate::words::Budget::PayloadBytes.most() as usize;
 
 /// Every check of a payload report, in the order they run and appear in reports.
 pub const CHECK_IDS: [&str; 20] = checks::names(PAYLOAD_CHECKS);
