@@ -18,6 +18,19 @@ use serde_json::{json, Value};
 
 use crate::common::{bundled_packs, fast_options, registered};
 
+/// A cross-validation split of `kind` with `folds`, and `assignment` and `repeats` when
+/// given.
+fn split_json(kind: &str, folds: u32, assignment: Option<&str>, repeats: Option<u32>) -> Value {
+    let mut split = json!({ "kind": kind, "folds": folds });
+    if let Some(a) = assignment {
+        split["assignment"] = json!(a);
+    }
+    if let Some(r) = repeats {
+        split["repeats"] = json!(r);
+    }
+    split
+}
+
 /// entity-leakage's two cross-validation arms (`folds` each, `assignment` on both when
 /// given, `repeats` when given), ROC AUC, and `claim`.
 fn cv_design(
@@ -27,16 +40,7 @@ fn cv_design(
     repeats: Option<u32>,
     claim: Value,
 ) -> Value {
-    let split = |kind: &str| {
-        let mut split = json!({ "kind": kind, "folds": folds });
-        if let Some(a) = assignment {
-            split["assignment"] = json!(a);
-        }
-        if let Some(r) = repeats {
-            split["repeats"] = json!(r);
-        }
-        split
-    };
+    let split = |kind: &str| split_json(kind, folds, assignment, repeats);
     json!({
         "format": "counterlab.experiment/1",
         "pack": "entity-leakage",
@@ -155,16 +159,7 @@ fn grouped_design(
     repeats: Option<u32>,
     claim: Value,
 ) -> Value {
-    let split = |folds: u32| {
-        let mut split = json!({ "kind": "entity_k_fold", "folds": folds });
-        if let Some(a) = assignment {
-            split["assignment"] = json!(a);
-        }
-        if let Some(r) = repeats {
-            split["repeats"] = json!(r);
-        }
-        split
-    };
+    let split = |folds: u32| split_json("entity_k_fold", folds, assignment, repeats);
     json!({
         "format": "counterlab.experiment/1",
         "pack": "entity-leakage",
