@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
-use crate::json_path::JsonPath;
+use crate::json_path::{JsonPath, Seg};
 
 /// Keywords that only annotate (never constrain).
 const ANNOTATIONS: &[&str] = &[
@@ -77,10 +77,53 @@ impl Violation {
         }
     }
 
-    fn at(path: &JsonPath, message: String) -> Violation {
+    fn at(path: Loc<'_>, message: String) -> Violation {
         Violation {
-            path: path.clone(),
+            path: path.to_path(),
             message,
+        }
+    }
+}
+
+/// Where the checker stands in the instance: a path kept as borrowed steps on the stack, made
+/// into a [`JsonPath`] only when a violation is reported (a valid document, the common case,
+/// builds none: a path per node was most of a payload's check).
+#[derive(Clone, Copy)]
+enum Loc<'a> {
+    Root,
+    Key(&'a Loc<'a>, &'a str),
+    Index(&'a Loc<'a>, usize),
+}
+
+impl<'a> Loc<'a> {
+    fn key(&'a self, key: &'a str) -> Loc<'a> {
+        Loc::Key(self, key)
+    }
+
+    fn index(&'a self, index: usize) -> Loc<'a> {
+        Loc::Index(self, index)
+    }
+
+    fn depth(self) -> usize {
+        match self {
+            Loc::Root => 0,
+            Loc::Key(parent, _) | Loc::Index(parent, _) => parent.depth() + 1,
+        }
+    }
+
+    fn to_path(self) -> JsonPath {
+        match self {
+            Loc::Root => JsonPath::root(),
+            Loc::Key(parent, key) => {
+                let mut path = parent.to_path();
+                path.push(Seg::Key(key.to_owned()));
+                path
+            }
+            Loc::Index(parent, index) => {
+                let mut path = parent.to_path();
+                path.push(Seg::Index(index));
+                path
+            }
         }
     }
 }
@@ -279,7 +322,7 @@ impl Schema {
     /// document order (object keys in sorted order), each with its JSON path.
     pub fn violations(&self, instance: &Value) -> Vec<Violation> {
         let mut out = Vec::new();
-        self.check(&self.root, instance, &JsonPath::root(), &mut out);
+        self.check(&self.root, instance, Loc::Root, &mut out);
         out
     }
 
@@ -288,7 +331,7 @@ impl Schema {
     pub fn violations_of(&self, def: &str, instance: &Value) -> Vec<Violation> {
         let mut out = Vec::new();
         match self.resolve(&format!("#/$defs/{def}")) {
-            Some(schema) => self.check(schema, instance, &JsonPath::root(), &mut out),
+            Some(schema) => self.check(schema, instance, Loc::Root, &mut out),
             None => out.push(Violation {
                 path: JsonPath::root(),
                 message: format!("{} has no definition {def:?}", self.name),
@@ -297,7 +340,7 @@ impl Schema {
         out
     }
 
-    fn check(&self, schema: &Value, v: &Value, path: &JsonPath, out: &mut Vec<Violation>) {
+    fn check(&self, schema: &Value, v: &Value, path: Loc<'_>, out: &mut Vec<Violation>) {
         if out.len() >= MAX_VIOLATIONS {
             // Enough to report: a hostile document of 10⁵ unknown keys costs no more.
             return;
@@ -361,13 +404,7 @@ impl Schema {
     /// (an untagged union such as a metric's number-or-`{undefined}`), that branch's own
     /// violations are reported, with their deeper paths; otherwise one violation at the
     /// union names every branch.
-    fn check_one_of(
-        &self,
-        options: &[Value],
-        v: &Value,
-        path: &JsonPath,
-        out: &mut Vec<Violation>,
-    ) {
+    fn check_one_of(&self, options: &[Value], v: &Value, path: Loc<'_>, out: &mut Vec<Violation>) {
         let mut per_branch = Vec::with_capacity(options.len());
         for option in options {
             let mut errors = Vec::new();
@@ -390,7 +427,7 @@ impl Schema {
                 (by_kind.is_empty(), v.get("kind"), self.union_kinds(options))
             {
                 out.push(Violation {
-                    path: path.key("kind"),
+                    path: path.key("kind").to_path(),
                     message: format!("{} is not one of {}", short(kind), Value::Array(kinds)),
                 });
                 return;
@@ -419,7 +456,7 @@ impl Schema {
                 })
                 .collect();
             out.push(Violation {
-                path: path.clone(),
+                path: path.to_path(),
                 message: format!(
                     "matches {matching} of the {} allowed forms, exactly one required: {}",
                     options.len(),
@@ -438,7 +475,7 @@ impl Schema {
             })
             .collect();
         out.push(Violation {
-            path: path.clone(),
+            path: path.to_path(),
             message: format!(
                 "matches {matching} of the {} allowed forms, exactly one required ({})",
                 options.len(),
@@ -493,14 +530,14 @@ impl Schema {
         &self,
         map: &Map<String, Value>,
         object: &Map<String, Value>,
-        path: &JsonPath,
+        path: Loc<'_>,
         out: &mut Vec<Violation>,
     ) {
         if let Some(required) = map.get("required").and_then(Value::as_array) {
             for key in required.iter().filter_map(Value::as_str) {
                 if !object.contains_key(key) {
                     out.push(Violation {
-                        path: path.clone(),
+                        path: path.to_path(),
                         message: format!("missing required key {key:?}"),
                     });
                 }
@@ -509,7 +546,7 @@ impl Schema {
         if let Some(min) = map.get("minProperties").and_then(Value::as_u64) {
             if (object.len() as u64) < min {
                 out.push(Violation {
-                    path: path.clone(),
+                    path: path.to_path(),
                     message: format!("fewer than {min} keys"),
                 });
             }
@@ -518,13 +555,13 @@ impl Schema {
         for (key, value) in object {
             let child = path.key(key);
             match properties.and_then(|p| p.get(key)) {
-                Some(sub) => self.check(sub, value, &child, out),
+                Some(sub) => self.check(sub, value, child, out),
                 None => match map.get("additionalProperties") {
                     Some(Value::Bool(false)) => out.push(Violation {
-                        path: child,
+                        path: child.to_path(),
                         message: format!("unknown key {key:?}"),
                     }),
-                    Some(sub) => self.check(sub, value, &child, out),
+                    Some(sub) => self.check(sub, value, child, out),
                     None => {}
                 },
             }
@@ -535,7 +572,7 @@ impl Schema {
         &self,
         map: &Map<String, Value>,
         items: &[Value],
-        path: &JsonPath,
+        path: Loc<'_>,
         out: &mut Vec<Violation>,
     ) {
         let len = items.len() as u64;
@@ -563,14 +600,14 @@ impl Schema {
                 .min();
             if let Some(i) = duplicate {
                 out.push(Violation {
-                    path: path.index(i),
+                    path: path.index(i).to_path(),
                     message: format!("duplicate item {}", short(&items[i])),
                 });
             }
         }
         if let Some(sub) = map.get("items") {
             for (i, item) in items.iter().enumerate() {
-                self.check(sub, item, &path.index(i), out);
+                self.check(sub, item, path.index(i), out);
             }
         }
     }
@@ -579,7 +616,7 @@ impl Schema {
         &self,
         map: &Map<String, Value>,
         s: &str,
-        path: &JsonPath,
+        path: Loc<'_>,
         out: &mut Vec<Violation>,
     ) {
         let mut fail = |message: String| out.push(Violation::at(path, message));
@@ -614,7 +651,7 @@ impl Schema {
 fn check_number(
     map: &Map<String, Value>,
     n: &serde_json::Number,
-    path: &JsonPath,
+    path: Loc<'_>,
     out: &mut Vec<Violation>,
 ) {
     // Numbers are compared as f64 and shown as written (`2e305`, not 306 digits).
