@@ -10,7 +10,7 @@ use counterlab::pack::Knob;
 use counterlab::split;
 use serde_json::json;
 
-use crate::common::{bundled_packs, counterlab, golden_json, TempDir};
+use crate::common::{bundled_maps, bundled_packs, counterlab, golden_json, TempDir};
 
 fn packs_with_boundary() -> Vec<String> {
     bundled_packs()
@@ -112,6 +112,9 @@ fn prevalence_subsampling_keeps_one_class_whole_and_hits_the_target() {
     }
 }
 
+/// A map is the same for any thread count and row order (checked at K = 19, on every
+/// cell of every bundled sweep: neither property depends on K), and the bundled maps at
+/// their own K do not drift from the golden cell and map hashes.
 #[test]
 fn boundary_maps_are_identical_for_threads_and_row_orders_and_do_not_drift() {
     let packs = bundled_packs();
@@ -123,20 +126,22 @@ fn boundary_maps_are_identical_for_threads_and_row_orders_and_do_not_drift() {
     let mut golden = serde_json::Map::new();
     for id in &ids {
         let pack = packs.get(id).unwrap();
-        let one = boundary::compute(pack, 1).unwrap();
-        let two = boundary::compute(pack, 2).unwrap();
-        assert_eq!(one, two, "{id}: 1 vs 2 threads");
-        let spec = pack.manifest().boundary.clone().unwrap();
+        let mut spec = pack.manifest().boundary.clone().unwrap();
+        spec.permutations = 19;
         let experiment = counterlab::Experiment::registered(pack, &spec.experiment).unwrap();
+        let one = boundary::compute_with(pack, pack.table(), &spec, &experiment, 1).unwrap();
+        let two = boundary::compute_with(pack, pack.table(), &spec, &experiment, 2).unwrap();
+        assert_eq!(one, two, "{id}: 1 vs 2 threads");
         let shuffled = pack.table().reloaded_in_shuffled_order(3);
         let reordered = boundary::compute_with(pack, &shuffled, &spec, &experiment, 2).unwrap();
         assert_eq!(one.map_hash, reordered.map_hash, "{id}: shuffled rows");
         assert_eq!(one.cells, reordered.cells, "{id}: shuffled rows");
+        let full = &bundled_maps()[id];
         golden.insert(
             id.clone(),
             json!({
-                "map_hash": one.map_hash,
-                "cells": one.cells.iter().map(|c| json!([c.axes, c.outcome, c.cell_hash])).collect::<Vec<_>>(),
+                "map_hash": full.map_hash,
+                "cells": full.cells.iter().map(|c| json!([c.axes, c.outcome, c.cell_hash])).collect::<Vec<_>>(),
             }),
         );
     }
@@ -153,8 +158,7 @@ fn outcome(map: &BoundaryMap, axes: &[(&str, f64)]) -> Outcome {
 
 #[test]
 fn the_bundled_maps_show_where_the_claims_stop_holding() {
-    let packs = bundled_packs();
-    let leakage = boundary::compute(packs.get("entity-leakage").unwrap(), 2).unwrap();
+    let leakage = &bundled_maps()["entity-leakage"];
     assert_eq!(leakage.cells.len(), 15);
     for cell in leakage
         .cells
@@ -175,7 +179,7 @@ fn the_bundled_maps_show_where_the_claims_stop_holding() {
         Outcome::Supports
     );
 
-    let imbalance = boundary::compute(packs.get("class-imbalance").unwrap(), 2).unwrap();
+    let imbalance = &bundled_maps()["class-imbalance"];
     assert!(imbalance.cells.len() >= 6);
     assert_eq!(
         outcome(&imbalance, &[("prevalence", 0.5)]),
@@ -193,7 +197,7 @@ fn the_bundled_maps_show_where_the_claims_stop_holding() {
     // The trees' capacity against a random split's inflation over the latest weeks (claim
     // per cell: gap >= 0.1). Under drift the stumps inflate most: measured 0.35 at 20
     // stumps, 0.10 at 20 trees of 31 leaves.
-    let capacity = boundary::compute(packs.get("temporal-leakage").unwrap(), 2).unwrap();
+    let capacity = &bundled_maps()["temporal-leakage"];
     assert_eq!(capacity.cells.len(), 15);
     let gap = |leaves: f64, trees: f64| {
         let axes = [("max_leaf_nodes", leaves), ("max_iter", trees)];

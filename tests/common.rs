@@ -1,7 +1,12 @@
-//! Helpers shared by the test modules: temporary packs written from CSV text.
+//! Helpers shared by the test modules: temporary packs written from CSV text, and the
+//! bundled experiments' payloads and the recorded payloads with their reports, computed
+//! once per test binary.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+use counterlab_test_support::bundled;
 
 static NEXT: AtomicUsize = AtomicUsize::new(0);
 
@@ -175,4 +180,96 @@ pub fn write_file(dir: &TempDir, name: &str, text: &str) -> PathBuf {
     let path = dir.path().join(name);
     std::fs::write(&path, text).unwrap();
     path
+}
+
+/// A bundled experiment, the payload `counterlab run` writes for it (two threads, pretty
+/// JSON) and the report on that payload under [`fast_options`].
+pub struct RegisteredRun {
+    /// `pack/experiment`.
+    pub name: String,
+    /// The fresh payload's bytes.
+    pub payload: Vec<u8>,
+    /// `counterlab::verify(payload, bundled packs, fast_options())`.
+    pub report: counterlab::Report,
+}
+
+/// Every bundled experiment run and verified once per test binary: several tests read the
+/// same reports (check order, schema, null distributions, golden hashes), and each used to
+/// run and verify every experiment again.
+pub fn registered_runs() -> &'static [RegisteredRun] {
+    static RUNS: OnceLock<Vec<RegisteredRun>> = OnceLock::new();
+    RUNS.get_or_init(|| {
+        let packs = bundled_packs();
+        let runs: Vec<RegisteredRun> = bundled::experiment_files()
+            .into_iter()
+            .map(|(name, path)| {
+                let experiment =
+                    counterlab::Experiment::from_json(&std::fs::read(&path).unwrap()).unwrap();
+                let payload = counterlab::run_with(
+                    packs.get(&experiment.pack).unwrap(),
+                    &experiment,
+                    &counterlab::RunOptions { threads: 2 },
+                )
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+                .to_json_pretty()
+                .unwrap()
+                .into_bytes();
+                let report = counterlab::verify(&payload, &packs, &fast_options());
+                RegisteredRun {
+                    name,
+                    payload,
+                    report,
+                }
+            })
+            .collect();
+        assert!(runs.len() >= 4, "expected the bundled experiments");
+        runs
+    })
+}
+
+/// A recorded payload as `expected.toml` lists it, its bytes and the report on it under
+/// the verifier's default options (K = 199): the options `expected.toml`'s verdicts are for.
+pub struct RecordedReport {
+    /// The listing.
+    pub case: bundled::Recorded,
+    /// `counterlab::verify(bytes, bundled packs, VerifyOptions::default())`.
+    pub report: counterlab::Report,
+}
+
+/// Every recorded payload verified once per test binary at the default options.
+pub fn recorded_reports() -> &'static [RecordedReport] {
+    static REPORTS: OnceLock<Vec<RecordedReport>> = OnceLock::new();
+    REPORTS.get_or_init(|| {
+        let packs = bundled_packs();
+        bundled::recorded_payloads(&packs)
+            .into_iter()
+            .map(|case| {
+                let bytes = std::fs::read(&case.path).unwrap();
+                let report =
+                    counterlab::verify(&bytes, &packs, &counterlab::VerifyOptions::default());
+                RecordedReport { case, report }
+            })
+            .collect()
+    })
+}
+
+/// Every bundled pack's boundary map (`boundary::compute` on two threads, at the pack's own
+/// K), by pack id, computed once per test binary and shared by the tests that read a
+/// bundled map.
+pub fn bundled_maps(
+) -> &'static std::collections::BTreeMap<String, counterlab::boundary::BoundaryMap> {
+    static MAPS: OnceLock<std::collections::BTreeMap<String, counterlab::boundary::BoundaryMap>> =
+        OnceLock::new();
+    MAPS.get_or_init(|| {
+        let packs = bundled_packs();
+        packs
+            .iter()
+            .filter(|pack| pack.manifest().boundary.is_some())
+            .map(|pack| {
+                let map = counterlab::boundary::compute(pack, 2)
+                    .unwrap_or_else(|e| panic!("{}: {e}", pack.id()));
+                (pack.id().to_owned(), map)
+            })
+            .collect()
+    })
 }

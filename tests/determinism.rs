@@ -77,33 +77,74 @@ fn shuffled_bundled_fixture_keeps_every_result_hash() {
     }
 }
 
+/// The registered experiments run under Nehalem: together they use every split kind and
+/// model kind of the registered experiments (checked below), on every bundled pack but
+/// rare-defects (whose transfer results the next test emulates): random rows on 9,000
+/// rows, repeated k-fold and entity k-fold for both models, temporal, entity-grouped and
+/// rolling-origin splits, a single-split tree.
+const NEHALEM_EXPERIMENTS: [&str; 6] = [
+    "class-imbalance/experiments/accuracy-is-baseline.json",
+    "entity-leakage/experiments/random-vs-grouped.json",
+    "entity-leakage/experiments/gbdt-random-vs-grouped.json",
+    "temporal-leakage/experiments/boundary-capacity.json",
+    "temporal-leakage/experiments/random-vs-rolling-origin.json",
+    "temporal-leakage/experiments/transfer-evaluation.json",
+];
+
+/// The split kinds and model kind an experiment file uses.
+fn kinds_used(path: &Path) -> std::collections::BTreeSet<String> {
+    let value: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let mut kinds: std::collections::BTreeSet<String> = value["arms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|arm| format!("split {}", arm["split"]["kind"].as_str().unwrap()))
+        .collect();
+    kinds.insert(format!(
+        "model {}",
+        value["model"]["kind"].as_str().unwrap()
+    ));
+    kinds
+}
+
 /// The same binary on a CPU without AVX/FMA (qemu-x86_64 -cpu Nehalem) gives the same
-/// result hash for every registered experiment. `.ci/run` installs qemu-user; without it
-/// this test fails in CI (CI=true) and is reported as skipped elsewhere.
-///
-/// Each emulated run is mostly the emulated start-up, whatever the pack, so
-/// the emulated run is made once per *distinct computation*: registered experiments that
-/// differ only in their claim (e.g. the same arms with thresholds 0.10 and 0.15) have the
-/// same `results` and so the same native result hash — a claim never enters `results` —
-/// and emulating the second one would re-run the identical arithmetic. Every registered
-/// experiment still runs natively; each distinct native result hash is checked under
-/// Nehalem: one emulated run per distinct hash in tests/golden/result_hashes.json, fewer
-/// than the registered experiments.
+/// result hash as natively, on a representative subset of the registered experiments
+/// ([`NEHALEM_EXPERIMENTS`]); every registered experiment's result hash is checked
+/// natively against its golden (`canon::registered_result_hashes_do_not_drift`), and the
+/// CPU-dependent code (the AVX2 copies of the Newton solver and of the boosting loop,
+/// chosen at run time) is reached by both model kinds in the subset. `.ci/run` installs
+/// qemu-user; without it this test fails in CI (CI=true) and is reported as skipped
+/// elsewhere.
 #[test]
 fn nehalem_cpu_gives_the_same_hashes() {
+    // The subset covers every split and model kind in use, so a new kind cannot skip it.
+    let registered = registered_experiments();
+    let mut subset = Vec::new();
+    let (mut used, mut covered) = (
+        std::collections::BTreeSet::new(),
+        std::collections::BTreeSet::new(),
+    );
+    for (name, path) in &registered {
+        let kinds = kinds_used(path);
+        if NEHALEM_EXPERIMENTS.iter().any(|e| path.ends_with(e)) {
+            covered.extend(kinds.iter().cloned());
+            subset.push((name.clone(), path.clone()));
+        }
+        used.extend(kinds);
+    }
+    assert_eq!(subset.len(), NEHALEM_EXPERIMENTS.len(), "{subset:?}");
+    assert_eq!(
+        used.difference(&covered).collect::<Vec<_>>(),
+        Vec::<&String>::new(),
+        "kinds used by a registered experiment but by none under Nehalem"
+    );
     if !qemu_available("nehalem_cpu_gives_the_same_hashes") {
         return;
     }
     let root = TempDir::new("qemu");
-    let mut emulated = std::collections::BTreeSet::new();
-    for (name, path) in registered_experiments() {
+    for (name, path) in subset {
         let mut hashes: Vec<String> = Vec::new();
         for (label, use_qemu) in [("native", false), ("nehalem", true)] {
-            if use_qemu && !emulated.insert(hashes[0].clone()) {
-                // The same computation as an experiment already emulated (see above).
-                hashes.push(hashes[0].clone());
-                continue;
-            }
             let out = root.path().join(format!("{label}.json"));
             let status = binary_on(use_qemu)
                 .args([

@@ -633,9 +633,11 @@ fn base_payload(packs: &Packs, base: &str) -> Result<Vec<u8>, String> {
         .ok_or_else(|| format!("base {base:?} is not PACK/EXPERIMENT"))?;
     if experiment == "@boundary" {
         // The pack's boundary map, as `counterlab boundary PACK --out` writes it.
-        let pack = packs.get(pack).map_err(|e| e.to_string())?;
-        let map = counterlab::boundary::compute(pack, 2).map_err(|e| e.to_string())?;
-        return serde_json::to_string_pretty(&map)
+        // The bundled packs' maps are computed once per test binary.
+        let map = crate::common::bundled_maps()
+            .get(pack)
+            .ok_or_else(|| format!("{pack}: no bundled boundary map"))?;
+        return serde_json::to_string_pretty(map)
             .map(|t| format!("{t}\n").into_bytes())
             .map_err(|e| e.to_string());
     }

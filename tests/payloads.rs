@@ -1,21 +1,24 @@
 //! The recorded payloads in each pack's `payloads/` get the verdicts listed in its
 //! `expected.toml`, under the verifier's default options (K = 199).
 
-use counterlab::verify::{Status, VerifyOptions};
+use counterlab::verify::Status;
 use counterlab_test_support::bundled;
+
+use crate::common::recorded_reports;
 
 #[test]
 fn recorded_payloads_get_their_expected_verdicts() {
     let packs = bundled::packs();
     let mut failures = Vec::new();
     let mut verdicts_per_pack = Vec::new();
-    let recorded = bundled::recorded_payloads(&packs);
     for pack in packs.iter() {
         let mut seen = std::collections::BTreeSet::new();
-        for case in recorded.iter().filter(|r| r.pack == pack.id()) {
+        for recorded in recorded_reports()
+            .iter()
+            .filter(|r| r.case.pack == pack.id())
+        {
+            let (case, report) = (&recorded.case, &recorded.report);
             assert!(!case.why.is_empty());
-            let bytes = std::fs::read(&case.path).unwrap();
-            let report = counterlab::verify(&bytes, &packs, &VerifyOptions::default());
             let verdict = report.verdict().as_str();
             seen.insert(verdict);
             if verdict != case.verdict {

@@ -8,7 +8,7 @@ use counterlab::verify::{Status, VerifyOptions, CHECK_IDS};
 use counterlab::{Experiment, Packs, RunOptions, Verdict};
 
 use crate::canon::registered_experiments;
-use crate::common::{counterlab, TempDir};
+use crate::common::{counterlab, registered_runs, TempDir};
 
 fn packs() -> Packs {
     Packs::discover(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/packs")).unwrap()
@@ -36,9 +36,8 @@ fn fast(threads: usize) -> VerifyOptions {
 
 #[test]
 fn every_report_lists_every_check_in_order_with_reasons() {
-    let packs = packs();
-    for (name, path) in registered_experiments() {
-        let report = counterlab::verify(&payload_bytes(&packs, &path), &packs, &fast(2));
+    for run in registered_runs() {
+        let (name, report) = (&run.name, &run.report);
         let ids: Vec<&str> = report.checks().iter().map(|c| c.id.as_str()).collect();
         assert_eq!(ids, CHECK_IDS, "{name}");
         for check in report.checks() {
@@ -115,12 +114,15 @@ fn report_json_has_the_documented_keys() {
 #[test]
 fn the_report_is_identical_for_one_and_many_threads() {
     let packs = packs();
-    for (name, path) in registered_experiments() {
-        let bytes = payload_bytes(&packs, &path);
-        let one = counterlab::verify(&bytes, &packs, &fast(1));
-        let many = counterlab::verify(&bytes, &packs, &fast(4));
-        assert_eq!(one.to_json(), many.to_json(), "{name}");
+    for run in registered_runs() {
+        // The shared report was made on two threads (fast_options).
+        let one = counterlab::verify(&run.payload, &packs, &fast(1));
+        assert_eq!(one.to_json(), run.report.to_json(), "{}", run.name);
     }
+    // And more threads than cores, on one payload.
+    let run = &registered_runs()[0];
+    let many = counterlab::verify(&run.payload, &packs, &fast(4));
+    assert_eq!(many.to_json(), run.report.to_json(), "{}", run.name);
 }
 
 // `Report::null_distribution` (what `verify --svg` draws) is the claim's own null: every
@@ -130,10 +132,9 @@ fn the_report_is_identical_for_one_and_many_threads() {
 // the report's.
 #[test]
 fn the_null_distribution_is_the_one_behind_the_reported_p_value() {
-    let packs = packs();
     let mut with_null = 0;
-    for (name, path) in registered_experiments() {
-        let report = counterlab::verify(&payload_bytes(&packs, &path), &packs, &fast(2));
+    for run in registered_runs() {
+        let (name, report) = (&run.name, &run.report);
         let Some(claim) = report.claim().filter(|c| c.p_value.is_some()) else {
             assert!(report.null_distribution().is_none(), "{name}");
             continue;
@@ -223,12 +224,11 @@ fn a_tampered_metric_is_rejected_with_path_observed_expected() {
 /// `COUNTERLAB_BLESS=1 cargo test --release --test lib verify::report_hashes_do_not_drift`.
 #[test]
 fn report_hashes_do_not_drift() {
-    let packs = packs();
     let mut hashes = BTreeMap::new();
-    for (name, path) in registered_experiments() {
-        let report = counterlab::verify(&payload_bytes(&packs, &path), &packs, &fast(2));
+    for run in registered_runs() {
+        let report = &run.report;
         hashes.insert(
-            name,
+            run.name.clone(),
             format!("{} {}", report.verdict().as_str(), report.report_hash()),
         );
     }
