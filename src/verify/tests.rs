@@ -100,6 +100,14 @@ fn a_verification_prepares_each_arm_once_per_table_and_fits_it_once_per_labellin
     for (name, bytes) in bundled_documents() {
         let value: Value = serde_json::from_slice(&bytes).expect("JSON");
         let experiment = &value["experiment"];
+        // The trees' map (15 cells of trees at K = 39, most of this test's time) is left
+        // out: a map's count is a sum over cells of the arm and null counts above, which
+        // do not depend on the model family, and the trees' payloads are counted here.
+        if value["format"] == crate::boundary::BOUNDARY_FORMAT
+            && experiment["model"]["kind"] == "gbdt"
+        {
+            continue;
+        }
         let arms = experiment["arms"].as_array().expect("arms");
         let a = arms.len() as u64;
         // One fit per arm per feature set and labelling; per fold for cross-validation.
