@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::experiment::{GbdtSpec, ModelSpec};
-use crate::model::gbdt::{FittedGbdt, HistGradientBoosting};
+use crate::model::gbdt::{BinnedRows, FittedGbdt, HistGradientBoosting};
 use crate::model::{Design, FittedLogistic, LogisticRegression, Matrix};
 
 /// A model ready to fit: the experiment's [`ModelSpec`] with the fit's settings.
@@ -34,10 +34,11 @@ pub enum PreparedDesign {
         /// The test rows, standardised with the training rows' statistics.
         test: Matrix,
     },
-    /// The raw training and test rows: the trees bin the training rows when fitted.
+    /// The training rows binned (once for every labelling the fold is fitted under) and
+    /// the raw test rows.
     Gbdt {
-        /// The training rows.
-        train: Matrix,
+        /// The training rows, binned.
+        train: BinnedRows,
         /// The test rows.
         test: Matrix,
     },
@@ -127,7 +128,10 @@ impl Model {
                 let test = design.standardizer().transform(&test);
                 Ok(PreparedDesign::Logistic { design, test })
             }
-            Model::Gbdt(_) => Ok(PreparedDesign::Gbdt { train, test }),
+            Model::Gbdt(model) => Ok(PreparedDesign::Gbdt {
+                train: model.bin(&train)?,
+                test,
+            }),
         }
     }
 
@@ -155,7 +159,7 @@ impl Model {
                 Ok((Fitted::Logistic(fitted), probability))
             }
             (Model::Gbdt(model), PreparedDesign::Gbdt { train, test }) => {
-                let fitted = model.fit(train, train_labels)?;
+                let fitted = model.fit_binned(train, train_labels)?;
                 let probability = fitted.predict_probability(test);
                 Ok((Fitted::Gbdt(fitted), probability))
             }

@@ -8,6 +8,7 @@ Run from the crate root, after building the release binary:
     python3 benches/sklearn/verify_side_by_side.py PAYLOAD.json ... # some payloads
     python3 benches/sklearn/verify_side_by_side.py --tol default    # skip the tol=1e-10 rows
     python3 benches/sklearn/verify_side_by_side.py --tol default --marginal  # + cost per permutation
+    python3 benches/sklearn/verify_side_by_side.py --quick          # the whole table in minutes
 
 What each side does (the comparison is conservative for counterlab):
 
@@ -76,10 +77,20 @@ K permutations' marginal cost.
 
 Timing: time.perf_counter, the median of --repeat runs (default 3) on both sides, after one
 untimed run of each (which also gives the report and the scikit-learn p-value).
+
+Quick mode (--quick): one timed run on each side (counterlab after its untimed report run,
+scikit-learn without a warm-up: numpy and scikit-learn are already imported and the data
+parsed), tol=1e-4 only, and the scikit-learn side under a time limit per call: --aim (15)
+times counterlab's `--threads 1` time on that payload. The call runs in a forked child
+process timed from inside; one that has not finished by then is stopped and shown as
+"> LIMIT (stopped)", its ratio as "≥ AIM×": scikit-learn took at least that long, so the
+ratio is at least the aim, and nothing is extrapolated. (A tree payload's scikit-learn
+side takes minutes; no other row needs the limit.)
 """
 
 import argparse
 import json
+import multiprocessing
 import os
 import platform
 import statistics
@@ -220,6 +231,29 @@ def sklearn_model(spec, tol_kwargs):
     )
 
 
+def time_limited(fn, limit):
+    """(seconds, fn()) timed in a forked child process, or (None, None) when it has not
+    finished within `limit` seconds (the child is then stopped)."""
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+
+    def child():
+        start = time.perf_counter()
+        result = fn()
+        send.send((time.perf_counter() - start, result))
+
+    process = context.Process(target=child)
+    process.start()
+    send.close()
+    if receive.poll(limit):
+        elapsed, result = receive.recv()
+        process.join()
+        return elapsed, result
+    process.kill()
+    process.join()
+    return None, None
+
+
 def median_time(fn, repeat):
     first = fn()  # untimed: warm-up, and its result is returned
     times = []
@@ -314,6 +348,24 @@ def ratio(slow, fast):
     return "—" if slow is None or fast is None else f"{slow / fast:.2f}×"
 
 
+class Stopped:
+    """A scikit-learn call stopped at its time limit: it took longer than `limit`."""
+
+    def __init__(self, limit):
+        self.limit = limit
+
+
+def fmt_side(t):
+    return f"> {fmt(t.limit)} (stopped)" if isinstance(t, Stopped) else fmt(t)
+
+
+def ratio_side(t, ours):
+    """The ratio of a scikit-learn time (or a lower bound on it) to counterlab's."""
+    if isinstance(t, Stopped):
+        return f"≥ {t.limit / ours:.2f}×"
+    return ratio(t, ours)
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -347,7 +399,17 @@ def main():
         help=f"also time both sides at {K2} permutations per null (tol=1e-4): the cost "
         "of one more label permutation on each side, and their ratio",
     )
+    parser.add_argument(
+        "--quick", action="store_true",
+        help="one run per side, tol=1e-4 only, and each scikit-learn call stopped at --aim "
+        "times counterlab's time (its ratio then shown as a lower bound)",
+    )
+    parser.add_argument("--aim", type=float, default=15.0, help="the ratio --quick's limit proves (default 15)")
     args = parser.parse_args()
+    if args.quick:
+        if args.marginal:
+            parser.error("--quick times one point: leave out --marginal")
+        args.repeat, args.tol = 1, "default"
     if args.marginal and args.tol == "1e-10":
         parser.error("--marginal needs the tol=1e-4 comparison (--tol default or both)")
     warnings.simplefilter("ignore", ConvergenceWarning)
@@ -370,7 +432,9 @@ def main():
         f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n"
         f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
         f"scikit-learn {sklearn.__version__}; OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}; "
-        f"counterlab binary {binary}; K = {K}; scikit-learn n_jobs={args.n_jobs}; median of {args.repeat}\n"
+        f"counterlab binary {binary}; K = {K}; scikit-learn n_jobs={args.n_jobs}; median of {args.repeat}"
+        + (f"; quick: scikit-learn calls stopped at {args.aim:g}× counterlab's time" if args.quick else "")
+        + "\n"
     )
     header = "| payload | verdict | counterlab fits | `verify --threads 1` | `verify` (default threads) |"
     rule = "|---|---|---:|---:|---:|"
@@ -431,15 +495,22 @@ def main():
                 if not full:
                     row += " — | — | — | — | — |" + (" — | — |" if tol == "default" else "")
                     continue
-                t, result = median_time(sklearn_work(data, experiment, TOLERANCES[tol], args.n_jobs), args.repeat)
+                work = sklearn_work(data, experiment, TOLERANCES[tol], args.n_jobs)
+                if args.quick:
+                    t, result = time_limited(work, args.aim * t1)
+                    if t is None:
+                        t, result = Stopped(args.aim * t1), {}
+                else:
+                    t, result = median_time(work, args.repeat)
                 arm_folds = {
                     a["name"]: a["split"].get("folds", 1) * a["split"].get("repeats", 1)
                     for a in experiment["arms"]
                 }
                 fits = (K + 1) * sum(arm_folds[name] for name in claim_arms(experiment))
+                per_fit = "—" if isinstance(t, Stopped) else ratio(t / fits, t1 / our_fits)
                 row += (
-                    f" {fits} | {fmt(t)} | {ratio(t, t1)} | {ratio(t, tn)} "
-                    f"| {ratio(t / fits, t1 / our_fits)} |"
+                    f" {fits} | {fmt_side(t)} | {ratio_side(t, t1)} | {ratio_side(t, tn)} "
+                    f"| {per_fit} |"
                 )
                 if tol == "default":
                     # As many label permutations as the verification runs: a second call
@@ -447,12 +518,18 @@ def main():
                     nulls = claim_nulls(report)
                     if nulls == 1:
                         same = t
+                    elif isinstance(t, Stopped):
+                        same = t  # the first call alone passed the limit
+                    elif args.quick:
+                        work = sklearn_work(data, experiment, TOLERANCES[tol], args.n_jobs, nulls)
+                        same, _ = time_limited(work, args.aim * t1)
+                        same = Stopped(args.aim * t1) if same is None else same
                     else:
                         same, _ = median_time(
                             sklearn_work(data, experiment, TOLERANCES[tol], args.n_jobs, nulls),
                             args.repeat,
                         )
-                    row += f" {fmt(same)} ({nulls}×{K}) | {ratio(same, t1)} |"
+                    row += f" {fmt_side(same)} ({nulls}×{K}) | {ratio_side(same, t1)} |"
                     if args.marginal:
                         # The same checks must run at K2 (no budget cut short), or the
                         # difference would not be the permutations' cost.

@@ -48,6 +48,7 @@ mod tests;
 mod tree;
 
 pub use binning::BinThresholds;
+use binning::Binned;
 pub use tree::{Node, Split, Tree};
 
 use super::Matrix;
@@ -152,14 +153,51 @@ impl HistGradientBoosting {
         self.validate()?;
         let n_pos = check_data(x, y)?;
         let (thresholds, binned) = BinThresholds::fit_and_bin(x, self.max_bins);
+        Ok(self.boost(thresholds, &binned, y, n_pos))
+    }
+
+    /// The training rows `x` binned for fits under any labels ([`HistGradientBoosting::fit_binned`]):
+    /// binning reads the feature values only, so a fold fitted under many labellings (a
+    /// permutation null) bins its rows once. Errors as [`HistGradientBoosting::fit`] does on
+    /// the values (no rows or columns, too many rows, a value that is not finite).
+    pub fn bin(&self, x: &Matrix) -> Result<BinnedRows> {
+        self.validate()?;
+        check_values(x)?;
+        let (thresholds, binned) = BinThresholds::fit_and_bin(x, self.max_bins);
+        Ok(BinnedRows { thresholds, binned })
+    }
+
+    /// [`HistGradientBoosting::fit`] on rows binned by [`HistGradientBoosting::bin`]: the
+    /// same trees, bit for bit (the same binning, then the same boosting).
+    pub fn fit_binned(&self, rows: &BinnedRows, y: &[bool]) -> Result<FittedGbdt> {
+        self.validate()?;
+        let n_pos = check_labels(rows.binned.rows(), y)?;
+        Ok(self.boost(rows.thresholds.clone(), &rows.binned, y, n_pos))
+    }
+
+    /// The trees on binned rows whose labels were checked (`n_pos` positive).
+    fn boost(
+        &self,
+        thresholds: BinThresholds,
+        binned: &Binned,
+        y: &[bool],
+        n_pos: usize,
+    ) -> FittedGbdt {
         let baseline = loss::baseline(n_pos, y.len());
-        let trees = boost::trees(self, &binned, &thresholds, y, baseline);
-        Ok(FittedGbdt {
+        let trees = boost::trees(self, binned, &thresholds, y, baseline);
+        FittedGbdt {
             thresholds,
             baseline,
             trees,
-        })
+        }
     }
+}
+
+/// Training rows binned once, for fits under any labels.
+#[derive(Debug, Clone)]
+pub struct BinnedRows {
+    thresholds: BinThresholds,
+    binned: Binned,
 }
 
 /// The checks of [`HistGradientBoosting::fit`] that do not look at feature values, in the
@@ -186,8 +224,18 @@ pub(crate) fn check_labels(rows: usize, y: &[bool]) -> Result<usize> {
 
 /// The checks of [`HistGradientBoosting::fit`] on its data; the number of positive labels.
 fn check_data(x: &Matrix, y: &[bool]) -> Result<usize> {
-    let invalid = |what: String| Err(Error::invalid(format!("gradient boosting: {what}")));
     let n_pos = check_labels(x.rows(), y)?;
+    check_values(x)?;
+    Ok(n_pos)
+}
+
+/// The checks of [`HistGradientBoosting::fit`] on the feature values, in its order (after
+/// the labels').
+fn check_values(x: &Matrix) -> Result<()> {
+    let invalid = |what: String| Err(Error::invalid(format!("gradient boosting: {what}")));
+    if x.rows() == 0 {
+        return invalid("no training rows".to_owned());
+    }
     if x.cols() == 0 {
         return invalid("no features".to_owned());
     }
@@ -206,7 +254,7 @@ fn check_data(x: &Matrix, y: &[bool]) -> Result<usize> {
             at % x.cols()
         ));
     }
-    Ok(n_pos)
+    Ok(())
 }
 
 impl FittedGbdt {
