@@ -12,11 +12,18 @@ venv="${COUNTERLAB_VENV:-/var/tmp/counterlab-venv}"
 pip=("$venv/bin/python" -m pip --disable-pip-version-check -q)
 "${pip[@]}" install -r python/requirements-test.txt
 
-cargo build --release --locked --bin counterlab
+# The CLI the reports are compared with: COUNTERLAB_CLI when given (CI passes the binary
+# `cargo test --release` built for the integration tests: building it again here with the
+# library's non-test features would compile the crate a second time), else built here.
+if [ -z "${COUNTERLAB_CLI:-}" ]; then
+    cargo build --release --locked --bin counterlab
+    COUNTERLAB_CLI="$CARGO_TARGET_DIR/release/counterlab"
+fi
+[ -x "$COUNTERLAB_CLI" ] || { echo "COUNTERLAB_CLI=$COUNTERLAB_CLI is not an executable" >&2; exit 2; }
 
 # The extension (PyO3) in a target dir of its own: its dependency features differ from the
 # CLI's, and sharing one dir would rebuild both in turn. maturin must be on PATH.
 PATH="$venv/bin:$PATH" CARGO_TARGET_DIR="${COUNTERLAB_PYTHON_TARGET:-/var/tmp/counterlab-python-target}" \
     "${pip[@]}" install --no-build-isolation --force-reinstall --no-deps ./python
 
-COUNTERLAB_CLI="$CARGO_TARGET_DIR/release/counterlab" "$venv/bin/python" -m pytest -q python/tests "$@"
+COUNTERLAB_CLI="$COUNTERLAB_CLI" "$venv/bin/python" -m pytest -q python/tests "$@"

@@ -80,8 +80,8 @@ untimed run of each (which also gives the report and the scikit-learn p-value).
 
 Quick mode (--quick): one timed run on each side (counterlab after its untimed report run,
 scikit-learn without a warm-up: numpy and scikit-learn are already imported and the data
-parsed), tol=1e-4 only, and the scikit-learn side under a time limit per call: --aim (15)
-times counterlab's `--threads 1` time on that payload. The call runs in a forked child
+parsed), tol=1e-4 only, and the scikit-learn side under a time limit per call: --aim (10,
+the floor the verifier is held to; 15 to prove the aim) times counterlab's `--threads 1` time on that payload. The call runs in a forked child
 process timed from inside; one that has not finished by then is stopped and shown as
 "> LIMIT (stopped)", its ratio as "≥ AIM×": scikit-learn took at least that long, so the
 ratio is at least the aim, and nothing is extrapolated. (A tree payload's scikit-learn
@@ -404,7 +404,7 @@ def main():
         help="one run per side, tol=1e-4 only, and each scikit-learn call stopped at --aim "
         "times counterlab's time (its ratio then shown as a lower bound)",
     )
-    parser.add_argument("--aim", type=float, default=15.0, help="the ratio --quick's limit proves (default 15)")
+    parser.add_argument("--aim", type=float, default=10.0, help="the ratio --quick's limit proves (default 10)")
     args = parser.parse_args()
     if args.quick:
         if args.marginal:
@@ -496,7 +496,12 @@ def main():
                     row += " — | — | — | — | — |" + (" — | — |" if tol == "default" else "")
                     continue
                 work = sklearn_work(data, experiment, TOLERANCES[tol], args.n_jobs)
-                if args.quick:
+                nulls = claim_nulls(report)
+                if args.quick and tol == "default" and nulls == 2:
+                    # Quick: only the call with the verification's own label permutations
+                    # (below) is timed; the one-null column is left empty.
+                    t, result = None, {}
+                elif args.quick:
                     t, result = time_limited(work, args.aim * t1)
                     if t is None:
                         t, result = Stopped(args.aim * t1), {}
@@ -507,7 +512,7 @@ def main():
                     for a in experiment["arms"]
                 }
                 fits = (K + 1) * sum(arm_folds[name] for name in claim_arms(experiment))
-                per_fit = "—" if isinstance(t, Stopped) else ratio(t / fits, t1 / our_fits)
+                per_fit = "—" if t is None or isinstance(t, Stopped) else ratio(t / fits, t1 / our_fits)
                 row += (
                     f" {fits} | {fmt_side(t)} | {ratio_side(t, t1)} | {ratio_side(t, tn)} "
                     f"| {per_fit} |"
@@ -515,7 +520,6 @@ def main():
                 if tol == "default":
                     # As many label permutations as the verification runs: a second call
                     # where it runs a second null (measured, not extrapolated).
-                    nulls = claim_nulls(report)
                     if nulls == 1:
                         same = t
                     elif isinstance(t, Stopped):
