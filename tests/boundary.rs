@@ -175,18 +175,18 @@ fn the_bundled_maps_show_where_the_claims_stop_holding() {
         assert_ne!(cell.outcome, Outcome::Supports);
     }
     assert_eq!(
-        outcome(&leakage, &[("test_entity_overlap", 1.0), ("c", 1.0)]),
+        outcome(leakage, &[("test_entity_overlap", 1.0), ("c", 1.0)]),
         Outcome::Supports
     );
 
     let imbalance = &bundled_maps()["class-imbalance"];
     assert!(imbalance.cells.len() >= 6);
     assert_eq!(
-        outcome(&imbalance, &[("prevalence", 0.5)]),
+        outcome(imbalance, &[("prevalence", 0.5)]),
         Outcome::Supports
     );
     assert_eq!(
-        outcome(&imbalance, &[("prevalence", 0.01)]),
+        outcome(imbalance, &[("prevalence", 0.01)]),
         Outcome::Rejected
     );
     for cell in &imbalance.cells {
@@ -209,11 +209,11 @@ fn the_bundled_maps_show_where_the_claims_stop_holding() {
         cell.claim.as_ref().unwrap().observed.unwrap()
     };
     assert_eq!(
-        outcome(&capacity, &[("max_leaf_nodes", 2.0), ("max_iter", 20.0)]),
+        outcome(capacity, &[("max_leaf_nodes", 2.0), ("max_iter", 20.0)]),
         Outcome::Supports
     );
     assert_ne!(
-        outcome(&capacity, &[("max_leaf_nodes", 31.0), ("max_iter", 20.0)]),
+        outcome(capacity, &[("max_leaf_nodes", 31.0), ("max_iter", 20.0)]),
         Outcome::Supports
     );
     assert!(gap(2.0, 20.0) > gap(31.0, 20.0) + 0.1);
