@@ -347,6 +347,7 @@ pub fn evaluate_once(
             table,
             experiment,
             table.labels(),
+            None,
         )
     });
     collect(experiment, outputs)
@@ -442,13 +443,56 @@ impl<'a> PreparedExperiment<'a> {
     /// a permutation of them), arms on up to `threads` threads; the first arm's error, in
     /// experiment order, when one fails.
     pub fn evaluate(&self, labels: &[bool], threads: usize) -> Result<Evaluation> {
+        self.evaluate_held(labels, threads, None)
+    }
+
+    /// [`PreparedExperiment::evaluate`] with every design taken from `held`
+    /// ([`PreparedExperiment::hold_designs`]) when given: the same results, bit for bit (a
+    /// design depends on the rows and features only, never on the labels), without making
+    /// each design again for every labelling.
+    pub fn evaluate_held(
+        &self,
+        labels: &[bool],
+        threads: usize,
+        held: Option<&HeldDesigns>,
+    ) -> Result<Evaluation> {
         assert_eq!(labels.len(), self.table.n_rows(), "one label per row");
         let indices: Vec<usize> = (0..self.arms.len()).collect();
         let outputs = parallel_map(&indices, threads, |&i| {
             let arm = self.arms[i].as_ref().map_err(Clone::clone)?;
-            arm.evaluate(self.table, self.experiment, labels)
+            let designs = held.map(|h| &h.per_arm[i][..]);
+            arm.evaluate(self.table, self.experiment, labels, designs)
         });
         collect(self.experiment, outputs)
+    }
+
+    /// Every design a full evaluation fits (each arm's, per feature set and fold), made
+    /// once for several labellings of the same table (the verifier's active label
+    /// mutations), on up to `threads` threads; `None` when the budget rule's upper bound
+    /// of their memory ([`crate::budget::design_bytes`]) is over [`HELD_DESIGN_BYTES`] (a
+    /// large table then makes each design when it is fitted and drops it after, as a
+    /// single evaluation does) or an arm's split failed.
+    pub fn hold_designs(&self, threads: usize) -> Option<HeldDesigns> {
+        if crate::budget::design_bytes(self.experiment, self.table) > HELD_DESIGN_BYTES {
+            return None;
+        }
+        let model = Model::new(&self.experiment.model, Fitting::full().tol);
+        let arms: Vec<&PreparedArm> = self
+            .arms
+            .iter()
+            .map(|arm| arm.as_ref().ok())
+            .collect::<Option<_>>()?;
+        let per_arm = parallel_map(&arms, threads, |arm| {
+            (0..arm.folds[0].feature_sets.len())
+                .map(|which| {
+                    arm.folds
+                        .iter()
+                        .map(|fold| fold.prepare(self.table, &model, which))
+                        .collect()
+                })
+                .collect()
+        });
+        Some(HeldDesigns { per_arm })
     }
 
     /// Arm `index`'s model fitted on its own features under `labels` (a permutation), to
@@ -476,6 +520,18 @@ impl<'a> PreparedExperiment<'a> {
             designs,
         })
     }
+}
+
+/// The most memory, by the budget rule's upper bound ([`crate::budget::design_bytes`]),
+/// that [`PreparedExperiment::hold_designs`] holds at once: 64 MiB, far above every
+/// bundled experiment's (rare-defects' 24,192 rows need about 10 MB), far below the
+/// default design budget.
+pub const HELD_DESIGN_BYTES: u64 = 64 << 20;
+
+/// Every design of a [`PreparedExperiment`]'s full evaluation, per arm, feature set (0:
+/// the arm's, 1 + a: ablation `a`'s) and fold ([`PreparedExperiment::hold_designs`]).
+pub struct HeldDesigns {
+    per_arm: Vec<Vec<Vec<Result<PreparedDesign>>>>,
 }
 
 /// One arm of a [`PreparedExperiment`] with the designs its permutation null fits, held
@@ -759,16 +815,18 @@ impl PreparedArm {
         table: &Table,
         experiment: &Experiment,
         labels: &[bool],
+        held: Option<&[Vec<Result<PreparedDesign>>]>,
     ) -> Result<(ArmResult, ArmPredictions)> {
         let kind = experiment.arms[self.index].split.kind();
-        let own = self.fit(table, experiment, 0, labels, Fitting::full(), None)?;
+        let designs = |which: usize| held.map(|h| &h[which][..]);
+        let own = self.fit(table, experiment, 0, labels, Fitting::full(), designs(0))?;
         let metrics = own.predictions.metrics(&experiment.metrics);
         let with_delong = experiment.metrics.contains(&MetricName::RocAuc);
         let delong_of = |scores: &Scores| {
             with_delong.then(|| delong_summary(&own.predictions.test_labels, scores))
         };
         let ablations =
-            self.ablation_results(table, experiment, labels, &own.predictions, &metrics)?;
+            self.ablation_results(table, experiment, labels, &own.predictions, &metrics, held)?;
         let result = match &self.cv {
             None => ArmResult {
                 split: split::summarize_labels(table, &self.folds[0].split, kind, labels),
@@ -836,12 +894,22 @@ impl PreparedArm {
         labels: &[bool],
         predictions: &ArmPredictions,
         metrics: &BTreeMap<String, MetricValue>,
+        held: Option<&[Vec<Result<PreparedDesign>>]>,
     ) -> Result<BTreeMap<String, AblationResult>> {
         let mut ablations = BTreeMap::new();
         for (a, ablation) in experiment.ablation_list().iter().enumerate() {
-            let ablated = self
-                .fit(table, experiment, 1 + a, labels, Fitting::full(), None)?
-                .predictions;
+            // An ablation that drops none of the arm's features (`"drop": []`, the usual
+            // `identity`) would fit the arm's own design under the same labels to the same
+            // tolerance: a fit is a pure function of those, so its predictions are the
+            // arm's, bit for bit, and are reused instead of refitted.
+            let drops_nothing = self.folds[0].feature_sets[1 + a] == self.folds[0].feature_sets[0];
+            let ablated = if drops_nothing {
+                predictions.clone()
+            } else {
+                let designs = held.map(|h| &h[1 + a][..]);
+                self.fit(table, experiment, 1 + a, labels, Fitting::full(), designs)?
+                    .predictions
+            };
             let ablated_metrics = ablated.metrics(&experiment.metrics);
             let roc_auc_delta = match (metrics.get("roc_auc"), ablated_metrics.get("roc_auc")) {
                 (Some(MetricValue::Value(arm_auc)), Some(MetricValue::Value(ablated_auc))) => {

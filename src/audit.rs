@@ -13,7 +13,8 @@
 //! folds (each fold an entity-grouped split holding out about the user's share of rows)
 //! drawn [`GROUPED_REPEATS`] times from `--seed`, its AUC the mean over repeats and its
 //! interval the repeated-CV one (docs/METRICS.md): one draw of a grouped split moved the
-//! audit's verdict with the seed (issue 32). With `--margin M` the claim is `at_most M`
+//! audit's verdict with the seed (issue 32). With a margin M (at most 0.1, the materiality
+//! ceiling of ROC AUC: docs/VERDICTS.md, "Material margins") the claim is `at_most M`
 //! and the audit decides **material leak** (the interval wholly above M), **no material
 //! leak** (wholly below) or **undecided**.
 //!
@@ -51,6 +52,7 @@ use crate::run::{run_with, Payload, RunOptions};
 use crate::split::{LookAlikePair, LookAlikes, Overlap};
 use crate::stats::IntervalLabel;
 use crate::verify::{verify, Report, Verdict, VerifyOptions};
+use crate::words::{Opt, Text};
 use crate::Experiment;
 
 /// The arm of the user's split.
@@ -92,13 +94,45 @@ pub struct AuditOptions {
     /// The seed of the entity-grouped comparison's fold draws (the CLI's `--seed`,
     /// default 1).
     pub seed: u64,
-    /// A materiality margin on the AUC gap (`--margin`): the claim becomes `at_most`
-    /// margin and the audit decides material leak / no material leak / undecided.
+    /// A materiality margin on the AUC gap, in (0, 0.1] (the materiality ceiling of ROC
+    /// AUC): the claim becomes `at_most` margin and the audit decides material leak / no
+    /// material leak / undecided.
     pub margin: Option<f64>,
     /// The model of both sides of the comparison (`--model`; default logistic, C = 1).
     pub model: ModelSpec,
     /// The texts read as a missing value besides the empty cell (`--missing-values`).
     pub missing_values: crate::pack::MissingValues,
+    /// Columns kept as features although they are suspect (as `init`'s `keep`).
+    pub keep: Vec<String>,
+    /// Columns left out of the features (as `init`'s `drop`): another split column, say.
+    pub drop: Vec<String>,
+    /// Exactly these columns as the model's features, in this order (as `init`'s
+    /// `features`; default: every usable column that is not suspect).
+    pub features: Option<Vec<String>>,
+}
+
+impl Default for AuditOptions {
+    /// No columns named (a caller names the entity, label, positive class and test
+    /// column); seed 1, the CLI's; no margin; the logistic model; the default missing
+    /// texts; every usable column a feature.
+    fn default() -> Self {
+        AuditOptions {
+            entity: String::new(),
+            label: String::new(),
+            positive: String::new(),
+            test_column: String::new(),
+            time: None,
+            time_kind: None,
+            more_entities: Vec::new(),
+            seed: 1,
+            margin: None,
+            model: ModelSpec::default(),
+            missing_values: crate::pack::MissingValues::default(),
+            keep: Vec::new(),
+            drop: Vec::new(),
+            features: None,
+        }
+    }
 }
 
 /// What `--margin` decided of the AUC inflation.
@@ -133,7 +167,7 @@ pub struct Audit {
     pub scaffold: Scaffold,
     /// The AUC comparison with an entity-grouped split, or why it could not be built (the
     /// split's overlap is reported either way).
-    pub comparison: std::result::Result<Comparison, String>,
+    pub comparison: ComparisonOutcome,
     /// Training and test rows of the user's split.
     pub train_rows: u64,
     /// Test rows of the user's split.
@@ -153,6 +187,59 @@ pub struct Audit {
     pub leak_reasons: Vec<String>,
     /// The same audit grouped by each further entity column (`AuditOptions::more_entities`).
     pub further: Vec<Audit>,
+}
+
+/// An audit's AUC comparison, or why there is none.
+#[derive(Debug, Clone)]
+pub enum ComparisonOutcome {
+    /// Built, and its claim decided by the verifier.
+    Built(Box<Comparison>),
+    /// Not built, and why (the split's overlap and leak are reported all the same).
+    NotBuilt(NoComparison),
+}
+
+impl ComparisonOutcome {
+    /// The comparison, when it was built.
+    pub fn built(&self) -> Option<&Comparison> {
+        match self {
+            ComparisonOutcome::Built(comparison) => Some(comparison),
+            ComparisonOutcome::NotBuilt(_) => None,
+        }
+    }
+
+    /// Why the comparison was not built, when it was not.
+    pub fn why_not(&self) -> Option<&NoComparison> {
+        match self {
+            ComparisonOutcome::Built(_) => None,
+            ComparisonOutcome::NotBuilt(why) => Some(why),
+        }
+    }
+}
+
+/// Why an audit's AUC comparison could not be built.
+#[derive(Debug, Clone)]
+pub enum NoComparison {
+    /// The data has fewer than two entities: an entity-grouped split needs two.
+    TooFewEntities {
+        /// The entities the data has.
+        entities: usize,
+    },
+    /// Running the comparison's experiment stopped with this error (a fold the run
+    /// refuses, say).
+    RunFailed(Error),
+}
+
+impl std::fmt::Display for NoComparison {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoComparison::TooFewEntities { entities } => write!(
+                f,
+                "the data has {entities} entit{}: an entity-grouped comparison needs two",
+                if *entities == 1 { "y" } else { "ies" }
+            ),
+            NoComparison::RunFailed(error) => write!(f, "{error}"),
+        }
+    }
 }
 
 /// The user's split against repeated entity-grouped folds: the payload, the verifier's
@@ -272,28 +359,27 @@ impl Audit {
     /// ROC AUC of an arm ([`USER_ARM`] or [`GROUPED_ARM`]; `None` when undefined or when
     /// the comparison could not be built).
     pub fn auc(&self, arm: &str) -> Option<f64> {
-        self.comparison.as_ref().ok()?.auc(arm)
+        self.comparison.built()?.auc(arm)
     }
 
-    /// The features the audit's model used, in model order.
+    /// The features the audit's model used, in model order (the pack's `data.features`:
+    /// the order `features` asked for, else the file's).
     pub fn features(&self) -> Vec<&str> {
         self.scaffold
-            .columns
+            .pack
+            .manifest()
+            .data
+            .features
             .iter()
-            .filter(|(_, u)| {
-                matches!(
-                    u,
-                    crate::init::ColumnUse::Numeric | crate::init::ColumnUse::Categorical(_)
-                )
-            })
-            .map(|(n, _)| n.as_str())
+            .map(String::as_str)
             .collect()
     }
 
     /// The `counterlab.audit/1` object (`counterlab audit --json`, the Python package's
     /// `counterlab.audit`); `file` names the data (a path, or `DataFrame`).
     pub fn to_json(&self, file: &str, test_column: &str) -> Value {
-        let comparison = self.comparison.as_ref().ok();
+        let comparison = self.comparison.built();
+        let why_not = self.comparison.why_not().map(ToString::to_string);
         let record = AuditRecord {
             format: "counterlab.audit/1",
             file,
@@ -320,7 +406,7 @@ impl Audit {
             time_kind: self.time_kind().map(TimeKind::as_str),
             duplicate_feature_rows: self.overlap.duplicate_feature_rows,
             auc: comparison.map(AucComparison::of),
-            comparison_error: self.comparison.as_ref().err().map(String::as_str),
+            comparison_error: why_not.as_deref(),
             suspect_columns: &self.scaffold.findings.suspects,
             coarser_levels: self
                 .scaffold
@@ -351,11 +437,14 @@ impl Audit {
     /// (`audit.payload.json`) into `out`, a new or empty folder, so that `counterlab
     /// verify` re-checks the audit's numbers. `fixture` is the CSV's bytes.
     pub fn write_pack(&self, out: &Path, fixture: &[u8]) -> Result<()> {
-        let comparison = self.comparison.as_ref().map_err(|why| {
-            Error::invalid(format!(
-                "the audit's comparison could not be built ({why}), so there is no payload to write for counterlab verify"
-            ))
-        })?;
+        let comparison = match &self.comparison {
+            ComparisonOutcome::Built(comparison) => comparison,
+            ComparisonOutcome::NotBuilt(why) => {
+                return Err(Error::invalid(format!(
+                    "the audit's comparison could not be built ({why}), so there is no payload to write for counterlab verify"
+                )))
+            }
+        };
         if !crate::pack_folder::is_free(out) {
             return Err(Error::invalid(format!(
                 "{} exists and is not an empty folder: write the audit's pack to a new folder (audit never overwrites)",
@@ -382,16 +471,27 @@ pub fn audit(
     verify_options: &VerifyOptions,
 ) -> Result<Audit> {
     if let Some(margin) = options.margin {
-        if !(margin.is_finite() && margin > 0.0 && margin < 1.0) {
-            return Err(Error::invalid(format!(
-                "--margin must be an AUC difference strictly between 0 and 1, found {margin}"
-            )));
-        }
+        check_margin(margin)?;
     }
     // Every further entity column exists before any level is audited.
     let csv = crate::csv_input::StrictCsv::new(path, bytes, limits.max_columns, limits.max_rows)?;
     for entity in &options.more_entities {
-        csv.column_for(entity, Some("--entity"))?;
+        csv.column_for(entity, Some(Text::opt(Opt::Entity)))?;
+    }
+    // Every level's model reads the same features, and no entity column is one of them.
+    let entities: Vec<&String> = std::iter::once(&options.entity)
+        .chain(&options.more_entities)
+        .collect();
+    for (request, names) in [
+        ("drop", &options.drop),
+        ("keep", &options.keep),
+        ("features", options.features.as_ref().unwrap_or(&Vec::new())),
+    ] {
+        if let Some(name) = names.iter().find(|n| entities.contains(n)) {
+            return Err(Error::invalid(format!(
+                "{request}: column {name:?} is an entity column of this audit; an entity is never a feature"
+            )));
+        }
     }
     let mut audit = audit_level(
         path,
@@ -420,6 +520,28 @@ pub fn audit(
     Ok(audit)
 }
 
+/// A materiality margin on the ROC AUC gap: above 0, and at most the materiality ceiling
+/// of ROC AUC ([`crate::stats::MATERIAL_MARGIN_ROC_AUC`], docs/VERDICTS.md "Material
+/// margins"): a wider margin would make "no material leak" a vacuous claim (a gap that
+/// large moves a model across an AUC band), so it is refused before anything runs, with
+/// the option named in each front end's words.
+fn check_margin(margin: f64) -> Result<()> {
+    let ceiling = crate::stats::MATERIAL_MARGIN_ROC_AUC;
+    if margin.is_finite() && margin > 0.0 && margin <= ceiling {
+        return Ok(());
+    }
+    let why = if margin.is_finite() && margin > ceiling {
+        format!(
+            " is above the materiality ceiling {ceiling} of ROC AUC: a gap that large moves a model across an AUC band (0.7, 0.8, 0.9), so \"no material leak\" under it would say nothing (docs/VERDICTS.md, \"Material margins\"); give a margin above 0 and at most {ceiling}"
+        )
+    } else {
+        format!(" must be an AUC difference above 0 and at most {ceiling}")
+    };
+    Err(Error::invalid(
+        Text::opt_value(Opt::Margin, margin.to_string()).then(why),
+    ))
+}
+
 /// The audit grouped by `entity`.
 fn audit_level(
     path: &Path,
@@ -431,11 +553,12 @@ fn audit_level(
 ) -> Result<Audit> {
     // The other entity columns are never features: every level's model reads the same
     // columns, and an id of one level must not identify the rows of another.
-    let others = std::iter::once(&options.entity)
+    let mut drop: Vec<String> = std::iter::once(&options.entity)
         .chain(&options.more_entities)
         .filter(|e| *e != entity)
         .cloned()
         .collect();
+    drop.extend(options.drop.iter().cloned());
     let init = InitOptions {
         entity: entity.to_owned(),
         label: options.label.clone(),
@@ -444,10 +567,11 @@ fn audit_level(
         test_column: Some(options.test_column.clone()),
         id: None,
         time_kind: options.time_kind,
-        drop: others,
+        keep: options.keep.clone(),
+        drop,
+        features: options.features.clone(),
         model: options.model.clone(),
         missing_values: options.missing_values.clone(),
-        ..InitOptions::default()
     };
     let mut scaffold = scaffold(path, bytes, &init, limits)?;
     let pack = scaffold.pack.clone();
@@ -461,8 +585,8 @@ fn audit_level(
     let look_alikes = crate::split::look_alikes(table, &groups, &[&split]);
     let overlap = crate::split::overlap(table, &split, table.feature_names());
     let fraction = test_rows.len() as f64 / table.n_rows() as f64;
-    let comparison = comparison_experiment(&pack, options, fraction).and_then(
-        |(experiment_text, grouped_folds)| {
+    let comparison = comparison_experiment(&pack, options, fraction).map(
+        |(experiment_text, grouped_folds)| -> Result<Comparison> {
             // The audit's pack declares the comparison's own budget when it needs more
             // than the default, so that `verify` of the payload it writes needs no flag.
             let mut experiments = scaffold
@@ -490,15 +614,20 @@ fn audit_level(
             Ok(comparison)
         },
     );
+    let comparison = match comparison {
+        Ok(Ok(comparison)) => ComparisonOutcome::Built(Box::new(comparison)),
+        Ok(Err(error)) => ComparisonOutcome::NotBuilt(NoComparison::RunFailed(error)),
+        Err(why) => ComparisonOutcome::NotBuilt(why),
+    };
     let duplicates = Duplicates::of(table, &split, &overlap);
     let mut leak_reasons = leak_reasons(&overlap, scaffold.time_kind, &look_alikes, &duplicates);
-    if let Ok(comparison) = &comparison {
+    if let Some(comparison) = comparison.built() {
         leak_reasons.extend(material_reason(comparison));
     }
     Ok(Audit {
         entity: entity.to_owned(),
         scaffold,
-        comparison: comparison.map_err(|e| e.to_string()),
+        comparison,
         train_rows: train_rows.len() as u64,
         test_rows: test_rows.len() as u64,
         test_entities,
@@ -695,20 +824,20 @@ fn leak_reasons(
 
 /// The audit's experiment (as written into the pack) and the grouped arm's fold count: the
 /// user's split against repeated entity-grouped folds of about the same test share
-/// `fraction`, with the inflation claim (`at_least 0`, or `at_most` the margin).
+/// `fraction`, with the inflation claim (`at_least 0`, or `at_most` the margin); or why
+/// there can be none.
 fn comparison_experiment(
     pack: &Pack,
     options: &AuditOptions,
     fraction: f64,
-) -> Result<(String, u32)> {
+) -> std::result::Result<(String, u32), NoComparison> {
     // The grouped arm holds out about the same share of rows as the user's split, as
     // whole entities, in each of K folds (K = round(1 / share), at least 2, at most the
     // entities), drawn GROUPED_REPEATS times.
     if pack.table().n_entities() < 2 {
-        return Err(Error::invalid(format!(
-            "the data has {} entity: an entity-grouped comparison needs two",
-            pack.table().n_entities()
-        )));
+        return Err(NoComparison::TooFewEntities {
+            entities: pack.table().n_entities(),
+        });
     }
     // At most GROUPED_MAX_FOLDS: a small test share holds out 1/10 per fold rather than
     // multiply the fits (and the work budget) by 1/share.

@@ -33,8 +33,8 @@ use crate::run::{run_with, RunOptions};
 use crate::select::select;
 use crate::transfer::TransferEvaluation;
 use crate::verify::{
-    rules_hash, verify, verify_written, CheckId, Content, Counterexample, Document, Established,
-    Report, Status, Verdict, VerifierId, VerifyOptions, VERIFIER_VERSION,
+    rules_hash, verify, verify_written, Budget, CheckId, Content, Counterexample, Document,
+    Established, Report, Status, Verdict, VerifierId, VerifyOptions, VERIFIER_VERSION,
 };
 
 /// The capsule's format.
@@ -117,15 +117,10 @@ pub fn build_answered(
     };
     // The budget the pack raises is the one recorded: a capsule's options are re-verified
     // as explicit choices, which the pack's own budget does not raise again.
-    if let Some(budget) = pack.manifest().verify {
-        let o = &mut verify_options;
-        if o.pack_budget.work {
-            o.max_work = o.max_work.max(budget.max_work.unwrap_or(0));
-        }
-        if o.pack_budget.design_bytes {
-            o.max_design_bytes = o.max_design_bytes.max(budget.max_design_bytes.unwrap_or(0));
-        }
-    }
+    let declared = pack.manifest().verify.unwrap_or_default();
+    let o = &mut verify_options;
+    o.max_work = Budget::given(o.max_work.for_pack(declared.max_work).0);
+    o.max_design_bytes = Budget::given(o.max_design_bytes.for_pack(declared.max_design_bytes).0);
     let threads = verify_options.threads;
     let payload = run_with(pack, &experiment, &RunOptions { threads })?;
     let payload_text = payload.to_json_pretty()?;
@@ -353,8 +348,8 @@ impl RecordedOptions {
             seed: options.seed,
             alpha: options.alpha,
             max_payload_bytes: options.max_payload_bytes,
-            max_work: options.max_work,
-            max_design_bytes: options.max_design_bytes,
+            max_work: options.max_work.limit(),
+            max_design_bytes: options.max_design_bytes.limit(),
             fixture: RecordedFixtureLimits {
                 max_bytes: options.fixture.max_bytes,
                 max_columns: options.fixture.max_columns,
@@ -443,10 +438,10 @@ pub fn options_from(value: &Value, caller: &VerifyOptions) -> Result<VerifyOptio
         alpha: Some(recorded.alpha),
         max_payload_bytes: Some(recorded.max_payload_bytes),
         max_work: Some(recorded.max_work),
+        max_design_bytes: Some(recorded.max_design_bytes),
     };
     let mut options = choices.checked(|name| format!("$.options.{name}"))?;
     options.row_order_shuffles = recorded.row_order_shuffles;
-    options.max_design_bytes = recorded.max_design_bytes;
     options.fixture = LoadLimits {
         max_bytes: recorded.fixture.max_bytes,
         max_columns: recorded.fixture.max_columns,

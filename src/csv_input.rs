@@ -11,21 +11,9 @@
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::words::{Budget, Text};
 
-/// At most this many characters of a cell appear in a message.
-const EXCERPT_CHARS: usize = 40;
-
-/// A cell's text for a message: at most 40 characters, quoted and escaped (`{:?}`), with
-/// how much was left out.
-pub fn excerpt(text: &str) -> String {
-    let count = text.chars().count();
-    if count <= EXCERPT_CHARS {
-        format!("{text:?}")
-    } else {
-        let head: String = text.chars().take(EXCERPT_CHARS).collect();
-        format!("{head:?}… ({} more characters)", count - EXCERPT_CHARS)
-    }
-}
+pub use crate::words::excerpt;
 
 /// A CSV file's records, read strictly (see the module docs).
 pub struct StrictCsv<'b> {
@@ -64,7 +52,12 @@ impl<'b> StrictCsv<'b> {
             ));
         }
         if record.len() > max_columns {
-            return Err(Error::over_budget(path, "columns", max_columns as u64, ""));
+            return Err(Error::over_budget(
+                path,
+                Budget::Columns,
+                max_columns as u64,
+                Some(record.len() as u64),
+            ));
         }
         let mut header = Vec::with_capacity(record.len());
         for (i, field) in record.iter().enumerate() {
@@ -120,8 +113,9 @@ impl<'b> StrictCsv<'b> {
     }
 
     /// [`StrictCsv::column`], naming in an error where the name came from (`key`: the
-    /// `pack.toml` key or the command-line flag), the header, and the closest header name.
-    pub fn column_for(&self, name: &str, key: Option<&str>) -> Result<usize> {
+    /// `pack.toml` key, or the option of a front end, which each front end writes in its
+    /// own words), the header, and the closest header name.
+    pub fn column_for(&self, name: &str, key: Option<Text>) -> Result<usize> {
         self.header.iter().position(|h| h == name).ok_or_else(|| {
             let shown: Vec<String> = self
                 .header
@@ -131,18 +125,21 @@ impl<'b> StrictCsv<'b> {
                 .map(excerpt)
                 .collect();
             let more = self.header.len().saturating_sub(shown.len());
-            let mut message = format!(
-                "column not found in the header{}; the header has {}{}",
-                key.map_or(String::new(), |k| format!(" (named by {k})")),
+            let mut message = Text::plain("column not found in the header");
+            if let Some(key) = key {
+                message = message.then(" (named by ").then(key).then(")");
+            }
+            message = message.then(format!(
+                "; the header has {}{}",
                 shown.join(", "),
                 if more > 0 {
                     format!(" and {more} more")
                 } else {
                     String::new()
                 }
-            );
+            ));
             if let Some(close) = closest(name, &self.header) {
-                message.push_str(&format!("; did you mean {}?", excerpt(close)));
+                message = message.then(format!("; did you mean {}?", excerpt(close)));
             }
             Error::data(self.path, None, Some(name), message)
         })
@@ -164,11 +161,25 @@ impl<'b> StrictCsv<'b> {
         let start = record.position().map_or(0, |p| p.byte() as usize);
         self.check_line_end(start, self.row - 1)?;
         if self.row > self.max_rows {
+            // The rows are counted to the end, so that the message can say what would pass
+            // (the bytes are in memory already, within their own budget; nothing is kept).
+            let mut rows = self.row as u64;
+            let mut complete = true;
+            loop {
+                match self.reader.read_byte_record(record) {
+                    Ok(true) => rows += 1,
+                    Ok(false) => break,
+                    Err(_) => {
+                        complete = false;
+                        break;
+                    }
+                }
+            }
             return Err(Error::over_budget(
                 self.path,
-                "rows",
+                Budget::Rows,
                 self.max_rows as u64,
-                "",
+                complete.then_some(rows),
             ));
         }
         if record.len() != self.header.len() {

@@ -148,6 +148,7 @@ pub fn refuse_choices_for_capsule(
         ("alpha", choices.alpha.is_some()),
         ("max_payload_bytes", choices.max_payload_bytes.is_some()),
         ("max_work", choices.max_work.is_some()),
+        ("max_design_bytes", choices.max_design_bytes.is_some()),
     ];
     // Only when an option was given is the document looked at (the common case parses
     // nothing twice).

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::json_path::JsonPath;
+use crate::words::{Budget, LibraryWords, OverBudget, Text, Words};
 
 /// An error that stopped the kernel from computing anything. Cheap to clone (a pack that
 /// failed to load keeps its error for every later look-up).
@@ -40,8 +41,8 @@ pub enum ErrorKind {
         row: Option<usize>,
         /// The column's name.
         column: Option<String>,
-        /// What is wrong.
-        message: String,
+        /// What is wrong (it may name an option: each front end writes it its way).
+        message: Text,
     },
     /// An experiment is invalid (JSON path of the problem and what is wrong).
     Experiment {
@@ -60,20 +61,29 @@ pub enum ErrorKind {
         /// asked for), each with why (the parse error, with the file).
         unreadable: Vec<(PathBuf, String)>,
     },
-    /// An input is larger than a budget allows (bytes, columns, rows): nothing past the
-    /// budget was read or allocated.
-    OverBudget {
-        /// The file.
-        path: PathBuf,
-        /// What was counted: `bytes`, `columns` or `rows`.
-        what: &'static str,
-        /// The budget.
-        budget: u64,
-        /// How to raise the budget, if it can be raised (e.g. ` (raise it with --max-bytes)`).
-        hint: String,
+    /// No packs folder was named and the default one is not there.
+    NoPacksFolder {
+        /// The default folder looked for (`fixtures/packs`).
+        looked: PathBuf,
+        /// The working directory it was looked for under.
+        cwd: String,
     },
-    /// Any other invalid input, with its own message.
-    Invalid(String),
+    /// An input is larger than a budget allows (bytes, columns, rows): nothing past the
+    /// budget was read or allocated. Typed (which budget, its limit, the amount needed),
+    /// so that each front end names the option that raises it in its own words.
+    OverBudget(OverBudget),
+    /// A name that is not one of the names a setting takes (a model family, a time
+    /// kind): each front end says which of its arguments gave it.
+    UnknownName {
+        /// The setting, as a message names it (`model`, `time kind`).
+        setting: &'static str,
+        /// The name given.
+        found: String,
+        /// The names the setting takes.
+        expected: &'static [&'static str],
+    },
+    /// Any other invalid input, with its own message (it may name an option).
+    Invalid(Text),
 }
 
 /// A multi-line message (a TOML parse error: its position, the source line with a caret,
@@ -131,7 +141,7 @@ impl Error {
         path: impl Into<PathBuf>,
         row: Option<usize>,
         column: Option<&str>,
-        message: impl Into<String>,
+        message: impl Into<Text>,
     ) -> Self {
         ErrorKind::Data {
             path: path.into(),
@@ -150,24 +160,39 @@ impl Error {
         .into()
     }
 
-    /// An input over a budget (`what`: bytes, columns or rows), with how to raise it.
+    /// An input over a budget: `budget` in force `limit`, the input needing `needed` (when
+    /// known).
     pub fn over_budget(
         path: impl Into<PathBuf>,
-        what: &'static str,
-        budget: u64,
-        hint: impl Into<String>,
+        budget: Budget,
+        limit: u64,
+        needed: Option<u64>,
     ) -> Self {
-        ErrorKind::OverBudget {
+        ErrorKind::OverBudget(OverBudget {
             path: path.into(),
-            what,
             budget,
-            hint: hint.into(),
+            limit,
+            needed,
+        })
+        .into()
+    }
+
+    /// A name that is not one of `expected`, the names `setting` takes.
+    pub fn unknown_name(
+        setting: &'static str,
+        found: &str,
+        expected: &'static [&'static str],
+    ) -> Self {
+        ErrorKind::UnknownName {
+            setting,
+            found: found.to_owned(),
+            expected,
         }
         .into()
     }
 
     /// Any other invalid input (an argument of a front end, say), with its own message.
-    pub fn invalid(message: impl Into<String>) -> Self {
+    pub fn invalid(message: impl Into<Text>) -> Self {
         ErrorKind::Invalid(message.into()).into()
     }
 
@@ -179,6 +204,7 @@ impl Error {
             ErrorKind::Data { .. }
                 | ErrorKind::Experiment { .. }
                 | ErrorKind::Pack { .. }
+                | ErrorKind::UnknownName { .. }
                 | ErrorKind::Invalid(_)
         )
     }
@@ -190,55 +216,78 @@ impl From<ErrorKind> for Error {
     }
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Error {
+    /// The message with every option it names in `words` (a front end's: `--keep x` or
+    /// `keep=["x"]`); `Display` is this in the library's own words.
+    pub fn render(&self, words: &dyn Words) -> String {
         match &*self.0 {
-            ErrorKind::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            ErrorKind::Pack { path, message } => write!(f, "{}: {message}", path.display()),
+            ErrorKind::Io { path, source } => format!("{}: {source}", path.display()),
+            ErrorKind::Pack { path, message } => format!("{}: {message}", path.display()),
             ErrorKind::Data {
                 path,
                 row,
                 column,
                 message,
             } => {
-                write!(f, "{}", path.display())?;
+                let mut text = path.display().to_string();
                 if let Some(row) = row {
-                    write!(f, ": row {row}")?;
+                    text.push_str(&format!(": row {row}"));
                 }
                 if let Some(column) = column {
-                    write!(f, ", column {column:?}")?;
+                    text.push_str(&format!(", column {column:?}"));
                 }
-                write!(f, ": {message}")
+                format!("{text}: {}", message.render(words))
             }
-            ErrorKind::Experiment { path, message } => write!(f, "experiment {path}: {message}"),
+            ErrorKind::Experiment { path, message } => format!("experiment {path}: {message}"),
             ErrorKind::UnknownPack {
                 id,
                 known,
                 unreadable,
             } => {
-                write!(f, "unknown pack {id:?} (known: {})", known.join(", "))?;
+                let mut text = format!("unknown pack {id:?} (known: {})", known.join(", "));
                 for (dir, why) in unreadable {
-                    write!(
-                        f,
+                    text.push_str(&format!(
                         "; {} cannot be read, so its pack is unknown: {}",
                         dir.join("pack.toml").display(),
                         one_line(why)
-                    )?;
+                    ));
                 }
-                Ok(())
+                text
             }
-            ErrorKind::OverBudget {
-                path,
-                what,
-                budget,
-                hint,
-            } => write!(
-                f,
-                "{}: more than {budget} {what}, over the budget{hint}",
-                path.display()
+            ErrorKind::NoPacksFolder { looked, cwd } => format!(
+                "{}: no packs folder here: looked for {} under {cwd}; run from the repository root, or pass {}: a folder of pack folders, or one pack folder",
+                looked.display(),
+                looked.display(),
+                words.option(crate::words::Opt::Packs, Some("DIR"))
             ),
-            ErrorKind::Invalid(message) => f.write_str(message),
+            ErrorKind::OverBudget(over) => over.render(words),
+            ErrorKind::UnknownName {
+                setting,
+                found,
+                expected,
+            } => {
+                let mut text = format!(
+                    "unknown {setting} {}: expected ",
+                    crate::words::excerpt(found)
+                );
+                for (i, name) in expected.iter().enumerate() {
+                    match i {
+                        0 => {}
+                        _ if i + 1 == expected.len() => text.push_str(" or "),
+                        _ => text.push_str(", "),
+                    }
+                    text.push_str(&format!("{name:?}"));
+                }
+                text
+            }
+            ErrorKind::Invalid(message) => message.render(words),
         }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render(&LibraryWords))
     }
 }
 

@@ -103,13 +103,11 @@ impl ModelSpec {
 
     /// A model family by name with its defaults, as `--model` takes it: `logistic` (C = 1)
     /// or `gbdt` (scikit-learn's defaults).
-    pub fn parse_family(name: &str) -> std::result::Result<ModelSpec, String> {
+    pub fn parse_family(name: &str) -> Result<ModelSpec> {
         match name {
             "logistic" => Ok(ModelSpec::logistic()),
             "gbdt" => Ok(ModelSpec::Gbdt(GbdtSpec::default())),
-            other => Err(format!(
-                "unknown model {other:?}: expected \"logistic\" or \"gbdt\""
-            )),
+            other => Err(Error::unknown_name("model", other, &["logistic", "gbdt"])),
         }
     }
 
@@ -412,7 +410,11 @@ impl Experiment {
             ));
         }
         let path = pack.dir().join("experiments").join(format!("{name}.json"));
-        let bytes = crate::input::read_within(&path, MAX_EXPERIMENT_BYTES, "")?;
+        let bytes = crate::input::read_within(
+            &path,
+            MAX_EXPERIMENT_BYTES,
+            crate::words::Budget::Fixed("an experiment file"),
+        )?;
         let experiment =
             Experiment::from_json(&bytes).map_err(|e| Error::pack(&path, e.to_string()))?;
         if experiment.pack != pack.id() {

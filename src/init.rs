@@ -27,6 +27,7 @@ mod columns;
 
 use crate::pack::TimeKind;
 use crate::suspect::Suspect;
+use crate::words::{Opt, Text};
 use choices::FeaturePlan;
 
 /// Most levels of a text column taken as categorical; more is an identifier or free text.
@@ -102,8 +103,8 @@ pub enum ColumnUse {
     Numeric,
     /// A categorical feature with these levels (byte order).
     Categorical(Vec<String>),
-    /// Not used, with why and how to make it usable.
-    NotUsed(String),
+    /// Not used, with why and how to make it usable (it may name an option).
+    NotUsed(Text),
 }
 
 /// An experiment file of the pack folder: what goes into `experiments/<file_name>`.
@@ -136,8 +137,8 @@ pub struct Scaffold {
     /// The pack as `run` will load it from `manifest` and the fixture.
     pub pack: Pack,
     /// What `init` decided that the user should know (folds reduced, a starter skipped,
-    /// one-vs-rest labels).
-    pub notes: Vec<String>,
+    /// one-vs-rest labels); a note may name an option, which each front end writes its way.
+    pub notes: Vec<Text>,
 }
 
 /// Builds the pack for the CSV at `path` (its bytes `bytes`); validates it as `run` will.
@@ -209,9 +210,9 @@ pub fn scaffold(
     if let Some(section) = budget_section(&pack, &parsed) {
         manifest.push_str(&section);
         pack = load_as_run_will(path, &manifest, bytes, limits)?;
-        notes.push(
-            "verifying a starter needs more than the default budget: pack.toml's [verify] section raises it, so the printed verify commands run without flags".to_owned(),
-        );
+        notes.push(Text::from(
+            "verifying a starter needs more than the default budget: pack.toml's [verify] section raises it, so the printed verify commands run as written",
+        ));
     }
     Ok(Scaffold {
         id,
@@ -230,15 +231,15 @@ pub fn scaffold(
 /// is refused.
 fn column_roles(csv: &StrictCsv, options: &InitOptions) -> Result<BTreeMap<usize, &'static str>> {
     let roles = [
-        (Some(&options.entity), "entity", "--entity"),
-        (Some(&options.label), "label", "--label"),
-        (options.time.as_ref(), "time", "--time"),
-        (options.test_column.as_ref(), "test column", "--test-column"),
+        (Some(&options.entity), "entity", Opt::Entity),
+        (Some(&options.label), "label", Opt::Label),
+        (options.time.as_ref(), "time", Opt::Time),
+        (options.test_column.as_ref(), "test column", Opt::TestColumn),
     ];
     let mut role_of = BTreeMap::new();
-    for (name, role, flag) in roles {
+    for (name, role, opt) in roles {
         if let Some(name) = name {
-            let at = csv.column_for(name, Some(flag))?;
+            let at = csv.column_for(name, Some(Text::opt(opt)))?;
             if let Some(other) = role_of.insert(at, role) {
                 return Err(Error::invalid(format!(
                     "column {name:?} is given two roles ({other} and {role})"
@@ -259,7 +260,15 @@ fn load_as_run_will(
 ) -> Result<Pack> {
     let dir = path.parent().unwrap_or(Path::new(""));
     Pack::from_parts(dir, manifest, bytes, limits).map_err(|e| {
-        const HINT: &str = "(init: fix the data or the --entity/--label/--positive/--time flags)";
+        let hint = Text::plain("\n(init: fix the data or ")
+            .then(Text::opt(Opt::Entity))
+            .then(", ")
+            .then(Text::opt(Opt::Label))
+            .then(", ")
+            .then(Text::opt(Opt::Positive))
+            .then(", ")
+            .then(Text::opt(Opt::Time))
+            .then(")");
         match e.kind() {
             // A cell's error keeps its row and column (the Python package's attributes).
             crate::error::ErrorKind::Data {
@@ -267,8 +276,10 @@ fn load_as_run_will(
                 column,
                 message,
                 ..
-            } => Error::data(path, *row, column.as_deref(), format!("{message}\n{HINT}")),
-            _ => Error::data(path, None, None, format!("{e}\n{HINT}")),
+            } => Error::data(path, *row, column.as_deref(), message.clone().then(hint)),
+            // A budget stays a budget: its message names the option that raises it.
+            crate::error::ErrorKind::OverBudget(_) => e,
+            _ => Error::data(path, None, None, Text::plain(e.to_string()).then(hint)),
         }
     })
 }
@@ -361,9 +372,9 @@ fn folds_train_on_both_classes(pack: &Pack, experiment: &Experiment) -> bool {
 }
 
 /// The columns that cannot be features, with why.
-fn not_used(columns: &[(String, ColumnUse)]) -> impl Iterator<Item = (&str, &str)> {
+fn not_used(columns: &[(String, ColumnUse)]) -> impl Iterator<Item = (&str, &Text)> {
     columns.iter().filter_map(|(n, u)| match u {
-        ColumnUse::NotUsed(why) => Some((n.as_str(), why.as_str())),
+        ColumnUse::NotUsed(why) => Some((n.as_str(), why)),
         _ => None,
     })
 }
@@ -387,17 +398,17 @@ impl ManifestHead<'_> {
         columns: &[(String, ColumnUse)],
         features: &[String],
         kept: &[String],
-        notes: &mut Vec<String>,
+        notes: &mut Vec<Text>,
     ) -> Result<String> {
         let options = self.options;
         if features.is_empty() {
-            let reasons: Vec<String> = not_used(columns)
-                .map(|(n, why)| format!("  {n:?}: {why}"))
-                .collect();
-            return Err(Error::invalid(format!(
-                "no column can be a feature (every column but the roles is unusable or left out):\n{}",
-                reasons.join("\n")
-            )));
+            let mut message = Text::plain(
+                "no column can be a feature (every column but the roles is unusable or left out):",
+            );
+            for (n, why) in not_used(columns) {
+                message = message.then(format!("\n  {n:?}: ")).then(why.clone());
+            }
+            return Err(Error::invalid(message));
         }
         let mut text = String::new();
         text.push_str(&format!(
@@ -429,10 +440,10 @@ impl ManifestHead<'_> {
         }
         if self.labels > 2 {
             text.push_str("one_vs_rest = true\n");
-            notes.push(format!(
+            notes.push(Text::from(format!(
                 "the label has {} levels: the pack reads {:?} against all the others (one_vs_rest = true in pack.toml; delete that line to refuse it instead)",
                 self.labels, options.positive
-            ));
+            )));
         }
         push_features(&mut text, columns, features, kept);
         if text.len() as u64 > crate::pack::MAX_MANIFEST_BYTES {
@@ -472,19 +483,21 @@ pub(crate) fn budget_section(pack: &Pack, experiments: &[Experiment]) -> Option<
     let short = |needed: u64, default: u64, declared: Option<u64>| {
         needed > default.max(declared.unwrap_or(0))
     };
-    if !short(work, defaults.max_work, declared.and_then(|b| b.max_work))
-        && !short(
-            design,
-            defaults.max_design_bytes,
-            declared.and_then(|b| b.max_design_bytes),
-        )
-    {
+    if !short(
+        work,
+        defaults.max_work.limit(),
+        declared.and_then(|b| b.max_work),
+    ) && !short(
+        design,
+        defaults.max_design_bytes.limit(),
+        declared.and_then(|b| b.max_design_bytes),
+    ) {
         return None;
     }
     // The section replaces any earlier one: it names every budget the experiments need
     // beyond its default, not only the one that is short.
-    let work = (work > defaults.max_work).then_some(work);
-    let design = (design > defaults.max_design_bytes).then_some(design);
+    let work = (work > defaults.max_work.limit()).then_some(work);
+    let design = (design > defaults.max_design_bytes.limit()).then_some(design);
     let mut section = format!(
         "{BUDGET_COMMENT} than the default budgets (docs/VERDICTS.md,\n# \"Budgets and options\"): the most it needs.\n[verify]\n"
     );
@@ -508,7 +521,7 @@ fn comment_text(text: &str) -> String {
 fn time_kind(
     options: &InitOptions,
     table: &crate::table::Table,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Text>,
 ) -> Option<TimeKind> {
     let time = options.time.as_ref()?;
     if let Some(kind) = options.time_kind {
@@ -517,19 +530,19 @@ fn time_kind(
     let kind = if let Some(evidence) = crate::suspect::time_restarts(table)
         .filter(|_| !crate::suspect::order_within_entity_name(time))
     {
-        notes.push(format!(
-            "time column {time:?} read as an order within each entity (time_kind = \"order_within_entity\"), from its values: {evidence}. It is compared only within an entity, so test rows of other entities at earlier times are no temporal leak, and no rolling-origin starter is written; if it is one calendar for all entities, set time_kind = \"calendar\" (--time-kind calendar)"
-        ));
+        notes.push(Text::from(format!(
+            "time column {time:?} read as an order within each entity (time_kind = \"order_within_entity\"), from its values: {evidence}. It is compared only within an entity, so test rows of other entities at earlier times are no temporal leak, and no rolling-origin starter is written; if it is one calendar for all entities, set time_kind = \"calendar\" ("
+        )).then(Text::opt_value(Opt::TimeKind, "calendar")).then(")"));
         TimeKind::OrderWithinEntity
     } else if crate::suspect::order_within_entity_name(time) {
-        notes.push(format!(
-            "time column {time:?} read as an order within each entity (time_kind = \"order_within_entity\", a visit number): it is compared only within an entity, so test rows of other entities at earlier visits are no temporal leak, and no rolling-origin starter is written; if it is one calendar for all entities, set time_kind = \"calendar\" (--time-kind calendar)"
-        ));
+        notes.push(Text::from(format!(
+            "time column {time:?} read as an order within each entity (time_kind = \"order_within_entity\", a visit number): it is compared only within an entity, so test rows of other entities at earlier visits are no temporal leak, and no rolling-origin starter is written; if it is one calendar for all entities, set time_kind = \"calendar\" ("
+        )).then(Text::opt_value(Opt::TimeKind, "calendar")).then(")"));
         TimeKind::OrderWithinEntity
     } else {
-        notes.push(format!(
-            "time column {time:?} read as calendar time (one clock for all entities: a test row at or before the latest training time is a temporal overlap); if it numbers each entity's own visits, set time_kind = \"order_within_entity\" (--time-kind order_within_entity)"
-        ));
+        notes.push(Text::from(format!(
+            "time column {time:?} read as calendar time (one clock for all entities: a test row at or before the latest training time is a temporal overlap); if it numbers each entity's own visits, set time_kind = \"order_within_entity\" ("
+        )).then(Text::opt_value(Opt::TimeKind, "order_within_entity")).then(")"));
         TimeKind::Calendar
     };
     Some(kind)
@@ -541,23 +554,27 @@ fn suspect_notes(
     suspects: &[Suspect],
     kept: &[String],
     options: &InitOptions,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Text>,
 ) {
     for suspect in suspects {
         if kept.contains(&suspect.column) {
-            notes.push(format!(
+            notes.push(Text::from(format!(
                 "{:?} kept as a feature on request although it is {} (recorded in data.kept)",
                 suspect.column,
                 suspect.evidence()
-            ));
+            )));
         } else if suspect.is_coarser_level() {
-            notes.push(format!(
-                "{:?} is {}: audit --entity {},{}",
-                suspect.column,
-                suspect.evidence(),
-                options.entity,
-                suspect.column
-            ));
+            notes.push(
+                Text::from(format!(
+                    "{:?} is {}: audit with ",
+                    suspect.column,
+                    suspect.evidence(),
+                ))
+                .then(Text::opt_value(
+                    Opt::Entity,
+                    format!("{},{}", options.entity, suspect.column),
+                )),
+            );
         }
     }
 }
@@ -589,7 +606,12 @@ fn push_features(
     if unused.peek().is_some() {
         text.push_str("# Columns not used as features:\n");
         for (n, why) in unused {
-            text.push_str(&format!("#   {}: {}\n", comment_text(n), comment_text(why)));
+            // A comment for whoever edits the file: the options in the library's words.
+            text.push_str(&format!(
+                "#   {}: {}\n",
+                comment_text(n),
+                comment_text(&why.to_string())
+            ));
         }
     }
     if !categorical.is_empty() {
@@ -608,19 +630,21 @@ fn push_features(
 fn starter_experiments(
     pack: &Pack,
     options: &InitOptions,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Text>,
 ) -> Vec<ExperimentFile> {
     let table = pack.table();
     let entity_folds = STARTER_FOLDS.min(table.n_entities());
     if entity_folds < 2 {
-        notes.push("one entity only: no starter experiment (a grouped split needs two)".into());
+        notes.push(Text::from(
+            "one entity only: no starter experiment (a grouped split needs two)",
+        ));
         return Vec::new();
     }
     if entity_folds < STARTER_FOLDS {
-        notes.push(format!(
+        notes.push(Text::from(format!(
             "{} entities: the starter experiments use {entity_folds} folds",
             table.n_entities()
-        ));
+        )));
     }
     let grouped = serde_json::json!({ "name": "entity_grouped", "split": { "kind": "entity_k_fold", "folds": entity_folds, "repeats": STARTER_REPEATS } });
     let mut out = vec![ExperimentFile {
@@ -659,10 +683,10 @@ fn starter_experiments(
         let runs = Experiment::from_json(starter.json.as_bytes())
             .is_ok_and(|e| folds_train_on_both_classes(pack, &e));
         if !runs {
-            notes.push(format!(
+            notes.push(Text::from(format!(
                 "{} not written: one of its folds would train on one class only, which run refuses",
                 starter.file_name
-            ));
+            )));
         }
         runs
     });
@@ -730,7 +754,7 @@ fn rolling_origin_starter(
     pack: &Pack,
     model: &ModelSpec,
     time: &[i64],
-    notes: &mut Vec<String>,
+    notes: &mut Vec<Text>,
 ) -> Option<ExperimentFile> {
     let mut values = time.to_vec();
     values.sort_unstable();
@@ -762,10 +786,10 @@ fn rolling_origin_starter(
     {
         Some((time_folds, json)) => {
             if time_folds < STARTER_FOLDS {
-                notes.push(format!(
+                notes.push(Text::from(format!(
                     "{} distinct time values: random-vs-rolling-origin uses {time_folds} folds, the most whose time blocks all hold rows and whose every fold trains on both classes",
                     values.len()
-                ));
+                )));
             }
             Some(ExperimentFile {
                 file_name: "random-vs-rolling-origin.json".to_owned(),
@@ -773,10 +797,10 @@ fn rolling_origin_starter(
             })
         }
         None => {
-            notes.push(format!(
+            notes.push(Text::from(format!(
                 "{} distinct time values: no rolling-origin starter (it needs at least 3 blocks of time values, each with rows, and every fold's earlier blocks holding both classes; if the earliest times hold one class, write one with a test_fraction: docs/FORMATS.md)",
                 values.len()
-            ));
+            )));
             None
         }
     }

@@ -10,6 +10,7 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::words::Budget;
 
 /// What a bounded read found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,26 +92,19 @@ pub fn read_bounded(path: &Path, budget: u64) -> Result<Bounded> {
     }
 }
 
-/// [`read_bounded`], with a file over the budget as an error naming the budget and what
-/// to pass to raise it (`flag`, e.g. `--max-bytes`; empty when there is none). A file the
-/// file system reports as larger than the budget is refused unread; one that grows while
-/// it is read is stopped by the bounded read.
-pub fn read_within(path: &Path, budget: u64, flag: &str) -> Result<Vec<u8>> {
-    let over = |budget| {
-        let hint = if flag.is_empty() {
-            String::new()
-        } else {
-            format!(" (raise it with {flag})")
-        };
-        Error::over_budget(path, "bytes", budget, hint)
-    };
+/// [`read_bounded`], with a file over the budget as an error naming which budget it is
+/// (`kind`: each front end names the option that raises it) and the file's size. A file
+/// the file system reports as larger than the budget is refused unread; one that grows
+/// while it is read is stopped by the bounded read.
+pub fn read_within(path: &Path, budget: u64, kind: Budget) -> Result<Vec<u8>> {
     check_regular_file(path)?;
-    if std::fs::metadata(path).map_or(0, |m| m.len()) > budget {
-        return Err(over(budget));
+    let size = std::fs::metadata(path).map_or(0, |m| m.len());
+    if size > budget {
+        return Err(Error::over_budget(path, kind, budget, Some(size)));
     }
     match read_bounded(path, budget)? {
         Bounded::Whole(bytes) => Ok(bytes),
-        Bounded::OverBudget { budget, .. } => Err(over(budget)),
+        Bounded::OverBudget { budget, .. } => Err(Error::over_budget(path, kind, budget, None)),
     }
 }
 
@@ -145,8 +139,12 @@ mod tests {
                 budget: 3
             }
         );
-        let e = read_within(&path, 3, "--max-bytes").unwrap_err();
-        assert!(e.to_string().contains("--max-bytes"), "{e}");
+        let e = read_within(&path, 3, Budget::PredictionsBytes).unwrap_err();
+        let crate::ErrorKind::OverBudget(over) = e.kind() else {
+            panic!("{e}")
+        };
+        assert_eq!((over.limit, over.needed), (3, Some(10)), "{e}");
+        assert!(e.to_string().contains("pass max_bytes = 10 or more"), "{e}");
         let e = read_bounded(&dir, 3).unwrap_err();
         assert!(e.to_string().contains("is a directory"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();

@@ -83,6 +83,7 @@ pub mod suspect;
 pub mod table;
 pub mod transfer;
 pub mod verify;
+pub mod words;
 #[cfg(test)]
 mod work_counter;
 

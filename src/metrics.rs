@@ -34,6 +34,15 @@ pub enum MetricName {
 }
 
 impl MetricName {
+    /// Every metric, in declaration order.
+    pub const ALL: [MetricName; 5] = [
+        MetricName::RocAuc,
+        MetricName::Accuracy,
+        MetricName::BalancedAccuracy,
+        MetricName::MajorityBaselineAccuracy,
+        MetricName::AccuracyLift,
+    ];
+
     /// The name as written in JSON.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::metrics::{self, MetricName, Undefined};
 use crate::pack::parse_finite;
 use crate::stats::intervals::{self, IntervalMethod, TestRows};
+use crate::words::{Budget, Opt, Text};
 
 /// The columns of a predictions CSV (`counterlab metrics --label … --score …`).
 #[derive(Debug, Clone, Copy)]
@@ -45,6 +46,8 @@ pub struct Predictions {
     pub scores2: Option<Vec<f64>>,
     /// Per row, the entity's index in byte order of the ids.
     pub entities: Option<Vec<u32>>,
+    /// The distinct entity ids in byte order (`entities` indexes them).
+    pub entity_ids: Option<Vec<String>>,
 }
 
 /// Labels (`== positive`), scores and the optional entities and second scores of every
@@ -54,24 +57,35 @@ pub struct Predictions {
 pub fn read_csv(path: &Path, bytes: &[u8], columns: &Columns<'_>) -> Result<Predictions> {
     let args = columns;
     // Every row takes at least 2 bytes, so the byte budget bounds the rows.
-    let mut csv = StrictCsv::new(path, bytes, 1 << 16, bytes.len())?;
+    // The header's columns have a fixed budget here (no option raises it).
+    let mut csv =
+        StrictCsv::new(path, bytes, 1 << 16, bytes.len()).map_err(|e| match e.kind() {
+            crate::ErrorKind::OverBudget(over) => Error::over_budget(
+                &over.path,
+                Budget::FixedColumns("a predictions CSV"),
+                over.limit,
+                over.needed,
+            ),
+            _ => e,
+        })?;
     let (label_at, score_at) = (
-        csv.column_for(args.label, Some("--label"))?,
-        csv.column_for(args.score, Some("--score"))?,
+        csv.column_for(args.label, Some(Text::opt(Opt::Label)))?,
+        csv.column_for(args.score, Some(Text::opt(Opt::Score)))?,
     );
     let score2_at = args
         .score2
-        .map(|c| csv.column_for(c, Some("--score2")))
+        .map(|c| csv.column_for(c, Some(Text::opt(Opt::Score2))))
         .transpose()?;
     let entity_at = args
         .entity
-        .map(|c| csv.column_for(c, Some("--entity")))
+        .map(|c| csv.column_for(c, Some(Text::opt(Opt::Entity))))
         .transpose()?;
     let mut out = Predictions {
         labels: Vec::new(),
         scores: Vec::new(),
         scores2: score2_at.map(|_| Vec::new()),
         entities: None,
+        entity_ids: None,
     };
     let mut entity_ids: Vec<String> = Vec::new();
     let mut label_counts: BTreeMap<String, usize> = BTreeMap::new();
@@ -138,11 +152,12 @@ pub fn read_csv(path: &Path, bytes: &[u8], columns: &Columns<'_>) -> Result<Pred
             path,
             None,
             Some(args.label),
-            format!(
-                "no label equals --positive {}; the labels seen: {}. Pass the positive class's label as written in the file (compared as exact text)",
-                excerpt(args.positive),
-                seen()
-            ),
+            Text::plain("no label equals ")
+                .then(Text::opt_value(Opt::Positive, excerpt(args.positive)))
+                .then(format!(
+                    "; the labels seen: {}. Pass the positive class's label as written in the file (compared as exact text)",
+                    seen()
+                )),
         ));
     }
     if label_counts.len() > 2 && !args.one_vs_rest {
@@ -150,17 +165,20 @@ pub fn read_csv(path: &Path, bytes: &[u8], columns: &Columns<'_>) -> Result<Pred
             path,
             None,
             Some(args.label),
-            format!(
-                "{} label texts where two classes were expected: {}. Write each class as one text (1.0 and 1 are different texts), or pass --one-vs-rest to read {} against all the others",
+            Text::plain(format!(
+                "{} label texts where two classes were expected: {}. Write each class as one text (1.0 and 1 are different texts), or pass ",
                 if more_labels { "more than 64".to_owned() } else { label_counts.len().to_string() },
                 seen(),
-                excerpt(args.positive)
-            ),
+            ))
+            .then(Text::opt(Opt::OneVsRest))
+            .then(format!(" to read {} against all the others", excerpt(args.positive))),
         ));
     }
     if entity_at.is_some() {
         let ids: Vec<&str> = entity_ids.iter().map(String::as_str).collect();
-        out.entities = Some(entity_index(&ids));
+        let (index, distinct) = entity_index(&ids);
+        out.entities = Some(index);
+        out.entity_ids = Some(distinct);
     }
     Ok(out)
 }
@@ -178,6 +196,8 @@ struct MetricsReport {
     majority_baseline_accuracy: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     n_entities: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entity_collisions: Option<EntityCollisions>,
     roc_auc: Option<f64>,
     roc_auc_ci: Option<[f64; 2]>,
     roc_auc_se: Option<f64>,
@@ -186,6 +206,39 @@ struct MetricsReport {
     undefined: Option<Undefined>,
     #[serde(skip_serializing_if = "Option::is_none")]
     paired: Option<Paired>,
+}
+
+/// Groups of distinct entity ids that look alike (`pack check`'s `entity_collisions`):
+/// how many, and the first few, each group's ids in byte order.
+#[derive(Debug, Serialize)]
+struct EntityCollisions {
+    count: usize,
+    first: Vec<Vec<String>>,
+}
+
+/// The warning about entity ids that look alike, for `metrics`' text output: one entity
+/// written two ways is two clusters to the clustered interval, which is then too narrow.
+/// `None` when no ids look alike (or there are no entities).
+pub fn entity_collisions_warning(report: &Value) -> Option<String> {
+    let collisions = report.get("entity_collisions")?;
+    let count = collisions["count"].as_u64().filter(|&n| n > 0)?;
+    let shown: Vec<String> = collisions["first"]
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_array)
+        .map(|ids| {
+            ids.iter()
+                .filter_map(Value::as_str)
+                .map(crate::entity_key::quoted)
+                .collect::<Vec<_>>()
+                .join(" / ")
+        })
+        .collect();
+    Some(format!(
+        "{count} groups of entity ids look alike ({}{}): they are one id after normalisation (case, white space and invisible characters, digits of any script, leading zeros, one number written two ways, confusable characters); if they are one entity, write its id one way (the clustered interval counts each spelling as its own cluster, and is too narrow); if they are distinct entities, give them ids that do not look alike",
+        shown.join("; "),
+        if count > shown.len() as u64 { "; …" } else { "" }
+    ))
 }
 
 /// The paired interval's `conditional_on`: it treats the two given scores as fixed. It
@@ -230,6 +283,7 @@ pub fn metrics_json(p: &Predictions, threshold: f64) -> Value {
         balanced_accuracy: metrics::balanced_accuracy(labels, &predicted).value(),
         majority_baseline_accuracy: metrics::majority_baseline_accuracy(labels, labels).value(),
         n_entities: None,
+        entity_collisions: None,
         roc_auc: None,
         roc_auc_ci: None,
         roc_auc_se: None,
@@ -245,6 +299,10 @@ pub fn metrics_json(p: &Predictions, threshold: f64) -> Value {
             distinct.sort_unstable();
             distinct.dedup();
             report.n_entities = Some(distinct.len());
+            if let Some(ids) = &p.entity_ids {
+                let (first, count) = crate::pack::check::entity_collisions(ids);
+                report.entity_collisions = Some(EntityCollisions { count, first });
+            }
             &e[..]
         }
         None => {
@@ -355,14 +413,20 @@ impl Predictions {
                 names.label, names.positive, names.label
             )));
         }
+        let (entities, entity_ids) = match entity_ids {
+            Some(ids) => {
+                let owned: Vec<&str> = ids.iter().map(String::as_str).collect();
+                let (index, distinct) = entity_index(&owned);
+                (Some(index), Some(distinct))
+            }
+            None => (None, None),
+        };
         Ok(Predictions {
             labels,
             scores,
             scores2,
-            entities: entity_ids.map(|ids| {
-                let owned: Vec<&str> = ids.iter().map(String::as_str).collect();
-                entity_index(&owned)
-            }),
+            entities,
+            entity_ids,
         })
     }
 }
@@ -383,12 +447,14 @@ pub struct ColumnNames<'a> {
 }
 
 /// Per row, the index of its entity id in byte order of the distinct ids (a fixed order
-/// for the clustered sums, whatever the row order).
-fn entity_index(ids: &[&str]) -> Vec<u32> {
+/// for the clustered sums, whatever the row order); and the distinct ids in that order.
+fn entity_index(ids: &[&str]) -> (Vec<u32>, Vec<String>) {
     let mut sorted: Vec<&str> = ids.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    ids.iter()
+    let index = ids
+        .iter()
         .map(|id| sorted.binary_search(id).expect("listed") as u32)
-        .collect()
+        .collect();
+    (index, sorted.into_iter().map(str::to_owned).collect())
 }

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::init::Scaffold;
+use crate::pack::LoadLimits;
+use crate::words::Opt;
 
 /// Whether `out` can take a pack folder: it does not exist, or it is an empty folder.
 /// A file, an unreadable folder or a folder with anything in it cannot.
@@ -68,17 +70,44 @@ pub fn next_steps(out: &Path, scaffold: &Scaffold) -> Vec<NextStep> {
         .collect()
 }
 
-/// The command lines that check the pack folder `out`, then run and verify each starter.
+/// The table budgets the pack's fixture needs above the defaults (`pack::LoadLimits`):
+/// each option with the least value that loads it. Every command that loads the pack must
+/// be given them (init was, to write it), so the next steps carry them.
+pub fn budgets_needed(scaffold: &Scaffold) -> Vec<(Opt, u64)> {
+    let default = LoadLimits::default();
+    let table = scaffold.pack.table();
+    let columns = table.n_columns().max(table.layout().columns().len());
+    let mut needed = Vec::new();
+    if scaffold.pack.fixture_bytes() > default.max_bytes {
+        needed.push((Opt::MaxFixtureBytes, scaffold.pack.fixture_bytes()));
+    }
+    if columns > default.max_columns {
+        needed.push((Opt::MaxColumns, columns as u64));
+    }
+    if table.n_rows() > default.max_rows {
+        needed.push((Opt::MaxRows, table.n_rows() as u64));
+    }
+    needed
+}
+
+/// The command lines that check the pack folder `out`, then run and verify each starter:
+/// command lines of the CLI, with the table budgets the pack needs ([`budgets_needed`]).
 pub fn next_commands(out: &Path, scaffold: &Scaffold) -> Vec<String> {
     let packs = out.display();
-    let mut lines = vec![format!("counterlab pack check {packs}")];
+    let budgets: String = budgets_needed(scaffold)
+        .iter()
+        .map(|(opt, value)| format!(" --{} {value}", opt.name().replace('_', "-")))
+        .collect();
+    let mut lines = vec![format!("counterlab pack check {packs}{budgets}")];
     for step in next_steps(out, scaffold) {
         let payload = step.payload.display();
         lines.push(format!(
-            "counterlab run {} --packs {packs} --out {payload}",
+            "counterlab run {} --packs {packs} --out {payload}{budgets}",
             step.experiment.display()
         ));
-        lines.push(format!("counterlab verify {payload} --packs {packs}"));
+        lines.push(format!(
+            "counterlab verify {payload} --packs {packs}{budgets}"
+        ));
     }
     lines
 }

@@ -294,7 +294,12 @@ pub fn read_candidates(pack: &Pack, paths: &[PathBuf]) -> Result<Vec<(String, Ve
     paths
         .iter()
         .map(|path| {
-            read_within(path, MAX_EXPERIMENT_BYTES, "").map(|b| (path.display().to_string(), b))
+            read_within(
+                path,
+                MAX_EXPERIMENT_BYTES,
+                crate::words::Budget::Fixed("an experiment file"),
+            )
+            .map(|b| (path.display().to_string(), b))
         })
         .collect()
 }

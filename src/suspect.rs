@@ -25,15 +25,21 @@
 //!   too many for their range to be distinct by chance (under 1%: 80 distinct values
 //!   within a span of 686).
 //! - **Coarser level**: one value per entity, with at least [`MIN_GROUPS`] values but
-//!   fewer than there are entities (a mother nesting children, a district nesting women):
-//!   text with any number of values, or dense whole numbers (as above) with more than
-//!   [`MAX_LEVELS`] values (fewer whole numbers constant within an entity are
-//!   taken for a measurement of it, an age in years, not a group). With more than
-//!   `MAX_LEVELS` values it is an identifier of a group (or an id that restarts within a
-//!   group) and `init` leaves it out; a text column with fewer may be a real property of
-//!   the entity (a region) and stays a feature. Either way a split grouped by the entity
-//!   still puts one group on both sides, so the verdict should also be checked grouped by
-//!   it (`audit --entity ENTITY,COLUMN`).
+//!   fewer than there are entities (a district nesting women, a community nesting
+//!   mothers), text or dense whole numbers (as above), and evidence that it names groups
+//!   rather than describing the entity: text with more values than a category has
+//!   ([`MAX_LEVELS`]), or values that the entities' ids follow — in the ids' natural
+//!   order each value's entities are consecutive (mothers numbered community by
+//!   community; by chance with probability under 1%), or whole numbers rise and start
+//!   again (patients numbered 1, 2, … within each centre, ids `c1-p01`, …). Without such
+//!   evidence a column constant within the entity is a covariate measured at the entity's
+//!   or a coarser level (an employment category, a community's distance to a clinic),
+//!   which is a feature, not an id. With more than `MAX_LEVELS` values a coarser level is
+//!   an identifier of a group (or an id that restarts within one) and `init` leaves it
+//!   out; with fewer it stays a feature (a grouping may also be a property, a
+//!   department). Either way a split grouped by the entity still puts one group on both
+//!   sides, so the verdict should also be checked grouped by it (`audit --entity
+//!   ENTITY,COLUMN`). The findings read the cells and the ids, not the file's row order.
 //! - **Time-like**: more than two whole numbers under a name that reads as a clock
 //!   (`week`, `visit_no`, `year`: [`time_like_name`]): a model that reads the clock learns
 //!   when, not what. It is left out unless kept (or made the time column).
@@ -68,8 +74,15 @@ pub const PROXY_AUC: f64 = 0.94;
 /// The seed of the entity-grouped folds that score a column alone.
 pub const SUSPECT_SEED: u64 = 1;
 
-/// Fewest values of a column, constant within each entity, that make it a coarser level.
-pub const MIN_GROUPS: usize = 5;
+/// Fewest values of a column, constant within each entity, that make it a coarser level:
+/// a column of a handful of values (a region, an employment category) is a property of
+/// the entity even where the ids follow it (communities numbered region by region).
+///
+/// Why 8, by the committed simulation (tests/suspects/rules.rs `suspect_rules_simulation`,
+/// docs/CALIBRATION.md "Suspect columns"): with 5, a region of 3–7 levels whose communities
+/// are numbered region by region was named a coarser level wherever the mothers' ids
+/// followed the communities; community ids (10–160 communities) are not that few.
+pub const MIN_GROUPS: usize = 8;
 
 /// Most values of a column in the pair search ([`Suspicion::LabelPair`]): two such
 /// columns have at most 49 joint values, no more than a category may have.
@@ -346,6 +359,7 @@ pub fn suspects(table: &Table, except: &[String]) -> Vec<Suspect> {
         let keys = text_keys((0..column.len()).map(|i| column.text(i)));
         columns.push((name.clone(), false, keys));
     }
+    let order = id_order(table.entity_ids());
     let mut out = Vec::new();
     for (name, feature, keys) in &columns {
         out.extend(column_suspects(
@@ -354,6 +368,7 @@ pub fn suspects(table: &Table, except: &[String]) -> Vec<Suspect> {
             *feature,
             keys,
             folds.as_deref(),
+            &order,
         ));
     }
     if let Some(folds) = folds.as_deref() {
@@ -386,6 +401,7 @@ fn column_suspects(
     feature: bool,
     keys: &Keys,
     folds: Option<&[Option<u32>]>,
+    id_order: &[usize],
 ) -> Vec<Suspect> {
     let suspect = |suspicion| Suspect {
         column: name.to_owned(),
@@ -400,7 +416,7 @@ fn column_suspects(
     if let Some(proxy) = label_proxy(table, keys, distinct, folds) {
         out.push(suspect(proxy));
     }
-    if let Some(identity) = identity(table, keys, distinct) {
+    if let Some(identity) = identity(table, keys, distinct, id_order) {
         out.push(suspect(identity));
     }
     if keys.code_like && keys.numbers.is_some() && distinct > 2 && time_like_name(name) {
@@ -606,7 +622,8 @@ fn dense_rate_scores(
 }
 
 /// An identity finding, if any: unique per row, an alias of the entity, or a coarser level.
-fn identity(table: &Table, keys: &Keys, distinct: usize) -> Option<Suspicion> {
+/// `id_order` is the entities in their ids' natural order ([`id_order`]).
+fn identity(table: &Table, keys: &Keys, distinct: usize, id_order: &[usize]) -> Option<Suspicion> {
     if !keys.code_like {
         return None;
     }
@@ -634,21 +651,65 @@ fn identity(table: &Table, keys: &Keys, distinct: usize) -> Option<Suspicion> {
             || keys
                 .numbers
                 .as_deref()
-                .is_some_and(|values| numeric_alias(table, values)))
+                .is_some_and(|values| numeric_alias(table, values, id_order)))
     {
-        Some(Suspicion::EntityAlias { entities })
-    } else if (MIN_GROUPS..entities).contains(&distinct)
-        && numbering
-        && (keys.numbers.is_none() || distinct > MAX_LEVELS)
-    {
-        Some(Suspicion::CoarserLevel {
-            groups: distinct,
-            entities,
-        })
-    } else {
-        None
+        return Some(Suspicion::EntityAlias { entities });
     }
+    if !(MIN_GROUPS..entities).contains(&distinct) || !numbering {
+        return None;
+    }
+    // A column constant within each entity is a property of it (an employment category,
+    // a height, a community's distance to a clinic) unless something says it names groups:
+    // text with more values than a category has, or values that the entities' ids follow.
+    let in_id_order: Vec<u64> = id_order.iter().filter_map(|&e| first[e]).collect();
+    let names_groups = if keys.numbers.is_none() {
+        distinct > MAX_LEVELS || grouped_along(&in_id_order)
+    } else {
+        grouped_along(&in_id_order) || rising_along(&in_id_order)
+    };
+    names_groups.then_some(Suspicion::CoarserLevel {
+        groups: distinct,
+        entities,
+    })
 }
+
+/// Whether the values of the entities, in their ids' order, come in groups: each value's
+/// entities are consecutive (communities numbered `c017-…`, mothers numbered community by
+/// community), and a random order of the entities would group them so with probability
+/// below [`CHANCE_DISTINCT`]: G groups of m₁ … m_G of n entities are consecutive in
+/// G!·∏mᵢ! of the n! orders.
+fn grouped_along(values: &[u64]) -> bool {
+    let mut sizes: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut blocks = 0;
+    for run in values.chunk_by(|a, b| a == b) {
+        blocks += 1;
+        *sizes.entry(run[0]).or_default() += run.len() as u64;
+    }
+    if blocks != sizes.len() {
+        return false;
+    }
+    let ln_factorial = |k: u64| libm::lgamma(k as f64 + 1.0);
+    let ln_chance = ln_factorial(sizes.len() as u64)
+        + sizes.values().map(|&m| ln_factorial(m)).sum::<f64>()
+        - ln_factorial(values.len() as u64);
+    ln_chance < libm::log(CHANCE_DISTINCT)
+}
+
+/// Whether whole numbers (keys are their bits) rise along the entities in their ids'
+/// order and start again now and then (patients numbered 1, 2, … within each centre,
+/// ids `c1-p01` …): merging consecutive equal values, the values fall at most once per
+/// [`RISING_RUN`] changes. A measurement in no order falls at about every second change.
+fn rising_along(values: &[u64]) -> bool {
+    let changes: Vec<f64> = values
+        .chunk_by(|a, b| a == b)
+        .map(|run| f64::from_bits(run[0]))
+        .collect();
+    let falls = changes.windows(2).filter(|w| w[1] < w[0]).count();
+    (falls + 1) * RISING_RUN <= changes.len()
+}
+
+/// Fewest changes of value per rising run of [`rising_along`] (on average).
+const RISING_RUN: usize = 8;
 
 /// Whether whole numbers, one per entity and one entity per value, that do not number
 /// the entities densely still name them: they follow the entities' order ([`id_order`]:
@@ -657,7 +718,7 @@ fn identity(table: &Table, keys: &Keys, distinct: usize) -> Option<Suspicion> {
 /// range they span that values of a measurement would have repeated one: n values drawn
 /// uniformly from a span of s are all distinct with probability about
 /// exp(−n(n−1)/(2s)), below 1% ([`CHANCE_DISTINCT`]) here.
-fn numeric_alias(table: &Table, values: &[f64]) -> bool {
+fn numeric_alias(table: &Table, values: &[f64], id_order: &[usize]) -> bool {
     let entities = table.n_entities();
     let mut value_of = vec![0.0; entities];
     for (&entity, &value) in table.entity_of_row().iter().zip(values) {
@@ -676,15 +737,16 @@ fn numeric_alias(table: &Table, values: &[f64]) -> bool {
     if entities < MIN_ORDERED_ENTITIES {
         return false;
     }
-    let order = id_order(table.entity_ids());
-    let ordered: Vec<f64> = order.iter().map(|&e| value_of[e]).collect();
+    let ordered: Vec<f64> = id_order.iter().map(|&e| value_of[e]).collect();
     ordered.windows(2).all(|w| w[0] < w[1]) || ordered.windows(2).all(|w| w[0] > w[1])
 }
 
 /// Fewest entities whose values in the entities' order make a numeric alias.
 const MIN_ORDERED_ENTITIES: usize = 8;
 
-/// Chance of one-to-one values below which a measurement is taken for an id.
+/// Chance below which values that look like an id by accident are taken for one: a
+/// measurement's values all distinct ([`numeric_alias`]), or in groups along the ids
+/// ([`grouped_along`]).
 const CHANCE_DISTINCT: f64 = 0.01;
 
 /// Entity indices in the ids' natural order: runs of digits compared as numbers, the rest
@@ -708,11 +770,7 @@ fn id_order(ids: &[String]) -> Vec<usize> {
         out
     }
     let mut order: Vec<usize> = (0..ids.len()).collect();
-    order.sort_by(|&a, &b| {
-        parts(&ids[a])
-            .cmp(&parts(&ids[b]))
-            .then(ids[a].cmp(&ids[b]))
-    });
+    order.sort_by_cached_key(|&i| (parts(&ids[i]), ids[i].as_str()));
     order
 }
 
@@ -892,5 +950,57 @@ mod tests {
         assert!(order_within_entity_name("visit"));
         assert!(order_within_entity_name("wave_no"));
         assert!(!order_within_entity_name("month"));
+    }
+
+    /// Keys of whole numbers, as [`Keys`] holds them.
+    fn bits(values: &[f64]) -> Vec<u64> {
+        values.iter().map(|&v| (v + 0.0).to_bits()).collect()
+    }
+
+    #[test]
+    fn groups_along_the_ids_count_only_beyond_chance() {
+        // 4 entities A A B B: 2!·2!·2! = 8 of the 4! = 24 orders group them (1/3).
+        assert!(!grouped_along(&[1, 1, 2, 2]));
+        // 5 groups of 4 among 20: 5!·(4!)⁵ / 20! ≈ 3.9·10⁻¹⁰.
+        let grouped: Vec<u64> = (0..20).map(|i| i / 4).collect();
+        assert!(grouped_along(&grouped));
+        // A value in two places is no grouping, however few the values.
+        let mut split = grouped.clone();
+        split.swap(3, 4);
+        assert!(!grouped_along(&split));
+        // 8 groups of 1 and one of 2 among 10: 9!·2! / 10! = 1/5, chance.
+        assert!(!grouped_along(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 8]));
+    }
+
+    #[test]
+    fn numbers_that_rise_and_restart_along_the_ids_are_counted() {
+        // Patients 1…56 and 1…55 of two centres: one fall among 110 changes.
+        let restart: Vec<f64> = (1..=56).chain(1..=55).map(f64::from).collect();
+        assert!(rising_along(&bits(&restart)));
+        // 1, 2, 1, 2, …: a fall at every second change.
+        let zigzag: Vec<f64> = (0..40).map(|i| f64::from(i % 2 + 1)).collect();
+        assert!(!rising_along(&bits(&zigzag)));
+        // Repeats merge: a community's value repeated for its mothers is one change.
+        let repeated: Vec<f64> = (0..16).flat_map(|c| [f64::from(c); 3]).collect();
+        assert!(rising_along(&bits(&repeated)));
+        // 16 changes with 2 falls: runs of 16 / 3 < 8 changes on average.
+        let mut falls: Vec<f64> = (0..16).map(f64::from).collect();
+        falls.swap(4, 5);
+        falls.swap(10, 11);
+        assert!(!rising_along(&bits(&falls)));
+        // 7 changes in order: fewer than one run of 8.
+        let short: Vec<f64> = (0..7).map(f64::from).collect();
+        assert!(!rising_along(&bits(&short)));
+    }
+
+    #[test]
+    fn ids_are_ordered_naturally() {
+        let ids: Vec<String> = ["p10", "p2", "c1-p01", "12", "100", "p02"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        let order: Vec<&str> = id_order(&ids).iter().map(|&i| ids[i].as_str()).collect();
+        // A text part sorts before a digit part; "p02" and "p2" tie on their parts, then bytes.
+        assert_eq!(order, ["c1-p01", "p02", "p2", "p10", "12", "100"]);
     }
 }

@@ -897,10 +897,15 @@ fn audit_margin_decides_materiality_with_the_verifier() {
     assert_eq!(verified["report_hash"], material["report_hash"]);
     assert_eq!(verified["claim"]["bound"], "at_most");
 
-    let not_material = audit(&["--margin", "0.9"], None);
-    assert_eq!(
-        not_material["auc"]["decision"], "no_material_leak",
-        "{not_material}"
+    // A margin above the materiality ceiling of ROC AUC (0.1) would make "no material
+    // leak" vacuous (docs/VERDICTS.md, "Material margins"): refused before anything runs,
+    // with the flag and why (until issue 42 `--margin 0.9` was "no material leak" here).
+    let wide = run(&[&base[..], &["--margin", "0.9"]].concat());
+    assert_eq!(wide.status.code(), Some(2));
+    assert!(
+        text(&wide).contains("--margin 0.9 is above the materiality ceiling 0.1 of ROC AUC"),
+        "{}",
+        text(&wide)
     );
     let plain = audit(&[], None);
     assert!(plain["auc"].get("decision").is_none());

@@ -449,6 +449,7 @@ fn a_capsule_is_reverified_with_its_recorded_options() {
         ["--alpha", "0.1"],
         ["--seed", "3"],
         ["--max-work", "1000"],
+        ["--max-design-bytes", "1000"],
     ] {
         let out = crate::common::counterlab(&["verify", path, flag[0], flag[1]]);
         assert_eq!(out.status.code(), Some(2), "{flag:?}");

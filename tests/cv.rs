@@ -50,8 +50,13 @@ fn assert_decidable(pack: &str, name: &str, claimed: f64) {
     assert_eq!(experiment["claim"]["at_least"], json!(claimed), "{name}");
     let (verdict, interval, ci, observed) = run_and_verify(&pack, &experiment);
     assert_eq!(verdict, "SUPPORTS", "{name}: CI {ci:?} ({interval})");
-    // Repeated cross-validation: each repeat's paired interval, combined over repeats.
-    assert_eq!(interval, "repeated-within-between-clustered", "{name}");
+    // Repeated cross-validation: each repeat's paired interval (customers and stores have
+    // several rows: Obuchowski's clustered comparison), combined over repeats; the label
+    // names the per-repeat method.
+    assert_eq!(
+        interval, "repeated-within-between(obuchowski-clustered-paired)",
+        "{name}"
+    );
     assert!(ci[0] > claimed, "{name}: CI {ci:?}");
 
     let (verdict, _, swapped_ci, _) =
@@ -106,7 +111,11 @@ fn the_paired_interval_is_narrower_than_adding_variances() {
     let unpaired = counterlab::stats::intervals::gap(&each[0], &each[1], counterlab::stats::Z95);
     assert_eq!(paired.value, unpaired.value);
     // Each of the 5 repeats' intervals is Obuchowski's paired one, combined over repeats.
-    assert_eq!(paired.method.as_str(), "repeated-within-between-clustered");
+    assert_eq!(
+        paired.method.as_str(),
+        "repeated-within-between(obuchowski-clustered-paired)"
+    );
+    assert!(paired.method.is_clustered());
     assert!(
         paired.se < 0.8 * unpaired.se,
         "paired se {} vs unpaired {}",
@@ -567,7 +576,7 @@ fn a_gap_between_differently_repeated_arms_is_refused_with_its_path() {
 }
 
 /// The few-held-out-entities rule holds for a repeated gap too: its interval
-/// (`repeated-within-between-clustered`) is clustered, so 12 entities, under the 20 a
+/// (`repeated-within-between(obuchowski-clustered-paired)`) is clustered, so 12 entities, under the 20 a
 /// clustered gap needs, make the claim INCONCLUSIVE with that reason, as one repeat does.
 #[test]
 fn a_repeated_gap_over_too_few_entities_is_inconclusive() {
@@ -590,7 +599,7 @@ fn a_repeated_gap_over_too_few_entities_is_inconclusive() {
                     { "name": "entity_grouped", "split": { "kind": "entity_k_fold", "folds": 3, "repeats": repeats } }
                 ],
                 "metrics": ["roc_auc"],
-                "claim": { "kind": "metric_gap", "metric": "roc_auc", "higher": "random_rows", "lower": "entity_grouped", "at_least": -0.5 }
+                "claim": { "kind": "metric_gap", "metric": "roc_auc", "higher": "random_rows", "lower": "entity_grouped", "at_least": -0.05 }
             })
             .to_string()
             .as_bytes(),
@@ -616,7 +625,7 @@ fn a_repeated_gap_over_too_few_entities_is_inconclusive() {
         if repeats > 1 {
             assert_eq!(
                 claim.interval.to_string(),
-                "repeated-within-between-clustered"
+                "repeated-within-between(obuchowski-clustered-paired)"
             );
         }
     }

@@ -4,6 +4,7 @@
 #![allow(unreachable_pub, missing_docs)]
 
 mod boundary;
+mod budgets;
 mod byod;
 mod calibration;
 mod canon;
@@ -15,6 +16,7 @@ mod cv;
 mod cv_interval;
 mod determinism;
 mod docs;
+mod errors;
 mod gap_bounds;
 mod gbdt;
 mod guide;

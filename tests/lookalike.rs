@@ -705,3 +705,90 @@ fn audit_flags_the_red_teams_spellings() {
     assert_eq!(look_alikes["count"], 9, "{look_alikes}");
     assert_eq!(look_alikes["pairs"], 10, "{look_alikes}");
 }
+
+/// `metrics --entity` reports entity ids that look alike (issue 42), as `pack check` does
+/// (`entity_collisions`), in its JSON and its table; the Python package's `metrics` reads
+/// the same function (`metrics_report::metrics_json`), so `Predictions::from_columns` of
+/// the same ids gives the same object. By construction: ten patients, two of them also
+/// written a second way (`P07`/`p7`, `P08`/`Р08` with a Cyrillic Р), so 12 ids make 2
+/// groups.
+#[test]
+fn metrics_reports_entity_ids_that_look_alike() {
+    let dir = TempDir::new("lookalike-metrics");
+    let mut ids: Vec<String> = (0..10).map(|p| format!("P{p:02}")).collect();
+    ids.push("p7".into());
+    ids.push("\u{420}08".into());
+    let mut csv = String::from("y,s,patient\n");
+    let mut rows: Vec<(bool, f64, String)> = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        for v in 0..3 {
+            let y = (i + v) % 2 == 0;
+            let s = ((i * 7 + v * 3) % 10) as f64 / 10.0 + if y { 0.15 } else { 0.0 };
+            csv += &format!("{},{s},{id}\n", u8::from(y));
+            rows.push((y, s, id.clone()));
+        }
+    }
+    let path = dir.path().join("scores.csv");
+    std::fs::write(&path, &csv).unwrap();
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "metrics",
+            path.to_str().unwrap(),
+            "--label",
+            "y",
+            "--score",
+            "s",
+        ];
+        a.extend_from_slice(extra);
+        counterlab(&a)
+    };
+    let output = args(&["--entity", "patient", "--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let report = json_of(&output);
+    assert_eq!(report["n_entities"], 12);
+    assert_eq!(
+        report["entity_collisions"],
+        json!({"count": 2, "first": [["P07", "p7"], ["P08", "\u{420}08"]]})
+    );
+    let table = args(&["--entity", "patient"]);
+    assert!(
+        text(&table).contains(r#"look-alike ids               2 groups of entity ids look alike ("P07" / "p7"; "P08" / "\u{420}08")"#),
+        "{}",
+        text(&table)
+    );
+    // The same rows given as columns (the Python package's path): the same object.
+    let names = counterlab::metrics_report::ColumnNames {
+        label: "y_true",
+        score: "y_score",
+        score2: "y_score2",
+        entity: "entity",
+        positive: "1",
+    };
+    let entity_ids: Vec<String> = rows.iter().map(|r| r.2.clone()).collect();
+    let columns = counterlab::metrics_report::Predictions::from_columns(
+        rows.iter().map(|r| r.0).collect(),
+        rows.iter().map(|r| r.1).collect(),
+        None,
+        Some(&entity_ids),
+        &names,
+    )
+    .unwrap();
+    assert_eq!(
+        counterlab::metrics_report::metrics_json(&columns, 0.5),
+        report
+    );
+    // No two ids alike: a count of 0 and no table line; without --entity, no key.
+    let honest = csv
+        .replace(",p7\n", ",P10\n")
+        .replace(",\u{420}08\n", ",P11\n");
+    std::fs::write(&path, &honest).unwrap();
+    let report = json_of(&args(&["--entity", "patient", "--json"]));
+    assert_eq!(
+        report["entity_collisions"],
+        json!({"count": 0, "first": []})
+    );
+    assert!(!text(&args(&["--entity", "patient"])).contains("look-alike"));
+    assert!(json_of(&args(&["--json"]))
+        .get("entity_collisions")
+        .is_none());
+}

@@ -1,8 +1,9 @@
 //! Margin claims and their mirrors (issues 46 and 47): a `k_fold` arm is a random-row
 //! split under either assignment, the assignment is a nuisance of the design, a margin
 //! claim must hold on the verifier's own draw of the folds, a claim and its mirror get
-//! one verdict, and a gap that is zero by construction (or compares two constant
-//! predictors) is vacuous.
+//! one verdict, a gap that is zero by construction (or compares two constant
+//! predictors) is vacuous, and so is a margin that is not material (issue 42, item 6:
+//! above the metric's materiality ceiling, or at least the better arm's headroom).
 //!
 //! Expected verdicts come from where intervals lie against thresholds (docs/VERDICTS.md,
 //! "Outcome"), from the true gap of entity-leakage (0.27–0.29 under every seeded draw:
@@ -11,10 +12,24 @@
 
 use counterlab::design::design_hash;
 use counterlab::revision::verify_revision;
+use counterlab::stats::MATERIAL_MARGIN_ROC_AUC;
 use counterlab::{run_with, Experiment, Pack, RunOptions, VerifyOptions};
 use serde_json::{json, Value};
 
 use crate::common::{bundled_packs, fast_options, registered};
+
+/// A cross-validation split of `kind` with `folds`, and `assignment` and `repeats` when
+/// given.
+fn split_json(kind: &str, folds: u32, assignment: Option<&str>, repeats: Option<u32>) -> Value {
+    let mut split = json!({ "kind": kind, "folds": folds });
+    if let Some(a) = assignment {
+        split["assignment"] = json!(a);
+    }
+    if let Some(r) = repeats {
+        split["repeats"] = json!(r);
+    }
+    split
+}
 
 /// entity-leakage's two cross-validation arms (`folds` each, `assignment` on both when
 /// given, `repeats` when given), ROC AUC, and `claim`.
@@ -25,16 +40,7 @@ fn cv_design(
     repeats: Option<u32>,
     claim: Value,
 ) -> Value {
-    let split = |kind: &str| {
-        let mut split = json!({ "kind": kind, "folds": folds });
-        if let Some(a) = assignment {
-            split["assignment"] = json!(a);
-        }
-        if let Some(r) = repeats {
-            split["repeats"] = json!(r);
-        }
-        split
-    };
+    let split = |kind: &str| split_json(kind, folds, assignment, repeats);
     json!({
         "format": "counterlab.experiment/1",
         "pack": "entity-leakage",
@@ -143,45 +149,72 @@ fn a_revision_of_the_assignment_alone_is_refused() {
     assert!(reason.contains("nothing changed in the design"), "{reason}");
 }
 
-/// The margin safeguard: seed 18's one-repeat draw has the CI [0.1425, 0.3013], under
-/// 0.31 — seed shopping over 30 seeds found it (the other seeds' upper bounds reach
-/// 0.46). The verifier's own draw (5 seeded repeats from its seed) has an upper bound
-/// above 0.31, so the claim is not SUPPORTS however the proposer drew its folds; the
-/// same claim on that draw's own terms is decided alike from every seed.
+/// entity-leakage's two entity-grouped cross-validations, 5 folds (`five`) against 10
+/// (`ten`), one repeat each unless `repeats` is given, ROC AUC, and `claim`: both arms
+/// hold out whole customers, so the gap is small (near 0 over seeds: the margin safeguard
+/// test below) and a margin under the materiality ceiling can be decided either way.
+fn grouped_design(
+    seed: u64,
+    assignment: Option<&str>,
+    repeats: Option<u32>,
+    claim: Value,
+) -> Value {
+    let split = |folds: u32| split_json("entity_k_fold", folds, assignment, repeats);
+    json!({
+        "format": "counterlab.experiment/1",
+        "pack": "entity-leakage",
+        "seed": seed,
+        "model": { "kind": "logistic", "c": 1.0 },
+        "arms": [
+            { "name": "five", "split": split(5) },
+            { "name": "ten", "split": split(10) }
+        ],
+        "metrics": ["roc_auc"],
+        "claim": claim
+    })
+}
+
+/// The margin safeguard: on the grouped design (5 against 10 folds of whole customers),
+/// seed 3's one-repeat draw has the CI [−0.1385, 0.0204], under 0.05 — seed shopping
+/// found it (seed 1's reaches 0.147, seed 2's 0.034). The verifier's own draw (5 seeded
+/// repeats from its seed) has the CI [−0.1067, 0.0791], whose upper bound is above 0.05,
+/// so the claim is not SUPPORTS however the proposer drew its folds; the same claim on
+/// that draw's own terms is decided alike from every seed. (Until issue 42 this test
+/// shopped `at_most 0.31` on random rows against whole customers, a margin above the
+/// materiality ceiling 0.1 and now vacuous.)
 #[test]
 fn a_margin_claim_must_hold_on_the_verifiers_own_draw() {
-    let claim = gap("random_rows", "entity_grouped", "at_most", 0.31);
-    let report = verified(&cv_design(18, 5, None, None, claim.clone()));
+    let claim = gap("five", "ten", "at_most", 0.05);
+    let report = verified(&grouped_design(3, None, None, claim.clone()));
     let c = &report["claim"];
     assert!(
-        c["ci"][1].as_f64().unwrap() < 0.31,
+        c["ci"][1].as_f64().unwrap() < 0.05,
         "the shopped draw's CI: {c}"
     );
     assert_eq!(report["verdict"], "INCONCLUSIVE", "{report:#}");
     let redraw = &c["redraw"];
     assert_eq!(redraw["repeats"], 5, "{c}");
     assert_eq!(redraw["supports"], false, "{c}");
-    assert!(redraw["ci"][1].as_f64().unwrap() >= 0.31, "{c}");
+    assert!(redraw["ci"][1].as_f64().unwrap() >= 0.05, "{c}");
     assert!(
         claim_reason(&report).contains("margin safeguard"),
         "{}",
         claim_reason(&report)
     );
     // The verifier's draw does not depend on the payload's seed or assignment.
-    for (seed, assignment) in [(1, None), (12, Some("sklearn"))] {
-        let other = verified(&cv_design(seed, 5, assignment, None, claim.clone()));
+    for (seed, assignment) in [(1, None), (2, None), (12, Some("sklearn"))] {
+        let other = verified(&grouped_design(seed, assignment, None, claim.clone()));
         if !other["claim"]["redraw"].is_null() {
             assert_eq!(other["claim"]["redraw"], *redraw, "seed {seed}");
         }
         assert_ne!(other["verdict"], "SUPPORTS", "seed {seed}: {other:#}");
     }
-    // A claim that holds on every draw keeps its SUPPORTS.
-    let wide = verified(&cv_design(
-        18,
-        5,
+    // A claim that holds on every draw keeps its SUPPORTS: at most 0.1, the ceiling itself.
+    let wide = verified(&grouped_design(
+        3,
         None,
         None,
-        gap("random_rows", "entity_grouped", "at_most", 0.5),
+        gap("five", "ten", "at_most", 0.1),
     ));
     assert_eq!(wide["verdict"], "SUPPORTS", "{wide:#}");
     assert_eq!(wide["claim"]["redraw"]["supports"], true);
@@ -191,13 +224,14 @@ fn a_margin_claim_must_hold_on_the_verifiers_own_draw() {
 /// statement with one verdict and one report. "random − grouped at most 0.99" was
 /// SUPPORTS while "grouped − random at least −0.999" (weaker) was INCONCLUSIVE (p = 1):
 /// the mirror of a margin now takes no permutation test, and the mirror of a presence
-/// claim takes the one `at_least` takes.
+/// claim takes the one `at_least` takes. Since issue 42 both forms of a margin above the
+/// materiality ceiling are vacuous alike, and a margin under it is decided alike.
 #[test]
 fn a_claim_and_its_mirror_get_one_verdict() {
     for (x, verdict) in [
-        (0.99, "SUPPORTS"),
-        (0.999, "SUPPORTS"),
-        (0.5, "SUPPORTS"),
+        (0.99, "INCONCLUSIVE"),
+        (0.999, "INCONCLUSIVE"),
+        (0.5, "INCONCLUSIVE"),
         (0.05, "REJECTED"),
         (-0.1, "REJECTED"),
     ] {
@@ -221,7 +255,34 @@ fn a_claim_and_its_mirror_get_one_verdict() {
             "mirror of at_most {x}: {mirror:#}"
         );
         assert_eq!(written["claim"], mirror["claim"], "at_most {x}");
+        if verdict == "INCONCLUSIVE" {
+            assert_eq!(written["claim"]["outcome"], "vacuous", "{written:#}");
+            // Each names its own key: the margin as the payload writes it.
+            assert!(claim_reason(&written).contains("$.claim.at_most"));
+            assert!(
+                claim_reason(&mirror).contains("$.claim.at_least is"),
+                "{}",
+                claim_reason(&mirror)
+            );
+        }
     }
+    // A margin under the ceiling that holds (the grouped design: a gap near 0, the
+    // verifier's own draw inside ±0.08): SUPPORTS in either form.
+    let written = verified(&grouped_design(
+        3,
+        None,
+        None,
+        gap("five", "ten", "at_most", 0.1),
+    ));
+    let mirror = verified(&grouped_design(
+        3,
+        None,
+        None,
+        gap("ten", "five", "at_least", -0.1),
+    ));
+    assert_eq!(written["verdict"], "SUPPORTS", "{written:#}");
+    assert_eq!(mirror["verdict"], "SUPPORTS", "{mirror:#}");
+    assert_eq!(written["claim"], mirror["claim"]);
     // "random − grouped at most −0.1" says grouped scores 0.1 higher: a presence claim,
     // decided with the permutation test of `grouped − random at least 0.1` (and
     // contradicted: grouped scores 0.27 lower).
@@ -239,6 +300,144 @@ fn a_claim_and_its_mirror_get_one_verdict() {
     );
     assert!(c["p_value"].as_f64().is_some(), "{c}");
     assert_eq!(c["null"], "row-level label permutation");
+}
+
+/// Issue 42, item 6: entity-leakage's headline design (random rows against whole
+/// customers, 5 × 5 folds) has a ROC AUC gap of 0.29, a material leak by any reading. "The
+/// gap is at most 0.95" and "within ±0.95" were both SUPPORTS: their margins are above the
+/// materiality ceiling of ROC AUC (0.1, one tenth of its range: the width of a
+/// conventional AUC band), so neither says anything material. Each is INCONCLUSIVE,
+/// outcome `vacuous`, its reason naming the margin's JSON path. A margin above the ceiling
+/// that the interval lies wholly above is still contradicted (REJECTED): a false claim,
+/// whatever its margin.
+#[test]
+fn a_margin_above_the_materiality_ceiling_is_vacuous() {
+    let (_, headline) = registered("entity-leakage", "random-vs-grouped");
+    let with = |bound: &str, value: f64| {
+        let mut e = headline.clone();
+        let claim = e["claim"].as_object_mut().unwrap();
+        claim.remove("at_least");
+        claim.insert(bound.to_owned(), json!(value));
+        e
+    };
+    let presence = verified(&headline);
+    assert_eq!(presence["verdict"], "SUPPORTS", "the gap at least 0.10");
+    let [low, high] = [0, 1].map(|i| presence["claim"]["ci"][i].as_f64().unwrap());
+    // The interval lies inside ±0.95: the interval alone would support both claims.
+    assert!(-0.95 < low && high < 0.95, "{low} {high}");
+    for (bound, path) in [("at_most", "$.claim.at_most"), ("within", "$.claim.within")] {
+        let report = verified(&with(bound, 0.95));
+        assert_eq!(report["verdict"], "INCONCLUSIVE", "{bound}: {report:#}");
+        let c = &report["claim"];
+        assert_eq!(c["outcome"], "vacuous", "{c}");
+        assert_eq!(c["bound"], bound, "{c}");
+        assert_eq!(c["threshold"], 0.95, "{c}");
+        let reason = claim_reason(&report);
+        assert!(
+            reason.contains(&format!(
+                "the margin 0.95 at {path} is above the materiality ceiling 0.1 of roc_auc"
+            )),
+            "{reason}"
+        );
+    }
+    // Its mirror, written `at_least -0.95` with the arms swapped, names its own key.
+    let mut mirror = with("at_least", -0.95);
+    mirror["claim"]["higher"] = json!("entity_grouped");
+    mirror["claim"]["lower"] = json!("random_rows");
+    let reason = claim_reason(&verified(&mirror));
+    assert!(reason.contains("($.claim.at_least is -0.95"), "{reason}");
+    // Above the ceiling, but the interval lies wholly above the margin: contradicted.
+    assert!(low > 0.15, "{low}");
+    let report = verified(&with("at_most", 0.15));
+    assert_eq!(report["verdict"], "REJECTED", "{report:#}");
+    assert_eq!(report["claim"]["outcome"], "contradicts");
+    // Just under the ceiling: decided by the interval as before (REJECTED here, the gap
+    // being 0.29), not vacuous.
+    let report = verified(&with("within", 0.0999));
+    assert_eq!(report["verdict"], "REJECTED", "{report:#}");
+    assert_eq!(report["claim"]["outcome"], "contradicts");
+}
+
+/// Issue 42, item 6, the second rule: a margin at least the better arm's headroom — its
+/// estimate's distance above the metric's chance level — would hold even if one arm had
+/// learned nothing, so it is vacuous however small. Three weak features of entity-leakage
+/// (support calls, late payments, autopay failures): random rows score ROC AUC about 0.58
+/// and whole customers about 0.55 (the payload's numbers), so the better arm's headroom
+/// over the chance level 0.5 is about 0.08: `within 0.09` is vacuous, `within 0.06` is
+/// decided. On class-imbalance neither arm's accuracy is above its majority baseline
+/// (98% accuracy at 2% prevalence): no accuracy margin says anything.
+#[test]
+fn a_margin_at_least_the_better_arms_headroom_is_vacuous() {
+    let weak = |bound: &str, value: f64| {
+        let mut e = cv_design(
+            1,
+            5,
+            None,
+            Some(5),
+            gap("random_rows", "entity_grouped", bound, value),
+        );
+        e["features"] = json!(["support_calls", "late_payments_12m", "autopay_failures"]);
+        e
+    };
+    let recorded: Value = serde_json::from_slice(&payload(&weak("within", 0.09))).unwrap();
+    let auc = |arm: &str| {
+        recorded["results"][arm]["metrics"]["roc_auc"]
+            .as_f64()
+            .unwrap()
+    };
+    let headroom = auc("random_rows").max(auc("entity_grouped")) - 0.5;
+    assert!(0.06 < headroom && headroom <= 0.09, "{headroom}");
+    let report = verified(&weak("within", 0.09));
+    assert_eq!(report["verdict"], "INCONCLUSIVE", "{report:#}");
+    assert_eq!(report["claim"]["outcome"], "vacuous");
+    let reason = claim_reason(&report);
+    assert!(
+        reason.contains("the margin 0.09 at $.claim.within is at least the headroom of the better arm: random_rows scores roc_auc"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains(&format!("{headroom:.4} above the chance level 0.5")),
+        "{reason}"
+    );
+    let decided = verified(&weak("within", 0.06));
+    assert_ne!(decided["claim"]["outcome"], "vacuous", "{decided:#}");
+    assert!(decided["claim"]["ci"].is_array(), "{decided:#}");
+
+    // Accuracy on class-imbalance: each arm's lift over its own majority baseline is at
+    // most 0 (expected.toml: the lift is at most 0.01, CI below).
+    let accuracy = json!({
+        "format": "counterlab.experiment/1", "pack": "class-imbalance", "seed": 7,
+        "model": { "kind": "logistic", "c": 1.0 },
+        "arms": [
+            { "name": "random_rows", "split": { "kind": "random_rows", "test_fraction": 0.25 } },
+            { "name": "entity_grouped", "split": { "kind": "entity_grouped", "test_fraction": 0.25 } }
+        ],
+        "metrics": ["accuracy", "majority_baseline_accuracy", "accuracy_lift"],
+        "claim": { "kind": "metric_gap", "metric": "accuracy", "higher": "random_rows", "lower": "entity_grouped", "within": 0.05 }
+    });
+    let pack = counterlab::Pack::open(
+        counterlab_test_support::bundled::packs_dir().join("class-imbalance"),
+    )
+    .expect("bundled pack");
+    let experiment = Experiment::from_value(&accuracy).expect("valid experiment");
+    let recorded = run_with(&pack, &experiment, &RunOptions { threads: 2 }).expect("run");
+    for arm in ["random_rows", "entity_grouped"] {
+        let m = &recorded.results[arm].metrics;
+        let lift =
+            m["accuracy"].value().unwrap() - m["majority_baseline_accuracy"].value().unwrap();
+        assert!(lift <= 0.0, "{arm}: {lift}");
+    }
+    let bytes = recorded.to_json_pretty().unwrap().into_bytes();
+    let report = counterlab::verify(&bytes, &bundled_packs(), &fast_options()).to_json();
+    assert_eq!(report["verdict"], "INCONCLUSIVE", "{report:#}");
+    assert_eq!(report["claim"]["outcome"], "vacuous");
+    let reason = claim_reason(&report);
+    assert!(
+        reason.contains("neither arm scores accuracy above chance")
+            && reason.contains("majority baseline")
+            && reason.contains("$.claim.within"),
+        "{reason}"
+    );
 }
 
 /// Issue 46, item 4: a majority-baseline gap between two cross-validations of the same
@@ -293,15 +492,24 @@ fn a_gap_between_two_constant_predictors_is_vacuous() {
 }
 
 /// The simulation behind the margin safeguard (docs/CALIBRATION.md, "Margin claims
-/// whichever draw"): on entity-leakage, for 5 and 10 folds, the true gap is the mean of
-/// 20 seeded draws of 5 repeats (seeds 1,000–1,019); then every choice of assignment
-/// (seeded, sklearn) × repeats (1, 2, 5) × seed (1–5) is run and verified with four
-/// false margin claims (`at_most` and `within` at truth − 0.01 and truth − 0.03). It
-/// prints, per folds, how many the recorded interval alone would support and how many the
-/// verifier does; it fails on any false SUPPORTS. Then the true claims at truth + 0.15,
-/// for power. About 6 minutes on the 2-core machine:
+/// whichever draw"): on entity-leakage with three features that let a random row split
+/// memorise customers only a little ([`SMALL_GAP_FEATURES`]: a true gap of about 0.06, so
+/// that margins around it are under the materiality ceiling 0.1 of ROC AUC; until
+/// issue 42 it used every feature, a true gap of 0.27, whose margins are now vacuous), for
+/// 5 and 10 folds, the true gap is the mean of 20 seeded draws of 5 repeats (seeds
+/// 1,000–1,019); then every choice of assignment (seeded, sklearn) × repeats (1, 2, 5) ×
+/// seed (1–5) is run and verified with four false margin claims (`at_most` and `within` at
+/// truth − 0.01 and truth − 0.03). It prints, per folds, how many the recorded interval
+/// alone would support and how many the verifier does; it fails on any false SUPPORTS.
+/// Then the true claims at the ceiling itself (0.1, about truth + 0.04), for power. About a
+/// minute on the 2-core machine:
 ///
 ///     cargo test --release --test lib margin::margin_claims_whichever_draw -- --ignored --nocapture
+/// Three features of entity-leakage under which random rows score ROC AUC about 0.72 and
+/// whole customers about 0.675 (5 × 5 folds, seed 1; the true gap over 20 seeds is 0.061
+/// at 5 folds, 0.056 at 10): a gap small enough for margins under the materiality ceiling.
+const SMALL_GAP_FEATURES: [&str; 3] = ["tenure_months", "monthly_charges", "support_calls"];
+
 #[test]
 #[ignore = "a simulation: docs/CALIBRATION.md gives its command and results"]
 fn margin_claims_whichever_draw() {
@@ -312,13 +520,14 @@ fn margin_claims_whichever_draw() {
         let truth = {
             let gaps: Vec<f64> = (1000..1020)
                 .map(|seed| {
-                    let e = cv_design(
+                    let mut e = cv_design(
                         seed,
                         folds,
                         None,
                         Some(5),
                         gap("random_rows", "entity_grouped", "at_least", 0.0),
                     );
+                    e["features"] = json!(SMALL_GAP_FEATURES);
                     let e = Experiment::from_value(&e).unwrap();
                     let p = run_with(&pack, &e, &RunOptions { threads: 2 }).unwrap();
                     let auc = |arm: &str| p.results[arm].metrics["roc_auc"].value().unwrap();
@@ -337,23 +546,31 @@ fn margin_claims_whichever_draw() {
                         ("at_most", truth - 0.03, false),
                         ("within", truth - 0.01, false),
                         ("within", truth - 0.03, false),
-                        ("at_most", truth + 0.15, true),
-                        ("within", truth + 0.15, true),
+                        ("at_most", MATERIAL_MARGIN_ROC_AUC, true),
+                        ("within", MATERIAL_MARGIN_ROC_AUC, true),
                     ];
                     for (bound, threshold, true_claim) in claims {
-                        let e = cv_design(
+                        let mut e = cv_design(
                             seed,
                             folds,
                             assignment,
                             Some(repeats),
                             gap("random_rows", "entity_grouped", bound, threshold),
                         );
+                        e["features"] = json!(SMALL_GAP_FEATURES);
                         let report = verified_with(&e, &options);
                         let ci = &report["claim"]["ci"];
-                        let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
-                        let recorded = match bound {
-                            "at_most" => hi < threshold,
-                            _ => lo > -threshold && hi < threshold,
+                        // A vacuous claim has no interval (none is expected here: the
+                        // better arm's headroom, about 0.22, is above every margin).
+                        let recorded = match (ci[0].as_f64(), ci[1].as_f64()) {
+                            (Some(lo), Some(hi)) => match bound {
+                                "at_most" => hi < threshold,
+                                _ => lo > -threshold && hi < threshold,
+                            },
+                            _ => {
+                                eprintln!("no interval: {}", claim_reason(&report));
+                                false
+                            }
                         };
                         let supports = report["verdict"] == "SUPPORTS";
                         if true_claim {

@@ -128,8 +128,7 @@ impl CaseOptions {
         if let Some(v) = self.max_work {
             // A budget given explicitly, as `--max-work` gives it: the pack's own does
             // not raise it.
-            o.max_work = v;
-            o.pack_budget.work = false;
+            o.max_work = counterlab::verify::Budget::given(v);
         }
         o
     }

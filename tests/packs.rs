@@ -552,3 +552,64 @@ fn bad_cells_are_listed_bounded_with_how_to_fix() {
     assert_eq!(message.matches("\n  row ").count(), 20, "{message}");
     assert!(message.contains("row 20, column \"x1\"") && !message.contains("row 21, column"));
 }
+
+/// The hint under a bad cell follows why the cell is bad, not the words of its message,
+/// which quote the cell: text in a numeric column that reads "… not a recorded level …"
+/// is text (the categorical hint), a categorical cell that reads "not a number" is an
+/// unknown level, and a time cell that reads "not an integer" but is no number is no
+/// float export. (When the kind was read off the message, the first got the unknown-level
+/// hint and the last the integer hint.)
+#[test]
+fn the_hint_follows_why_a_cell_is_bad_not_its_words() {
+    const TEXT: &str = "how to fix: a feature column with text is a category";
+    const LEVEL: &str = "how to fix: a categorical column's levels are recorded";
+    const INTEGER: &str = "how to fix: the time column needs integers";
+    let message = open_err(
+        "entity,label,x1\nA,1,0.5\nB,0,P not a recorded level\nC,1,0.2\n",
+        &["x1"],
+    );
+    assert!(
+        message.contains("not a number: \"P not a recorded level\""),
+        "{message}"
+    );
+    assert!(
+        message.contains(TEXT) && !message.contains(LEVEL),
+        "{message}"
+    );
+
+    // A pack of `csv` with the time column t, x1 numeric and, with `colour`, the
+    // categorical column colour whose recorded levels are blue and red.
+    let root = TempDir::new("bad-cell-kinds");
+    let load = |csv: &str, colour: bool| {
+        let features: &[&str] = if colour { &["x1", "colour"] } else { &["x1"] };
+        let dir = write_pack(root.path(), "p", csv, features, Some("t"));
+        if colour {
+            let manifest = std::fs::read_to_string(dir.join("pack.toml")).unwrap();
+            let manifest = manifest.replace("\n[data]\n", "\n[data]\ncategorical = [\"colour\"]\n")
+                + "\n[data.levels]\ncolour = [\"blue\", \"red\"]\n";
+            std::fs::write(dir.join("pack.toml"), manifest).unwrap();
+        }
+        let message = Pack::open(&dir).expect_err("refused").to_string();
+        std::fs::remove_dir_all(&dir).unwrap();
+        message
+    };
+    let csv =
+        |last: &str| format!("entity,t,label,x1,colour\nA,1,1,0.5,red\nB,2,0,0.1,blue\n{last}\n");
+    // A categorical cell, not a recorded level, that reads "not a number: …".
+    let message = load(&csv("C,1,1,0.3,not a number: 7"), true);
+    assert!(message.contains("is not a recorded level"), "{message}");
+    assert!(
+        message.contains(LEVEL) && !message.contains(TEXT),
+        "{message}"
+    );
+    // A time cell that reads "not an integer" is text, not a float export of an integer.
+    let message = load(&csv("C,not an integer 1.0,1,0.3,red"), false);
+    assert!(
+        message.contains("not an integer: \"not an integer 1.0\""),
+        "{message}"
+    );
+    assert!(!message.contains(INTEGER), "{message}");
+    // The float export of an integer still gets its hint.
+    let message = load(&csv("C,3.0,1,0.3,red"), false);
+    assert!(message.contains(INTEGER), "{message}");
+}

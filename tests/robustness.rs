@@ -691,12 +691,8 @@ fn an_over_budget_payload_is_not_recomputed() {
     // Re-hash the recorded results, so that only the budget can stand in the way.
     value["result_hash"] = Value::from(hash_value(HashKind::Result, &value["results"]));
     let options = VerifyOptions {
-        max_work: 2_000_000,
-        // An explicit budget: the pack's own [verify] max_work does not raise it.
-        pack_budget: counterlab::verify::PackBudgetUse {
-            work: false,
-            design_bytes: true,
-        },
+        // A given budget: the pack's own [verify] max_work does not raise it.
+        max_work: counterlab::verify::Budget::given(2_000_000),
         threads: 1,
         ..fast()
     };

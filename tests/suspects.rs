@@ -8,6 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+mod rules;
+
 use crate::common::{
     counterlab, output_json as json, output_text as text, path_arg as s, write_file as write,
     TempDir,
@@ -68,7 +70,8 @@ fn init_leaves_proxies_ids_and_clocks_out_with_the_evidence() {
         "#   row_id: an identifier: a different value in each of the 160 rows",
         "#   patient_code: an alias of the entity: one value per entity and one entity per value (40 entities)",
         "#   week: a clock: whole numbers under a time-like name",
-        "to use it anyway, keep it (--keep count)",
+        // A comment of pack.toml, written alike by every front end: the library's words.
+        "to use it anyway, keep it (keep = count)",
     ] {
         assert!(manifest.contains(expected), "{expected}\n{manifest}");
     }
@@ -258,6 +261,158 @@ fn audit_reports_the_leak_it_found_when_no_comparison_can_be_built() {
             .unwrap()
             .contains("needs two"),
         "{audit}"
+    );
+}
+
+/// The library's audit says why it built no comparison as a typed reason, which the
+/// JSON's `comparison_error` and `--out`'s refusal write out.
+#[test]
+fn an_audit_without_a_comparison_says_why_in_a_typed_reason() {
+    use counterlab::audit::{audit, AuditOptions, ComparisonOutcome, NoComparison};
+    let mut csv = String::from("pid,y,x,is_test\n");
+    for r in 0..20 {
+        csv += &format!("solo,{},{}.5,{}\n", r % 2, r % 7, u8::from(r % 4 == 0));
+    }
+    let options = AuditOptions {
+        entity: "pid".into(),
+        label: "y".into(),
+        positive: "1".into(),
+        test_column: "is_test".into(),
+        ..AuditOptions::default()
+    };
+    let found = audit(
+        Path::new("solo.csv"),
+        csv.as_bytes(),
+        &options,
+        &counterlab::pack::LoadLimits::default(),
+        &crate::common::fast_options(),
+    )
+    .unwrap();
+    assert!(matches!(
+        found.comparison,
+        ComparisonOutcome::NotBuilt(NoComparison::TooFewEntities { entities: 1 })
+    ));
+    assert!(found.comparison.built().is_none() && found.auc("your_split").is_none());
+    let why = "the data has 1 entity: an entity-grouped comparison needs two";
+    assert_eq!(found.comparison.why_not().unwrap().to_string(), why);
+    assert_eq!(
+        found.to_json("solo.csv", "is_test")["comparison_error"],
+        why
+    );
+    let dir = TempDir::new("suspects-no-comparison");
+    let refused = found
+        .write_pack(&dir.path().join("out"), csv.as_bytes())
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains(why), "{refused}");
+}
+
+/// A panel with two split columns (issue 42): `leaky` splits rows of one patient across
+/// the sides, `honest` holds out whole patients. Audited by `leaky`, the other split
+/// column is a usable 0/1 column, so by default it is a feature — and the audit says so
+/// in its features; `--drop honest` leaves it out, `--features` takes exactly the columns
+/// named, and an entity column named in either is refused.
+#[test]
+fn audit_takes_drop_and_features_as_init_does_and_names_its_features() {
+    let dir = TempDir::new("suspects-two-splits");
+    let mut csv = String::from("pid,site,y,x1,x2,leaky,honest\n");
+    for p in 0..30 {
+        for v in 0..4 {
+            let y = u8::from((p * 7 + v * 3) % 5 < 2);
+            csv += &format!(
+                "p{p:02},s{},{y},{}.5,{}.25,{},{}\n",
+                p % 6,
+                (p * 3 + v) % 7,
+                (p + v * 5) % 9,
+                u8::from(v == 3),
+                u8::from(p % 4 == 0)
+            );
+        }
+    }
+    let data = write(&dir, "panel.csv", &csv);
+    let run_by = |entity: &str, extra: &[&str]| {
+        let mut args = vec![
+            "audit",
+            s(&data),
+            "--entity",
+            entity,
+            "--label",
+            "y",
+            "--positive",
+            "1",
+            "--test-column",
+            "leaky",
+        ];
+        args.extend_from_slice(extra);
+        counterlab(&args)
+    };
+    let run = |extra: &[&str]| run_by("pid", extra);
+    let features = |o: &Output| -> Vec<String> {
+        json(o)["features"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_owned())
+            .collect()
+    };
+    // (`site`, a coarser level of the patient, is left to the suspect-column rules.)
+    let default = run(&["--json"]);
+    assert_eq!(default.status.code(), Some(1), "{}", text(&default));
+    let used = features(&default);
+    for column in ["x1", "x2", "honest"] {
+        assert!(used.iter().any(|f| f == column), "{column}: {used:?}");
+    }
+    let human = run(&[]);
+    let line = text(&human)
+        .lines()
+        .find(|l| l.starts_with("features "))
+        .map(str::to_owned);
+    assert_eq!(
+        line.as_deref()
+            .map(|l| l["features".len()..].trim().to_owned()),
+        Some(used.join(", ")),
+        "{}",
+        text(&human)
+    );
+    let dropped = run(&["--drop", "honest", "--json"]);
+    assert_eq!(dropped.status.code(), Some(1), "{}", text(&dropped));
+    let without: Vec<String> = used.iter().filter(|f| *f != "honest").cloned().collect();
+    assert_eq!(features(&dropped), without);
+    let human = run(&["--drop", "honest,site"]);
+    assert!(
+        text(&human).contains("features          x1, x2\n"),
+        "{}",
+        text(&human)
+    );
+    let listed = run(&["--features", "x2,x1", "--json"]);
+    assert_eq!(features(&listed), ["x2", "x1"]);
+    // Further entity levels read the same features.
+    let levels = run_by("pid,site", &["--drop", "honest", "--json"]);
+    let levels = json(&levels);
+    assert_eq!(levels["features"], serde_json::json!(["x1", "x2"]));
+    assert_eq!(
+        levels["further_entities"][0]["features"],
+        serde_json::json!(["x1", "x2"])
+    );
+    for (flag, column) in [
+        ("--drop", "site"),
+        ("--features", "pid"),
+        ("--keep", "site"),
+    ] {
+        let refused = run_by("pid,site", &[flag, column]);
+        assert_eq!(refused.status.code(), Some(2), "{flag}: {}", text(&refused));
+        assert!(
+            text(&refused).contains(&format!("column {column:?} is an entity column")),
+            "{flag}: {}",
+            text(&refused)
+        );
+    }
+    let unknown = run(&["--drop", "honset"]);
+    assert_eq!(unknown.status.code(), Some(2), "{}", text(&unknown));
+    assert!(
+        text(&unknown).contains("drop: column \"honset\" is not a column of the file"),
+        "{}",
+        text(&unknown)
     );
 }
 

@@ -516,3 +516,90 @@ fn a_boundary_map_of_a_retired_fixture_is_inconclusive() {
         Status::Fail
     );
 }
+
+/// A budget a caller sets is `Budget::given`, which the pack's own `[verify] max_work`
+/// (entity-leakage declares 5·10¹⁰) does not raise; only a budget made `raisable` (as
+/// the defaults are) is raised. The front ends' one constructor, `Choices::checked`, makes
+/// every budget the user chose a given one (issue 42: a test that set a small budget on
+/// `VerifyOptions` was silently raised by the pack unless it also cleared a flag).
+#[test]
+fn a_budget_the_caller_gives_is_never_raised_by_the_pack() {
+    use counterlab::verify::{Budget, Choices};
+    let packs = crate::common::bundled_packs();
+    let declared = packs
+        .get("entity-leakage")
+        .unwrap()
+        .manifest()
+        .verify
+        .and_then(|v| v.max_work)
+        .expect("entity-leakage declares [verify] max_work");
+    assert_eq!(declared, 50_000_000_000);
+    assert_eq!(
+        Budget::given(1_000).for_pack(Some(declared)),
+        (1_000, "the options")
+    );
+    assert_eq!(
+        Budget::raisable(1_000).for_pack(Some(declared)),
+        (declared, "the pack's [verify]")
+    );
+    assert_eq!(
+        Budget::raisable(1_000).for_pack(None),
+        (1_000, "the options")
+    );
+    assert_eq!(
+        Budget::raisable(declared + 1).for_pack(Some(declared)).0,
+        declared + 1
+    );
+    let defaults = VerifyOptions::default();
+    assert!(defaults.max_work.is_raisable() && defaults.max_design_bytes.is_raisable());
+
+    let bytes = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/packs/entity-leakage/payloads/random-inflates-auc.json"),
+    )
+    .unwrap();
+    let budget_check = |options: &VerifyOptions| {
+        let report = counterlab::verify(&bytes, &packs, options);
+        let check = report.check("budget.work").unwrap().clone();
+        (check.status, check.reason.unwrap_or_default())
+    };
+    let (status, reason) = budget_check(&VerifyOptions {
+        max_work: Budget::given(1_000),
+        ..crate::common::fast_options()
+    });
+    assert_eq!(status, Status::Unverifiable, "{reason}");
+    assert!(
+        reason.contains("over the budget of 1000 (the options)"),
+        "{reason}"
+    );
+    let (status, reason) = budget_check(&VerifyOptions {
+        max_work: Budget::raisable(1_000),
+        ..crate::common::fast_options()
+    });
+    assert_eq!(status, Status::Pass, "{reason}");
+    for (choices, budget) in [
+        (
+            Choices {
+                max_work: Some(1_000),
+                ..Choices::default()
+            },
+            "1000 (the options)",
+        ),
+        (
+            Choices {
+                max_design_bytes: Some(1_000),
+                ..Choices::default()
+            },
+            "1000 (the options)",
+        ),
+    ] {
+        let options = VerifyOptions {
+            permutations: 19,
+            ..choices.checked(str::to_owned).unwrap()
+        };
+        assert!(!options.max_work.is_raisable() || !options.max_design_bytes.is_raisable());
+        let (status, reason) = budget_check(&options);
+        assert_eq!(status, Status::Unverifiable, "{choices:?}: {reason}");
+        assert!(reason.contains(budget), "{choices:?}: {reason}");
+    }
+}

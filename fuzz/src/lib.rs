@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use counterlab::canon::{self, HashKind};
-use counterlab::verify::{Status, VerifyOptions, BOUNDARY_CHECK_IDS, CHECK_IDS};
+use counterlab::verify::{Budget, Status, VerifyOptions, BOUNDARY_CHECK_IDS, CHECK_IDS};
 use counterlab::{Experiment, Packs, Report, RunOptions, Verdict};
 use counterlab_test_support::json_path::{self, get, get_mut};
 pub use counterlab_test_support::json_path::{render as render_path, Seg};
@@ -112,7 +112,10 @@ pub fn options() -> &'static VerifyOptions {
             threads: 1,
             ..VerifyOptions::default()
         };
-        options.max_work = calibrate_max_work(world(), &options).saturating_mul(4);
+        // Raisable, as the default it replaces: the packs whose registered experiments
+        // need more (their `[verify] max_work`) still raise it.
+        options.max_work =
+            Budget::raisable(calibrate_max_work(world(), &options).saturating_mul(4));
         options
     })
 }
@@ -129,7 +132,7 @@ pub fn calibrate_max_work(world: &World, options: &VerifyOptions) -> u64 {
         let bytes = serde_json::to_vec(&probe).expect("a Value serialises");
         let passes = |max_work: u64| {
             let o = VerifyOptions {
-                max_work,
+                max_work: Budget::raisable(max_work),
                 ..options.clone()
             };
             let report = counterlab::verify(&bytes, &world.packs, &o);

@@ -131,6 +131,23 @@ def _dict_json(value: Mapping, what: str) -> bytes:
 
 
 _U64 = 2**64 - 1
+
+# The table budgets' ranges (the CLI's --max-fixture-bytes, --max-columns, --max-rows).
+_MAX_FIXTURE_BYTES = 2**32 - 1
+_MAX_COLUMNS = 2**20
+_MAX_ROWS = 2**32 - 1
+
+
+def _budgets(max_fixture_bytes: Any, max_columns: Any, max_rows: Any) -> dict:
+    """The table budgets given, checked against their ranges, as keyword arguments of the
+    native functions."""
+    return {
+        "max_fixture_bytes": _args.integer(max_fixture_bytes, "max_fixture_bytes", 1, _MAX_FIXTURE_BYTES),
+        "max_columns": _args.integer(max_columns, "max_columns", 1, _MAX_COLUMNS),
+        "max_rows": _args.integer(max_rows, "max_rows", 1, _MAX_ROWS),
+    }
+
+
 _MAX_THREADS_ASKED = 2**32  # more than 64 are used as 64 (docs/VERDICTS.md)
 
 
@@ -161,6 +178,9 @@ def run(
     *,
     packs: Optional[PathLike] = None,
     threads: Optional[int] = None,
+    max_fixture_bytes: Optional[int] = None,
+    max_columns: Optional[int] = None,
+    max_rows: Optional[int] = None,
 ) -> Report:
     """Run an experiment on its pack and return the payload (results and hashes).
 
@@ -173,12 +193,20 @@ def run(
             bytes or dict.
         packs: a folder of pack folders, or one pack folder (default ``fixtures/packs``).
         threads: worker threads, at least 1 (results are identical for any number).
+        max_fixture_bytes, max_columns, max_rows: the pack's table budgets (default
+            33554432 bytes, 1024 columns, 1000000 rows), as the CLI's --max-fixture-bytes,
+            --max-columns, --max-rows.
 
     Raises:
         ExperimentError: the experiment is invalid (``json_path`` says where).
         IoError, PackError, DataError, UnknownPackError: the pack cannot be used.
     """
-    text, problems = _native.run(_document(experiment, "experiment"), _packs(packs), _threads(threads))
+    text, problems = _native.run(
+        _document(experiment, "experiment"),
+        _packs(packs),
+        _threads(threads),
+        **_budgets(max_fixture_bytes, max_columns, max_rows),
+    )
     for problem in problems:
         warnings.warn(problem, PackWarning, stacklevel=2)
     return _report(text)
@@ -195,6 +223,10 @@ def verify(
     max_payload_bytes: Optional[int] = None,
     max_work: Optional[int] = None,
     threads: Optional[int] = None,
+    max_design_bytes: Optional[int] = None,
+    max_fixture_bytes: Optional[int] = None,
+    max_columns: Optional[int] = None,
+    max_rows: Optional[int] = None,
 ) -> Report:
     """Verify a payload, a boundary map or a Proof Capsule and return the report.
 
@@ -209,7 +241,8 @@ def verify(
 
     A capsule is re-verified with the options it records (its ``options``), so that it
     answers the same from itself alone: ``permutations``, ``seed``, ``alpha``,
-    ``max_payload_bytes`` and ``max_work`` cannot be given for one (``UsageError``).
+    ``max_payload_bytes``, ``max_work``, ``max_design_bytes`` and the table budgets cannot
+    be given for one (``UsageError``).
 
     Args:
         document: the payload, map or capsule as a path, JSON text, bytes or dict.
@@ -222,6 +255,11 @@ def verify(
         max_payload_bytes: largest document accepted, 1 to 16777216 (default 1048576).
         max_work: largest work in fit units (default 1e10).
         threads: worker threads, at least 1 (the report is identical for any number).
+        max_design_bytes: largest prepared designs counted by budget.work, in bytes
+            (default 536870912, or the pack's [verify] max_design_bytes when larger).
+        max_fixture_bytes, max_columns, max_rows: the pack's table budgets (default
+            33554432 bytes, 1024 columns, 1000000 rows), as the CLI's --max-fixture-bytes,
+            --max-columns, --max-rows.
 
     Raises:
         IoError: the file cannot be read, or there is no packs folder.
@@ -237,6 +275,8 @@ def verify(
         _args.integer(max_payload_bytes, "max_payload_bytes", 1, 16 << 20),
         _args.integer(max_work, "max_work", 0, _U64),
         _threads(threads),
+        max_design_bytes=_args.integer(max_design_bytes, "max_design_bytes", 0, _U64),
+        **_budgets(max_fixture_bytes, max_columns, max_rows),
     )
     return _report(text)
 
@@ -247,6 +287,9 @@ def verify_revision(
     packs: Optional[PathLike] = None,
     permutations: Optional[int] = None,
     threads: Optional[int] = None,
+    max_fixture_bytes: Optional[int] = None,
+    max_columns: Optional[int] = None,
+    max_rows: Optional[int] = None,
 ) -> Report:
     """Check a revision chain (before, after[, after2]) as ``counterlab verify-revision``.
 
@@ -262,6 +305,7 @@ def verify_revision(
             _packs(packs),
             _args.integer(permutations, "permutations", 0, 100_000),
             _threads(threads),
+            **_budgets(max_fixture_bytes, max_columns, max_rows),
         )
     )
 
@@ -483,7 +527,10 @@ def metrics(
         The ``counterlab metrics --json`` object: ``n``, ``n_pos``, ``n_neg``, ``accuracy``,
         ``balanced_accuracy``, ``majority_baseline_accuracy``, ``roc_auc``, ``roc_auc_ci``,
         ``roc_auc_se``, ``roc_auc_interval`` (``undefined`` says why when AUC is undefined),
-        ``n_entities`` with ``entity``, ``paired`` with ``y_score2``.
+        ``n_entities`` and ``entity_collisions`` with ``entity`` (groups of entity ids
+        that look alike, ``{"count", "first"}``: one entity written two ways is two
+        clusters to the interval, which is then too narrow), ``paired`` with
+        ``y_score2``.
 
     Raises:
         UsageError: arrays of different lengths, non-finite scores, not 1-D, a cell that
@@ -521,24 +568,6 @@ def csv_bytes(data: Any) -> bytes:
 _FRAME = "DataFrame"
 
 #: The command line's flags of audit and init, by the name of the Python argument.
-_AUDIT_ARGUMENTS = {
-    "entity": "entity",
-    "label": "label",
-    "positive": "positive",
-    "time": "time",
-    "time-kind": "time_kind",
-    "test-column": "test",
-    "seed": "seed",
-    "margin": "margin",
-    "model": "model",
-    "out": "out",
-    "id": "id",
-    "keep": "keep",
-    "drop": "drop",
-    "features": "features",
-}
-
-
 def _table(data: Any) -> Tuple[Union[bytes, Path], str]:
     """A frame as its CSV bytes (named ``DataFrame`` in messages), or a CSV path to read
     in Rust as the CLI reads it (regular files only, within the byte budget)."""
@@ -599,6 +628,13 @@ def audit(
     seed: int = 1,
     margin: Optional[float] = None,
     model: str = "logistic",
+    missing_values: Optional[Sequence[str]] = None,
+    max_fixture_bytes: Optional[int] = None,
+    max_columns: Optional[int] = None,
+    max_rows: Optional[int] = None,
+    keep: Sequence[str] = (),
+    drop: Sequence[str] = (),
+    features: Optional[Sequence[str]] = None,
 ) -> Report:
     """Check your own train/test split for leakage, as ``counterlab audit``; no pack needed.
 
@@ -624,11 +660,24 @@ def audit(
             (``audit.payload.json``) into, for ``counterlab.verify``.
         seed: the seed of the entity-grouped comparison's fold draws (it is repeated
             entity-grouped folds of about your test share, drawn 5 times).
-        margin: a materiality margin on the ROC AUC gap (e.g. 0.02):
+        margin: a materiality margin on the ROC AUC gap (e.g. 0.02), above 0 and at most
+            0.1 (the materiality ceiling of ROC AUC: a wider margin says nothing material):
             ``result["auc"]["decision"]`` is then ``material_leak``, ``no_material_leak``
             or ``undecided`` by the verifier's interval.
         model: the model of both sides of the comparison: ``"logistic"`` (C = 1) or
             ``"gbdt"`` (gradient-boosted trees with scikit-learn's defaults).
+        missing_values: the texts read as a missing value besides the empty cell (default:
+            NA, nan, NULL, N/A, <NA>, NaT, #N/A), as the CLI's --missing-values.
+        max_fixture_bytes, max_columns, max_rows: the table budgets (default 33554432
+            bytes, 1024 columns, 1000000 rows), as the CLI's --max-fixture-bytes,
+            --max-columns, --max-rows; over one, an OverBudgetError names the argument and
+            a value that passes.
+        keep: columns kept as features although the audit would leave them out as
+            suspect (as :func:`init`).
+        drop: columns left out of the features (another split column, say), as
+            :func:`init`.
+        features: exactly these columns as the model's features, in this order (as
+            :func:`init`). ``result["features"]`` lists the features used.
 
     Returns:
         ``counterlab.audit/1``; ``result["leak"]`` is True for every leak the CLI exits 1
@@ -642,23 +691,27 @@ def audit(
     """
     source, name = _table(data)
     first, more = _entities(entity)
-    with _args.python_names(_AUDIT_ARGUMENTS):
-        text = _native.audit(
-            source,
-            name,
-            first,
-            _args.text(label, "label"),
-            _positive(positive),
-            _args.text(test, "test"),
-            _args.optional_text(time, "time"),
-            _threads(threads),
-            _args.optional_path(out, "out"),
-            _args.integer(seed, "seed", 0, _U64),
-            None if margin is None else _margin(margin),
-            _time_kind(time_kind),
-            more,
-            _model(model),
-        )
+    text = _native.audit(
+        source,
+        name,
+        first,
+        _args.text(label, "label"),
+        _positive(positive),
+        _args.text(test, "test"),
+        _args.optional_text(time, "time"),
+        _threads(threads),
+        _args.optional_path(out, "out"),
+        _args.integer(seed, "seed", 0, _U64),
+        None if margin is None else _margin(margin),
+        _time_kind(time_kind),
+        more,
+        _model(model),
+        _missing_values(missing_values),
+        keep=_args.names(keep, "keep"),
+        drop=_args.names(drop, "drop"),
+        features=None if features is None else _args.names(features, "features"),
+        **_budgets(max_fixture_bytes, max_columns, max_rows),
+    )
     return _report(text)
 
 
@@ -670,11 +723,22 @@ def _model(value: Any) -> str:
 
 
 def _margin(value: Any) -> float:
-    """audit's materiality margin: a real number strictly between 0 and 1."""
-    margin = _args.real(value, "margin")
-    if not 0 < margin < 1:
-        raise _error(UsageError, f"margin: an AUC difference strictly between 0 and 1, found {_args.shown(value)}")
-    return margin
+    """audit's materiality margin: a real number (its range, (0, 0.1], is checked by the
+    library, whose message says why)."""
+    return _args.real(value, "margin")
+
+
+def _missing_values(value: Any) -> Optional[str]:
+    """The texts read as missing, as the library reads the CLI's --missing-values (comma-
+    separated)."""
+    if value is None:
+        return None
+    texts = _args.names(value, "missing_values") if not isinstance(value, str) else None
+    if texts is None:
+        raise _error(UsageError, f"missing_values: expected a list of texts, found {type(value).__name__}")
+    if any("," in t for t in texts):
+        raise _error(UsageError, "missing_values: a text holds a comma, which the list cannot carry")
+    return ",".join(texts)
 
 
 def init(
@@ -692,6 +756,10 @@ def init(
     drop: Sequence[str] = (),
     features: Optional[Sequence[str]] = None,
     model: str = "logistic",
+    missing_values: Optional[Sequence[str]] = None,
+    max_fixture_bytes: Optional[int] = None,
+    max_columns: Optional[int] = None,
+    max_rows: Optional[int] = None,
 ) -> Report:
     """Write a pack folder for your data, as ``counterlab init``: ``pack.toml`` with the
     fixture's hash, the data as the fixture, every usable column as a feature (text columns
@@ -714,6 +782,13 @@ def init(
         features: exactly these columns as features, in this order.
         model: the starter experiments' model: ``"logistic"`` (C = 1) or ``"gbdt"``
             (gradient-boosted trees with scikit-learn's defaults).
+        missing_values: the texts read as a missing value besides the empty cell, as the
+            CLI's --missing-values.
+        max_fixture_bytes, max_columns, max_rows: the table budgets (default 33554432
+            bytes, 1024 columns, 1000000 rows), as the CLI's --max-fixture-bytes,
+            --max-columns, --max-rows; over one, an OverBudgetError names the argument and
+            a value that passes. A pack that needs more than the defaults needs them in
+            every later call: ``budgets`` and ``next`` carry them.
 
     Returns:
         ``id``, ``out``, ``fixture_file``; ``columns`` (each column's ``use``: a role,
@@ -732,23 +807,24 @@ def init(
     folder = _args.path(out, "out")
     if not _folder_is_free(folder):
         raise _error(UsageError, f"out: {folder} exists and is not an empty folder: give a new folder (init never overwrites)")
-    with _args.python_names(_AUDIT_ARGUMENTS):
-        text = _native.init(
-            source,
-            name,
-            _args.text(entity, "entity"),
-            _args.text(label, "label"),
-            _positive(positive),
-            folder,
-            _args.optional_text(time, "time"),
-            _time_kind(time_kind),
-            _args.optional_text(test, "test"),
-            _args.optional_text(id, "id"),
-            _args.names(keep, "keep"),
-            _args.names(drop, "drop"),
-            None if features is None else _args.names(features, "features"),
-            _model(model),
-        )
+    text = _native.init(
+        source,
+        name,
+        _args.text(entity, "entity"),
+        _args.text(label, "label"),
+        _positive(positive),
+        folder,
+        _args.optional_text(time, "time"),
+        _time_kind(time_kind),
+        _args.optional_text(test, "test"),
+        _args.optional_text(id, "id"),
+        _args.names(keep, "keep"),
+        _args.names(drop, "drop"),
+        None if features is None else _args.names(features, "features"),
+        _model(model),
+        _missing_values(missing_values),
+        **_budgets(max_fixture_bytes, max_columns, max_rows),
+    )
     return _init_report(_report(text))
 
 
@@ -766,11 +842,13 @@ def _init_report(result: Report) -> Report:
     """init's answer with ``next``: the Python calls that check nothing by hand — run each
     starter and verify its payload — beside the CLI's lines (``cli``)."""
     packs = result["out"]
+    # The table budgets the pack needs above the defaults, so that the calls run as written.
+    budgets = "".join(f", {name}={value}" for name, value in result["budgets"].items())
     calls = []
     for step in result["next_steps"]:
-        calls.append(f"payload = counterlab.run({step['experiment']!r}, packs={packs!r})")
-        calls.append(f"counterlab.verify(payload, packs={packs!r})")
-    order = ("id", "out", "fixture_file", "columns", "notes", "problems", "files")
+        calls.append(f"payload = counterlab.run({step['experiment']!r}, packs={packs!r}{budgets})")
+        calls.append(f"counterlab.verify(payload, packs={packs!r}{budgets})")
+    order = ("id", "out", "fixture_file", "columns", "notes", "problems", "files", "budgets")
     ordered = Report((key, result[key]) for key in order)
     ordered["next"] = calls
     ordered["cli"] = result["cli"]
@@ -778,21 +856,50 @@ def _init_report(result: Report) -> Report:
 
 
 def boundary(
-    pack: str, *, packs: Optional[PathLike] = None, threads: Optional[int] = None
+    pack: str,
+    *,
+    packs: Optional[PathLike] = None,
+    threads: Optional[int] = None,
+    max_fixture_bytes: Optional[int] = None,
+    max_columns: Optional[int] = None,
+    max_rows: Optional[int] = None,
 ) -> Report:
     """A pack's boundary map (``counterlab.boundary/1``): the claim's outcome in every cell
-    of its sweep. ``verify(map)`` recomputes it."""
-    return _report(_native.boundary(_pack_id(pack), _packs(packs), _threads(threads)))
+    of its sweep. ``verify(map)`` recomputes it. The table budgets are those of
+    :func:`run`."""
+    return _report(
+        _native.boundary(
+            _pack_id(pack),
+            _packs(packs),
+            _threads(threads),
+            **_budgets(max_fixture_bytes, max_columns, max_rows),
+        )
+    )
 
 
 def transfer(
-    pack: str, choice: str, *, packs: Optional[PathLike] = None, threads: Optional[int] = None
+    pack: str,
+    choice: str,
+    *,
+    packs: Optional[PathLike] = None,
+    threads: Optional[int] = None,
+    max_fixture_bytes: Optional[int] = None,
+    max_columns: Optional[int] = None,
+    max_rows: Optional[int] = None,
 ) -> Report:
     """Score a choice in a pack's transfer task with the fixed evaluator
     (``counterlab.transfer/1``; ``result["answer"]["correct"]``)."""
     if not isinstance(choice, str):
         raise _error(UsageError, f"choice: expected a choice id (str), found {type(choice).__name__}")
-    return _report(_native.transfer(_pack_id(pack), _args.text(choice, "choice"), _packs(packs), _threads(threads)))
+    return _report(
+        _native.transfer(
+            _pack_id(pack),
+            _args.text(choice, "choice"),
+            _packs(packs),
+            _threads(threads),
+            **_budgets(max_fixture_bytes, max_columns, max_rows),
+        )
+    )
 
 
 def select(
@@ -800,13 +907,19 @@ def select(
     candidates: Sequence[PathLike] = (),
     *,
     packs: Optional[PathLike] = None,
+    max_fixture_bytes: Optional[int] = None,
+    max_columns: Optional[int] = None,
+    max_rows: Optional[int] = None,
 ) -> Report:
     """The fixed selector (``counterlab.selection/1``): which candidate experiment runs for
     a prediction, by closed rules, with its derived seed. Without candidates, the pack's
     registered experiments are the candidates."""
     return _report(
         _native.select(
-            _document(prediction, "prediction"), _paths(candidates, "candidates"), _packs(packs)
+            _document(prediction, "prediction"),
+            _paths(candidates, "candidates"),
+            _packs(packs),
+            **_budgets(max_fixture_bytes, max_columns, max_rows),
         )
     )
 
@@ -819,6 +932,9 @@ def build_capsule(
     boundary: bool = False,
     packs: Optional[PathLike] = None,
     threads: Optional[int] = None,
+    max_fixture_bytes: Optional[int] = None,
+    max_columns: Optional[int] = None,
+    max_rows: Optional[int] = None,
 ) -> Report:
     """Build a Proof Capsule (``counterlab.capsule/1``), as ``counterlab capsule build``:
     the prediction, the selection, the selected experiment run with its derived seed, its
@@ -834,5 +950,6 @@ def build_capsule(
             _args.flag(boundary, "boundary"),
             _packs(packs),
             _threads(threads),
+            **_budgets(max_fixture_bytes, max_columns, max_rows),
         )
     )

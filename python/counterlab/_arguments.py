@@ -7,10 +7,8 @@ import decimal
 import math
 import numbers
 import os
-import re
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, List, Mapping, Optional
+from typing import Any, List, Optional
 
 from ._native import Error, UsageError
 
@@ -138,27 +136,3 @@ def path(value: Any, name: str) -> Path:
 
 def optional_path(value: Any, name: str) -> Optional[Path]:
     return None if value is None else path(value, name)
-
-
-# What the core's messages call the command line's flags, in Python's words.
-_INIT_HINT = re.compile(r"the --entity/--label/--positive/--time flags")
-_FLAG = re.compile(r"--([a-z][a-z0-9-]*)")
-
-
-@contextmanager
-def python_names(arguments: Mapping[str, str]) -> Iterator[None]:
-    """Rewrites a counterlab.Error's message so that the command line's flags read as the
-    Python arguments they are (``--test-column`` as ``test=``); ``arguments`` maps a flag's
-    name to the argument's."""
-    try:
-        yield
-    except Error as e:
-        if e.args and isinstance(e.args[0], str):
-            message = _INIT_HINT.sub("the entity/label/positive/time arguments", e.args[0])
-            e.args = (_FLAG.sub(lambda m: _argument(m, arguments), message),) + e.args[1:]
-        raise
-
-
-def _argument(match: "re.Match[str]", arguments: Mapping[str, str]) -> str:
-    name = arguments.get(match.group(1))
-    return f"{name}=" if name else match.group(0)

@@ -27,7 +27,12 @@ class UsageError(Error): ...
 _Input = Union[bytes, Path]
 
 def run(
-    experiment: _Input, packs: Optional[Path] = None, threads: Optional[int] = None
+    experiment: _Input,
+    packs: Optional[Path] = None,
+    threads: Optional[int] = None,
+    max_fixture_bytes: Optional[int] = None,
+    max_columns: Optional[int] = None,
+    max_rows: Optional[int] = None,
 ) -> Tuple[str, List[str]]: ...
 def verify(
     document: _Input,
@@ -39,12 +44,19 @@ def verify(
     max_payload_bytes: Optional[int] = None,
     max_work: Optional[int] = None,
     threads: Optional[int] = None,
+    max_design_bytes: Optional[int] = None,
+    max_fixture_bytes: Optional[int] = None,
+    max_columns: Optional[int] = None,
+    max_rows: Optional[int] = None,
 ) -> str: ...
 def verify_revision(
     payloads: List[_Input],
     packs: Optional[Path] = None,
     permutations: Optional[int] = None,
     threads: Optional[int] = None,
+    max_fixture_bytes: Optional[int] = None,
+    max_columns: Optional[int] = None,
+    max_rows: Optional[int] = None,
 ) -> str: ...
 def metrics(
     labels: npt.NDArray[np.uint8],
@@ -69,6 +81,13 @@ def audit(
     time_kind: Optional[str] = None,
     more_entities: List[str] = ...,
     model: Optional[str] = None,
+    missing_values: Optional[str] = None,
+    max_fixture_bytes: Optional[int] = None,
+    max_columns: Optional[int] = None,
+    max_rows: Optional[int] = None,
+    keep: List[str] = ...,
+    drop: List[str] = ...,
+    features: Optional[List[str]] = None,
 ) -> str: ...
 def init(
     data: _Input,
@@ -85,12 +104,36 @@ def init(
     drop: List[str] = ...,
     features: Optional[List[str]] = None,
     model: Optional[str] = None,
+    missing_values: Optional[str] = None,
+    max_fixture_bytes: Optional[int] = None,
+    max_columns: Optional[int] = None,
+    max_rows: Optional[int] = None,
 ) -> str: ...
-def boundary(pack: str, packs: Optional[Path] = None, threads: Optional[int] = None) -> str: ...
+def boundary(
+    pack: str,
+    packs: Optional[Path] = None,
+    threads: Optional[int] = None,
+    max_fixture_bytes: Optional[int] = None,
+    max_columns: Optional[int] = None,
+    max_rows: Optional[int] = None,
+) -> str: ...
 def transfer(
-    pack: str, choice: str, packs: Optional[Path] = None, threads: Optional[int] = None
+    pack: str,
+    choice: str,
+    packs: Optional[Path] = None,
+    threads: Optional[int] = None,
+    max_fixture_bytes: Optional[int] = None,
+    max_columns: Optional[int] = None,
+    max_rows: Optional[int] = None,
 ) -> str: ...
-def select(prediction: _Input, candidates: List[Path], packs: Optional[Path] = None) -> str: ...
+def select(
+    prediction: _Input,
+    candidates: List[Path],
+    packs: Optional[Path] = None,
+    max_fixture_bytes: Optional[int] = None,
+    max_columns: Optional[int] = None,
+    max_rows: Optional[int] = None,
+) -> str: ...
 def build_capsule(
     prediction: _Input,
     candidates: List[Path],
@@ -98,4 +141,7 @@ def build_capsule(
     boundary: bool,
     packs: Optional[Path] = None,
     threads: Optional[int] = None,
+    max_fixture_bytes: Optional[int] = None,
+    max_columns: Optional[int] = None,
+    max_rows: Optional[int] = None,
 ) -> str: ...

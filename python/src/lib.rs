@@ -28,6 +28,7 @@ use counterlab::pack::{LoadLimits, TimeKind};
 use counterlab::pack_folder;
 use counterlab::prediction::{Prediction, MAX_PREDICTION_BYTES};
 use counterlab::verify::{Choices, VerifyOptions, MAX_PAYLOAD_BYTES_LIMIT};
+use counterlab::words::{Budget, Opt, Words};
 use counterlab::{ErrorKind, Experiment, Packs, RunOptions};
 
 create_exception!(
@@ -79,9 +80,50 @@ create_exception!(
     "An argument is out of its range or of the wrong kind."
 );
 
-/// A counterlab error as the exception of its kind, with where it is as attributes.
+/// The Python package's words for an option a library message names: its keyword
+/// argument, with the value the message gives it (`keep=["x"]`, `test=`,
+/// `max_fixture_bytes=41234567`). The library never spells a flag (`counterlab::words`).
+struct PythonWords;
+
+impl Words for PythonWords {
+    fn option(&self, opt: Opt, value: Option<&str>) -> String {
+        let name = match opt {
+            Opt::TestColumn => "test",
+            other => other.name(),
+        };
+        let quoted = |v: &str| serde_json::to_string(v).expect("a string encodes");
+        let list = |v: &str| {
+            let items: Vec<String> = v.split(',').map(quoted).collect();
+            format!("[{}]", items.join(", "))
+        };
+        match value {
+            None => format!("{name}="),
+            Some(v) => match opt {
+                Opt::Keep | Opt::Drop | Opt::Features | Opt::MissingValues => {
+                    format!("{name}={}", list(v))
+                }
+                Opt::Entity if v.contains(',') => format!("{name}={}", list(v)),
+                // Numbers, a placeholder (`DIR`) and a label already quoted: as they are.
+                Opt::MaxFixtureBytes
+                | Opt::MaxColumns
+                | Opt::MaxRows
+                | Opt::MaxPayloadBytes
+                | Opt::MaxWork
+                | Opt::MaxDesignBytes
+                | Opt::MaxBytes
+                | Opt::Margin
+                | Opt::Packs
+                | Opt::Positive => format!("{name}={v}"),
+                _ => format!("{name}={}", quoted(v)),
+            },
+        }
+    }
+}
+
+/// A counterlab error as the exception of its kind, with where it is as attributes; its
+/// message names options as this package's keyword arguments ([`PythonWords`]).
 fn raise(py: Python<'_>, error: &counterlab::Error) -> PyErr {
-    let message = error.to_string();
+    let message = error.render(&PythonWords);
     let (err, path, row, column, json_path) = match error.kind() {
         ErrorKind::Io { path, .. } => (
             IoError::new_err(message),
@@ -116,9 +158,16 @@ fn raise(py: Python<'_>, error: &counterlab::Error) -> PyErr {
         ErrorKind::UnknownPack { .. } => {
             (UnknownPackError::new_err(message), None, None, None, None)
         }
-        ErrorKind::OverBudget { path, .. } => (
+        ErrorKind::OverBudget(over) => (
             OverBudgetError::new_err(message),
-            Some(path.clone()),
+            Some(over.path.clone()),
+            None,
+            None,
+            None,
+        ),
+        ErrorKind::NoPacksFolder { looked, .. } => (
+            IoError::new_err(message),
+            Some(looked.clone()),
             None,
             None,
             None,
@@ -140,7 +189,7 @@ fn raise(py: Python<'_>, error: &counterlab::Error) -> PyErr {
 fn raise_at(py: Python<'_>, file: &str, error: &counterlab::Error) -> PyErr {
     let err = raise(py, error);
     let value = err.value(py);
-    let message = format!("{file}: {error}");
+    let message = format!("{file}: {}", error.render(&PythonWords));
     let _ = value.setattr("args", (message,));
     if matches!(error.kind(), ErrorKind::Experiment { .. }) {
         let _ = value.setattr("path", file);
@@ -191,11 +240,11 @@ impl Input {
         }
     }
 
-    /// The bytes, reading the file within `budget` (an error past it).
-    fn read(self, budget: u64) -> counterlab::Result<Vec<u8>> {
+    /// The bytes, reading the file within `budget` of the kind `kind` (an error past it).
+    fn read(self, budget: u64, kind: Budget) -> counterlab::Result<Vec<u8>> {
         match self {
             Input::Bytes(bytes) => Ok(bytes),
-            Input::Path(path) => counterlab::input::read_within(&path, budget, ""),
+            Input::Path(path) => counterlab::input::read_within(&path, budget, kind),
         }
     }
 }
@@ -214,22 +263,30 @@ fn text(value: &impl serde::Serialize) -> String {
 
 /// Runs an experiment (bytes or path) on its pack; returns (payload JSON, pack problems).
 #[pyfunction]
-#[pyo3(signature = (experiment, packs=None, threads=None))]
+#[pyo3(signature = (experiment, packs=None, threads=None, max_fixture_bytes=None, max_columns=None, max_rows=None))]
+#[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
     experiment: &Bound<'_, PyAny>,
     packs: Option<PathBuf>,
     threads: Option<usize>,
+    max_fixture_bytes: Option<u64>,
+    max_columns: Option<u64>,
+    max_rows: Option<u64>,
 ) -> PyResult<(String, Vec<String>)> {
+    let limits = limits(max_fixture_bytes, max_columns, max_rows)?;
     let input = Input::from(experiment)?;
     let name = input.name();
     let options = RunOptions {
         threads: threads_or_default(threads)?,
     };
     let outcome = py.detach(move || -> Result<_, (bool, counterlab::Error)> {
-        let bytes = input.read(MAX_EXPERIMENT_BYTES).map_err(|e| (false, e))?;
+        let bytes = input
+            .read(MAX_EXPERIMENT_BYTES, Budget::Fixed("an experiment file"))
+            .map_err(|e| (false, e))?;
         let experiment = Experiment::from_json(&bytes).map_err(|e| (true, e))?;
-        let pack = &one_pack(packs.as_deref(), &experiment.pack).map_err(|e| (false, e))?;
+        let pack =
+            &one_pack(packs.as_deref(), &experiment.pack, &limits).map_err(|e| (false, e))?;
         let problems =
             counterlab::pack::check::Findings::of(pack.table(), &pack.manifest().data).problems();
         let payload = counterlab::run_with(pack, &experiment, &options).map_err(|e| (true, e))?;
@@ -255,7 +312,7 @@ fn verify_options(choices: Choices, threads: Option<usize>) -> PyResult<VerifyOp
 
 /// Verifies a payload, boundary map or capsule (bytes or path); returns the report JSON.
 #[pyfunction]
-#[pyo3(signature = (document, packs=None, permutations=None, observe=false, seed=None, alpha=None, max_payload_bytes=None, max_work=None, threads=None))]
+#[pyo3(signature = (document, packs=None, permutations=None, observe=false, seed=None, alpha=None, max_payload_bytes=None, max_work=None, threads=None, max_design_bytes=None, max_fixture_bytes=None, max_columns=None, max_rows=None))]
 #[allow(clippy::too_many_arguments)]
 fn verify(
     py: Python<'_>,
@@ -268,6 +325,10 @@ fn verify(
     max_payload_bytes: Option<usize>,
     max_work: Option<u64>,
     threads: Option<usize>,
+    max_design_bytes: Option<u64>,
+    max_fixture_bytes: Option<u64>,
+    max_columns: Option<u64>,
+    max_rows: Option<u64>,
 ) -> PyResult<String> {
     let input = Input::from(document)?;
     let choices = Choices {
@@ -277,8 +338,11 @@ fn verify(
         alpha,
         max_payload_bytes,
         max_work,
+        max_design_bytes,
     };
-    let options = verify_options(choices, threads)?;
+    let mut options = verify_options(choices, threads)?;
+    let given = max_fixture_bytes.is_some() || max_columns.is_some() || max_rows.is_some();
+    options.fixture = limits(max_fixture_bytes, max_columns, max_rows)?;
     // An option given beside a capsule is a UsageError, as any bad argument.
     let answer = kernel(py, move || {
         let bytes = match input {
@@ -291,6 +355,9 @@ fn verify(
             return Ok(Err(e.to_string()));
         }
         let verified = verify_document(&bytes, packs.as_deref(), &options)?;
+        if given && matches!(verified, counterlab::document::Verified::Capsule(_)) {
+            return Ok(Err("max_fixture_bytes, max_columns and max_rows cannot be given for a Proof Capsule: it is re-verified with the options it records ($.options); leave them out".to_owned()));
+        }
         Ok(Ok(text(&verified.to_json())))
     })?;
     answer.map_err(usage)
@@ -298,13 +365,17 @@ fn verify(
 
 /// Checks a revision chain (2 or 3 payloads); returns the revision report JSON.
 #[pyfunction]
-#[pyo3(signature = (payloads, packs=None, permutations=None, threads=None))]
+#[pyo3(signature = (payloads, packs=None, permutations=None, threads=None, max_fixture_bytes=None, max_columns=None, max_rows=None))]
+#[allow(clippy::too_many_arguments)]
 fn verify_revision(
     py: Python<'_>,
     payloads: Vec<Bound<'_, PyAny>>,
     packs: Option<PathBuf>,
     permutations: Option<usize>,
     threads: Option<usize>,
+    max_fixture_bytes: Option<u64>,
+    max_columns: Option<u64>,
+    max_rows: Option<u64>,
 ) -> PyResult<String> {
     if !(2..=3).contains(&payloads.len()) {
         return Err(usage(format!(
@@ -320,7 +391,8 @@ fn verify_revision(
         permutations,
         ..Choices::default()
     };
-    let options = verify_options(choices, threads)?;
+    let mut options = verify_options(choices, threads)?;
+    options.fixture = limits(max_fixture_bytes, max_columns, max_rows)?;
     kernel(py, move || {
         let mut documents = Vec::with_capacity(inputs.len());
         for input in inputs {
@@ -400,7 +472,7 @@ fn metrics(
 /// Audits the split of a CSV (its bytes, named `name` in messages, or a path read within
 /// the fixture budget); returns `counterlab.audit/1`.
 #[pyfunction]
-#[pyo3(signature = (data, name, entity, label, positive, test, time=None, threads=None, out=None, seed=1, margin=None, time_kind=None, more_entities=Vec::new(), model=None))]
+#[pyo3(signature = (data, name, entity, label, positive, test, time=None, threads=None, out=None, seed=1, margin=None, time_kind=None, more_entities=Vec::new(), model=None, missing_values=None, max_fixture_bytes=None, max_columns=None, max_rows=None, keep=Vec::new(), drop=Vec::new(), features=None))]
 #[allow(clippy::too_many_arguments)]
 fn audit(
     py: Python<'_>,
@@ -418,10 +490,20 @@ fn audit(
     time_kind: Option<String>,
     more_entities: Vec<String>,
     model: Option<String>,
+    missing_values: Option<String>,
+    max_fixture_bytes: Option<u64>,
+    max_columns: Option<u64>,
+    max_rows: Option<u64>,
+    keep: Vec<String>,
+    drop: Vec<String>,
+    features: Option<Vec<String>>,
 ) -> PyResult<String> {
     let input = Input::from(data)?;
+    let limits = limits(max_fixture_bytes, max_columns, max_rows)?;
+    // The audit verifies its own payload within the table budgets it read the data with.
     let verify_options = VerifyOptions {
         threads: threads_or_default(threads)?,
+        fixture: limits,
         ..VerifyOptions::default()
     };
     let options = AuditOptions {
@@ -435,10 +517,12 @@ fn audit(
         seed,
         margin,
         model: parse_model(model.as_deref())?,
-        missing_values: Default::default(),
+        missing_values: parse_missing_values(missing_values.as_deref())?,
+        keep,
+        drop,
+        features,
     };
     kernel(py, move || {
-        let limits = LoadLimits::default();
         let csv = read_csv(input, &name, &limits)?;
         let audit = audit_split(Path::new(&name), &csv, &options, &limits, &verify_options)?;
         if let Some(out) = &out {
@@ -452,21 +536,72 @@ fn audit(
 /// CLI reads it (regular files only), within the fixture budget.
 fn read_csv(input: Input, name: &str, limits: &LoadLimits) -> counterlab::Result<Vec<u8>> {
     match input {
-        Input::Path(path) => counterlab::input::read_within(&path, limits.max_bytes, ""),
-        Input::Bytes(bytes) if bytes.len() as u64 > limits.max_bytes => Err(
-            counterlab::Error::over_budget(name, "bytes", limits.max_bytes, " (as CSV text)"),
-        ),
+        Input::Path(path) => {
+            counterlab::input::read_within(&path, limits.max_bytes, Budget::FixtureBytes)
+        }
+        Input::Bytes(bytes) if bytes.len() as u64 > limits.max_bytes => {
+            Err(counterlab::Error::over_budget(
+                name,
+                Budget::FixtureBytes,
+                limits.max_bytes,
+                Some(bytes.len() as u64),
+            ))
+        }
         Input::Bytes(bytes) => Ok(bytes),
     }
 }
 
-/// `time_kind` as pack.toml spells it.
-/// A model family by name (default logistic), as `--model` reads it.
+/// The table budgets (`max_fixture_bytes`, `max_columns`, `max_rows`, as the CLI's
+/// `--max-fixture-bytes`, `--max-columns`, `--max-rows`): the defaults, with the ones
+/// given; a value outside its range is a UsageError naming it.
+fn limits(
+    max_fixture_bytes: Option<u64>,
+    max_columns: Option<u64>,
+    max_rows: Option<u64>,
+) -> PyResult<LoadLimits> {
+    let within = |value: Option<u64>, name: &str, most: u64| match value {
+        Some(v) if !(1..=most).contains(&v) => {
+            Err(usage(format!("{name} must lie in 1..={most}, found {v}")))
+        }
+        other => Ok(other),
+    };
+    let mut limits = LoadLimits::default();
+    if let Some(v) = within(
+        max_fixture_bytes,
+        "max_fixture_bytes",
+        LoadLimits::MAX_BYTES_LIMIT,
+    )? {
+        limits.max_bytes = v;
+    }
+    if let Some(v) = within(
+        max_columns,
+        "max_columns",
+        LoadLimits::MAX_COLUMNS_LIMIT as u64,
+    )? {
+        limits.max_columns = v as usize;
+    }
+    if let Some(v) = within(max_rows, "max_rows", LoadLimits::MAX_ROWS_LIMIT as u64)? {
+        limits.max_rows = v as usize;
+    }
+    Ok(limits)
+}
+
+/// The texts read as missing (`missing_values`, comma-separated as the CLI's
+/// `--missing-values`), or the default.
+fn parse_missing_values(text: Option<&str>) -> PyResult<counterlab::pack::MissingValues> {
+    text.map_or(Ok(Default::default()), |t| {
+        counterlab::pack::MissingValues::parse(t)
+            .map_err(|why| usage(format!("missing_values: {why}")))
+    })
+}
+
+/// A model family by name (default logistic), as the CLI's model option reads it.
 fn parse_model(name: Option<&str>) -> PyResult<ModelSpec> {
     ModelSpec::parse_family(name.unwrap_or("logistic"))
         .map_err(|why| usage(format!("model: {why}")))
 }
 
+/// `time_kind` as pack.toml spells it.
 fn parse_time_kind(text: &str) -> PyResult<TimeKind> {
     TimeKind::parse(text).map_err(|why| usage(format!("time_kind: {why}")))
 }
@@ -474,7 +609,7 @@ fn parse_time_kind(text: &str) -> PyResult<TimeKind> {
 /// Writes a pack folder for a CSV (its bytes, named `name`: the fixture's file name, or a
 /// path), as `counterlab init`; returns what was decided and written, as JSON.
 #[pyfunction]
-#[pyo3(signature = (data, name, entity, label, positive, out, time=None, time_kind=None, test=None, id=None, keep=Vec::new(), drop=Vec::new(), features=None, model=None))]
+#[pyo3(signature = (data, name, entity, label, positive, out, time=None, time_kind=None, test=None, id=None, keep=Vec::new(), drop=Vec::new(), features=None, model=None, missing_values=None, max_fixture_bytes=None, max_columns=None, max_rows=None))]
 #[allow(clippy::too_many_arguments)]
 fn init(
     py: Python<'_>,
@@ -492,8 +627,13 @@ fn init(
     drop: Vec<String>,
     features: Option<Vec<String>>,
     model: Option<String>,
+    missing_values: Option<String>,
+    max_fixture_bytes: Option<u64>,
+    max_columns: Option<u64>,
+    max_rows: Option<u64>,
 ) -> PyResult<String> {
     let input = Input::from(data)?;
+    let limits = limits(max_fixture_bytes, max_columns, max_rows)?;
     let options = InitOptions {
         entity,
         label,
@@ -506,10 +646,9 @@ fn init(
         drop,
         features,
         model: parse_model(model.as_deref())?,
-        missing_values: Default::default(),
+        missing_values: parse_missing_values(missing_values.as_deref())?,
     };
     kernel(py, move || {
-        let limits = LoadLimits::default();
         let path = match &input {
             Input::Path(path) => path.clone(),
             Input::Bytes(_) => PathBuf::from(&name),
@@ -534,7 +673,9 @@ fn init_json(out: &Path, scaffold: &Scaffold, written: &[PathBuf]) -> Value {
             ColumnUse::Categorical(levels) => {
                 json!({ "name": name, "use": "categorical", "levels": levels })
             }
-            ColumnUse::NotUsed(why) => json!({ "name": name, "use": "not used", "why": why }),
+            ColumnUse::NotUsed(why) => {
+                json!({ "name": name, "use": "not used", "why": why.render(&PythonWords) })
+            }
         })
         .collect();
     let steps: Vec<Value> = pack_folder::next_steps(out, scaffold)
@@ -546,7 +687,11 @@ fn init_json(out: &Path, scaffold: &Scaffold, written: &[PathBuf]) -> Value {
         "out": shown(out),
         "fixture_file": scaffold.fixture_file,
         "columns": columns,
-        "notes": scaffold.notes,
+        "notes": scaffold.notes.iter().map(|n| n.render(&PythonWords)).collect::<Vec<_>>(),
+        "budgets": pack_folder::budgets_needed(scaffold)
+            .into_iter()
+            .map(|(opt, value)| (opt.name().to_owned(), json!(value)))
+            .collect::<serde_json::Map<_, _>>(),
         "problems": scaffold.findings.problems(),
         "files": written.iter().map(|p| shown(p)).collect::<Vec<_>>(),
         "next_steps": steps,
@@ -554,40 +699,55 @@ fn init_json(out: &Path, scaffold: &Scaffold, written: &[PathBuf]) -> Value {
     })
 }
 
-/// The one pack `id` of the packs folder (as the CLI's commands on one pack).
-fn one_pack(packs: Option<&Path>, id: &str) -> counterlab::Result<counterlab::Pack> {
-    Packs::open_pack(packs, id, &LoadLimits::default())
+/// The one pack `id` of the packs folder, its fixture loaded within `limits` (as the
+/// CLI's commands on one pack).
+fn one_pack(
+    packs: Option<&Path>,
+    id: &str,
+    limits: &LoadLimits,
+) -> counterlab::Result<counterlab::Pack> {
+    Packs::open_pack(packs, id, limits)
 }
 
 /// A pack's boundary map; returns `counterlab.boundary/1` JSON.
 #[pyfunction]
-#[pyo3(signature = (pack, packs=None, threads=None))]
+#[pyo3(signature = (pack, packs=None, threads=None, max_fixture_bytes=None, max_columns=None, max_rows=None))]
 fn boundary(
     py: Python<'_>,
     pack: String,
     packs: Option<PathBuf>,
     threads: Option<usize>,
+    max_fixture_bytes: Option<u64>,
+    max_columns: Option<u64>,
+    max_rows: Option<u64>,
 ) -> PyResult<String> {
     let threads = threads_or_default(threads)?;
+    let limits = limits(max_fixture_bytes, max_columns, max_rows)?;
     kernel(py, move || {
-        let map = counterlab::boundary::compute(&one_pack(packs.as_deref(), &pack)?, threads)?;
+        let map =
+            counterlab::boundary::compute(&one_pack(packs.as_deref(), &pack, &limits)?, threads)?;
         Ok(text(&map))
     })
 }
 
 /// Scores a choice in a pack's transfer task; returns `counterlab.transfer/1` JSON.
 #[pyfunction]
-#[pyo3(signature = (pack, choice, packs=None, threads=None))]
+#[pyo3(signature = (pack, choice, packs=None, threads=None, max_fixture_bytes=None, max_columns=None, max_rows=None))]
+#[allow(clippy::too_many_arguments)]
 fn transfer(
     py: Python<'_>,
     pack: String,
     choice: String,
     packs: Option<PathBuf>,
     threads: Option<usize>,
+    max_fixture_bytes: Option<u64>,
+    max_columns: Option<u64>,
+    max_rows: Option<u64>,
 ) -> PyResult<String> {
     let threads = threads_or_default(threads)?;
+    let limits = limits(max_fixture_bytes, max_columns, max_rows)?;
     kernel(py, move || {
-        let pack = &one_pack(packs.as_deref(), &pack)?;
+        let pack = &one_pack(packs.as_deref(), &pack, &limits)?;
         counterlab::transfer::check_choice(pack, &choice)?;
         Ok(text(&counterlab::transfer::evaluate(
             pack,
@@ -602,23 +762,27 @@ fn read_prediction(py: Python<'_>, object: &Bound<'_, PyAny>) -> PyResult<Predic
     let input = Input::from(object)?;
     let name = input.name();
     let bytes = input
-        .read(MAX_PREDICTION_BYTES)
+        .read(MAX_PREDICTION_BYTES, Budget::Fixed("a prediction"))
         .map_err(|e| raise(py, &e))?;
     Prediction::from_json(&bytes).map_err(|e| raise_at(py, &name, &e))
 }
 
 /// The fixed selector; returns `counterlab.selection/1` JSON.
 #[pyfunction]
-#[pyo3(signature = (prediction, candidates, packs=None))]
+#[pyo3(signature = (prediction, candidates, packs=None, max_fixture_bytes=None, max_columns=None, max_rows=None))]
 fn select(
     py: Python<'_>,
     prediction: &Bound<'_, PyAny>,
     candidates: Vec<PathBuf>,
     packs: Option<PathBuf>,
+    max_fixture_bytes: Option<u64>,
+    max_columns: Option<u64>,
+    max_rows: Option<u64>,
 ) -> PyResult<String> {
     let prediction = read_prediction(py, prediction)?;
+    let limits = limits(max_fixture_bytes, max_columns, max_rows)?;
     kernel(py, move || {
-        let pack = &one_pack(packs.as_deref(), &prediction.pack.id)?;
+        let pack = &one_pack(packs.as_deref(), &prediction.pack.id, &limits)?;
         let candidates = counterlab::select::read_candidates(pack, &candidates)?;
         Ok(text(
             &counterlab::select::select(pack, &prediction, &candidates).to_json(),
@@ -628,7 +792,8 @@ fn select(
 
 /// Builds a Proof Capsule; returns `counterlab.capsule/1` JSON.
 #[pyfunction]
-#[pyo3(signature = (prediction, candidates, revisions, boundary, packs=None, threads=None))]
+#[pyo3(signature = (prediction, candidates, revisions, boundary, packs=None, threads=None, max_fixture_bytes=None, max_columns=None, max_rows=None))]
+#[allow(clippy::too_many_arguments)]
 fn build_capsule(
     py: Python<'_>,
     prediction: &Bound<'_, PyAny>,
@@ -637,7 +802,11 @@ fn build_capsule(
     boundary: bool,
     packs: Option<PathBuf>,
     threads: Option<usize>,
+    max_fixture_bytes: Option<u64>,
+    max_columns: Option<u64>,
+    max_rows: Option<u64>,
 ) -> PyResult<String> {
+    let limits = limits(max_fixture_bytes, max_columns, max_rows)?;
     let prediction = read_prediction(py, prediction)?;
     let revisions = revisions
         .iter()
@@ -648,19 +817,25 @@ fn build_capsule(
         let packs = Packs::open_folder(
             packs.as_deref(),
             Some(&[prediction.pack.id.as_str()]),
-            &LoadLimits::default(),
+            &limits,
         )?;
         let pack = packs.get(&prediction.pack.id)?;
         let candidates = counterlab::select::read_candidates(pack, &candidates)?;
         let revisions = revisions
             .into_iter()
-            .map(|r| r.read(MAX_PAYLOAD_BYTES_LIMIT as u64))
+            .map(|r| {
+                r.read(
+                    MAX_PAYLOAD_BYTES_LIMIT as u64,
+                    Budget::Fixed("a revision payload"),
+                )
+            })
             .collect::<counterlab::Result<Vec<_>>>()?;
         let options = BuildOptions {
             boundary,
             revisions,
             verify: VerifyOptions {
                 threads,
+                fixture: limits,
                 ..VerifyOptions::default()
             },
         };

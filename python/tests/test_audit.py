@@ -221,3 +221,31 @@ def test_the_model_is_an_argument_as_the_cli_flag(cli_json, tmp_path):
     for bad in ("forest", 1, None):
         with pytest.raises(counterlab.UsageError, match="model: expected \"logistic\" or \"gbdt\""):
             counterlab.audit(path, entity="patient", label="outcome", positive=1, test="is_test", model=bad)
+
+
+def test_keep_drop_and_features_are_the_cli_flags(cli_json, tmp_path):
+    # Two split columns (issue 42): audited by the row split `is_test`, the patient split
+    # `honest` is a usable 0/1 column, a feature unless dropped.
+    frame = with_split(pd.read_csv(RESPIRATORY), "patient", by_entity=False)
+    frame["honest"] = with_split(frame, "patient", by_entity=True, seed=5)["is_test"]
+    path = tmp_path / "two-splits.csv"
+    frame.to_csv(path, index=False)
+    roles = dict(entity="patient", label="outcome", positive=1, test="is_test")
+    flags = ["--entity", "patient", "--label", "outcome", "--positive", "1", "--test-column", "is_test", "--json"]
+    assert "honest" in counterlab.audit(path, **roles)["features"]
+    for kwargs, extra in [
+        (dict(drop=["honest"]), ["--drop", "honest"]),
+        (dict(features=["age", "treat"]), ["--features", "age,treat"]),
+        (dict(drop=["honest", "id"], keep=["baseline"]), ["--drop", "honest,id", "--keep", "baseline"]),
+    ]:
+        code, expected = cli_json("audit", str(path), *flags, *extra)
+        got = counterlab.audit(path, **roles, **kwargs)
+        assert got == expected, kwargs
+        assert "honest" not in got["features"], kwargs
+    assert counterlab.audit(path, **roles, features=["age", "treat"])["features"] == ["age", "treat"]
+    with pytest.raises(counterlab.Error, match='drop: column "patient" is an entity column'):
+        counterlab.audit(path, **roles, drop=["patient"])
+    with pytest.raises(counterlab.Error, match='features: column "nope" is not a column of the file'):
+        counterlab.audit(path, **roles, features=["nope"])
+    with pytest.raises(counterlab.UsageError, match="drop: expected a list of column names, found str"):
+        counterlab.audit(path, **roles, drop="honest")

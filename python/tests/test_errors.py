@@ -67,7 +67,7 @@ def test_an_unreadable_file_raises_counterlab_error_naming_it(tmp_path):
 
 def test_no_packs_folder_says_where_it_looked(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(counterlab.IoError, match=r"no packs folder here.*--packs DIR \(packs= in Python\)"):
+    with pytest.raises(counterlab.IoError, match=r"no packs folder here.*pass packs=DIR: a folder of pack folders"):
         counterlab.verify(PAYLOAD)
     # given explicitly, it works from anywhere
     assert counterlab.verify(PAYLOAD, packs=PACKS)["verdict"] == "SUPPORTS"

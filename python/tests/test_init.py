@@ -90,7 +90,7 @@ def test_messages_name_python_arguments_not_flags(tmp_path):
     with pytest.raises(counterlab.DataError, match=r"named by entity=\)") as info:
         counterlab.init(frame, out=tmp_path / "a", **{**ROLES, "entity": "patien"})
     assert "--" not in str(info.value) and "did you mean \"patient\"" in str(info.value)
-    with pytest.raises(counterlab.DataError, match="the entity/label/positive/time arguments") as info:
+    with pytest.raises(counterlab.DataError, match="fix the data or entity=, label=, positive=, time=") as info:
         counterlab.init(frame, out=tmp_path / "b", **{**ROLES, "positive": 7})
     assert "--" not in str(info.value)
     with pytest.raises(counterlab.DataError, match=r"named by test=\)"):
@@ -142,3 +142,46 @@ def test_the_starters_model_is_an_argument(cli, tmp_path):
     assert '"kind": "gbdt"' in starter and '"max_leaf_nodes": 31' in starter
     with pytest.raises(counterlab.UsageError, match="model: expected"):
         counterlab.init(frame, out=tmp_path / "bad", model="svm", **ROLES)
+
+
+def test_a_suspect_column_says_how_to_keep_it_in_python_words(tmp_path):
+    # `id` restarts in each centre: init leaves it out (a coarser level of the patient)
+    # and says how to keep it, as this package's argument (the CLI says --keep id).
+    got = counterlab.init(split_frame(), out=tmp_path / "pack", **ROLES)
+    why = next(c for c in got["columns"] if c["name"] == "id")["why"]
+    assert 'keep it (keep=["id"])' in why and "--" not in why, why
+    for note in got["notes"]:
+        assert "--" not in note, note
+
+
+def test_every_budget_names_its_argument_and_a_value_that_passes(tmp_path):
+    frame = split_frame()
+    size = len(counterlab.csv_bytes(frame))
+    columns, rows = len(frame.columns), len(frame)
+    for argument, small, needed in (("max_fixture_bytes", 100, size), ("max_columns", 3, columns)):
+        with pytest.raises(counterlab.OverBudgetError) as info:
+            counterlab.init(frame, out=tmp_path / f"over-{argument}", **ROLES, **{argument: small})
+        message = str(info.value)
+        assert f"pass {argument}={needed} or more" in message and "--" not in message, message
+        got = counterlab.init(frame, out=tmp_path / f"{argument}", **ROLES, **{argument: needed})
+        assert got["id"] == "data"
+    audit_roles = dict(entity="patient", label="outcome", positive=1, test="is_test")
+    with pytest.raises(counterlab.OverBudgetError, match=f"pass max_rows={rows} or more"):
+        counterlab.audit(frame, **audit_roles, max_rows=10)
+    assert counterlab.audit(frame, **audit_roles, max_rows=rows)["format"] == "counterlab.audit/1"
+    # A report is one document for both front ends: its reason names both spellings.
+    payload = REPO / "fixtures" / "packs" / "entity-leakage" / "payloads" / "random-inflates-auc.json"
+    report = counterlab.verify(payload, permutations=19, max_rows=10)
+    reason = next(c["reason"] for c in report["checks"] if c["id"] == "budget.fixture")
+    assert "pass --max-rows 1756 (Python: max_rows=1756) or more" in reason, reason
+    assert counterlab.verify(payload, permutations=19, max_rows=1756)["verdict"] == "SUPPORTS"
+    for bad in (0, 2**32):
+        with pytest.raises(counterlab.UsageError, match="max_rows must lie in 1..="):
+            counterlab.init(frame, out=tmp_path / "bad", **ROLES, max_rows=bad)
+
+
+def test_a_margin_above_the_materiality_ceiling_is_refused_in_python_words():
+    frame = split_frame()
+    with pytest.raises(counterlab.Error, match=r"margin=0\.5 is above the materiality ceiling 0\.1 of ROC AUC") as info:
+        counterlab.audit(frame, entity="patient", label="outcome", positive=1, test="is_test", margin=0.5)
+    assert "--" not in str(info.value)

@@ -77,6 +77,25 @@ def test_same_numbers_as_the_cli_plain_clustered_and_paired(cli_json, tmp_path):
     assert unclustered == _cli_metrics(cli_json, tmp_path, frame, "--score2", "p_old")
 
 
+def test_look_alike_entities_are_reported_as_the_cli_does(cli_json, tmp_path):
+    # Issue 42: 40 patients, two of them also written a second way (P007 / p7, and P012 /
+    # P012 with a trailing space); the CLI and Python report the same two groups.
+    rng = np.random.default_rng(5)
+    ids = [f"P{e:03d}" for e in range(40)] + ["p7", "P012 "]
+    patient = [ids[i % len(ids)] for i in range(252)]
+    y = (rng.random(252) < 0.5).astype(int)
+    p = np.round(rng.random(252) * 0.7 + 0.3 * y, 2)
+    frame = pd.DataFrame({"y": y, "p": p, "patient": patient})
+    got = counterlab.metrics(y, p, entity=frame["patient"])
+    assert got == _cli_metrics(cli_json, tmp_path, frame, "--entity", "patient")
+    assert got["n_entities"] == 42
+    assert got["entity_collisions"] == {"count": 2, "first": [["P007", "p7"], ["P012", "P012 "]]}
+    # Distinct ids: none reported; without entity, no key.
+    honest = counterlab.metrics(y, p, entity=[f"P{i % 40:03d}" for i in range(252)])
+    assert honest["entity_collisions"] == {"count": 0, "first": []}
+    assert "entity_collisions" not in counterlab.metrics(y, p)
+
+
 def test_one_class_gives_undefined_auc_not_an_error():
     got = counterlab.metrics([1, 1, 1], [0.2, 0.4, 0.9])
     assert got["roc_auc"] is None and "undefined" in got

@@ -26,11 +26,6 @@ impl PacksArgs {
         self.folder.as_deref()
     }
 
-    /// The one pack `id`.
-    pub(crate) fn pack(&self, id: &str) -> Result<Pack, Exit> {
-        self.pack_within(id, &LoadLimits::default())
-    }
-
     /// The one pack `id`, its fixture loaded within `limits`.
     pub(crate) fn pack_within(&self, id: &str, limits: &LoadLimits) -> Result<Pack, Exit> {
         Ok(Packs::open_pack(self.folder(), id, limits)?)
@@ -67,34 +62,61 @@ impl ThreadArgs {
     }
 }
 
-// `--max-fixture-bytes`, for the commands that read a large fixture (`init`, `run`,
-// `verify`): the loader's byte budget raised for this command only (docs/VERDICTS.md,
-// "Budgets and options"; docs/PERFORMANCE.md, "Scaling").
+// `--max-fixture-bytes`, `--max-columns` and `--max-rows`, for every command that reads a
+// table (a pack's fixture, or the CSV of `init` and `audit`): the loader's budgets raised
+// (or lowered) for this command only (docs/VERDICTS.md, "Budgets and options";
+// docs/PERFORMANCE.md, "Scaling"). An over-budget message names the flag and the value
+// that passes.
 #[derive(clap::Args)]
 pub(crate) struct FixtureArgs {
-    /// Largest fixture CSV read, in bytes, 1 to 4294967295 (default 33554432, 32 MiB).
+    /// Largest table CSV read, in bytes, 1 to 4294967295 (default 33554432, 32 MiB).
     #[arg(long, value_name = "BYTES")]
     max_fixture_bytes: Option<u64>,
+    /// Most columns of a table (header columns, and model columns: one per level of a
+    /// categorical column), 1 to 1048576 (default 1024).
+    #[arg(long, value_name = "COLUMNS")]
+    max_columns: Option<u64>,
+    /// Most data rows of a table, 1 to 4294967295 (default 1000000).
+    #[arg(long, value_name = "ROWS")]
+    max_rows: Option<u64>,
 }
 
 impl FixtureArgs {
-    /// Whether the flag was given.
+    /// Whether any of the flags was given.
     pub(crate) fn given(&self) -> bool {
-        self.max_fixture_bytes.is_some()
+        self.max_fixture_bytes.is_some() || self.max_columns.is_some() || self.max_rows.is_some()
     }
 
-    /// The loader's budgets with the byte budget asked for; a value outside its range is
-    /// a usage error.
+    /// The loader's budgets with the ones asked for; a value outside its range is a
+    /// usage error.
     pub(crate) fn limits(&self) -> Result<LoadLimits, Exit> {
+        let within = |value: Option<u64>, flag: &str, most: u64| match value {
+            Some(v) if !(1..=most).contains(&v) => Err(Exit::usage(&format!(
+                "{flag} must lie in 1..={most}, found {v}"
+            ))),
+            other => Ok(other),
+        };
         let mut limits = LoadLimits::default();
-        if let Some(bytes) = self.max_fixture_bytes {
-            if !(1..=LoadLimits::MAX_BYTES_LIMIT).contains(&bytes) {
-                return Err(Exit::usage(&format!(
-                    "--max-fixture-bytes must lie in 1..={}, found {bytes}",
-                    LoadLimits::MAX_BYTES_LIMIT
-                )));
-            }
+        if let Some(bytes) = within(
+            self.max_fixture_bytes,
+            "--max-fixture-bytes",
+            LoadLimits::MAX_BYTES_LIMIT,
+        )? {
             limits.max_bytes = bytes;
+        }
+        if let Some(columns) = within(
+            self.max_columns,
+            "--max-columns",
+            LoadLimits::MAX_COLUMNS_LIMIT as u64,
+        )? {
+            limits.max_columns = columns as usize;
+        }
+        if let Some(rows) = within(
+            self.max_rows,
+            "--max-rows",
+            LoadLimits::MAX_ROWS_LIMIT as u64,
+        )? {
+            limits.max_rows = rows as usize;
         }
         Ok(limits)
     }

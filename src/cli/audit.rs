@@ -4,13 +4,15 @@
 
 use std::path::PathBuf;
 
-use counterlab::audit::{audit, Audit, AuditOptions, GROUPED_ARM, PAYLOAD_FILE, USER_ARM};
+use counterlab::audit::{
+    audit, Audit, AuditOptions, ComparisonOutcome, GROUPED_ARM, PAYLOAD_FILE, USER_ARM,
+};
 use counterlab::entity_key::quoted;
-use counterlab::pack::LoadLimits;
+use counterlab::words::{Budget, Words};
 
 use super::{
-    pack::print_problems, print_json, read_input, style, Exit, Outcome, Roles, ThreadArgs,
-    EXIT_DATA, EXIT_OK, EXIT_USAGE,
+    pack::print_problems, print_json, read_input, style, Exit, FixtureArgs, Outcome, Roles,
+    ThreadArgs, EXIT_DATA, EXIT_OK, EXIT_USAGE,
 };
 
 /// Check your own train/test split for leakage, no pack needed: shared entities, test
@@ -52,6 +54,18 @@ pub(crate) struct AuditArgs {
     /// `NA,,null`), as `init --missing-values`. Default: NA, nan, NULL, N/A, <NA>, NaT, #N/A.
     #[arg(long, value_parser = counterlab::pack::MissingValues::parse)]
     missing_values: Option<counterlab::pack::MissingValues>,
+    /// Keep this column as a feature although it is suspect (a label proxy, an
+    /// identifier, a clock), as init does; repeat the flag or separate names with commas.
+    #[arg(long, value_delimiter = ',')]
+    keep: Vec<String>,
+    /// Leave this column out of the features (another split column, say), as init does;
+    /// repeat the flag or separate with commas.
+    #[arg(long, value_delimiter = ',')]
+    drop: Vec<String>,
+    /// Exactly these columns as features, in this order (comma-separated or repeated), as
+    /// init does.
+    #[arg(long, value_delimiter = ',')]
+    features: Option<Vec<String>>,
     /// Print JSON (counterlab.audit/1).
     #[arg(long)]
     json: bool,
@@ -61,6 +75,8 @@ pub(crate) struct AuditArgs {
     out: Option<PathBuf>,
     #[command(flatten)]
     threads: ThreadArgs,
+    #[command(flatten)]
+    fixture: FixtureArgs,
 }
 
 /// Every error of an audit is exit 2, whatever its kind: exit 1 means "leak found".
@@ -82,11 +98,16 @@ pub(crate) fn command(args: &AuditArgs) -> Outcome {
         margin: args.margin,
         model: args.model.clone(),
         missing_values: args.missing_values.clone().unwrap_or_default(),
+        keep: args.keep.clone(),
+        drop: args.drop.clone(),
+        features: args.features.clone(),
     };
-    let limits = LoadLimits::default();
-    let bytes = read_input(&args.data, limits.max_bytes, "").map_err(usage)?;
+    let limits = args.fixture.limits()?;
+    let bytes = read_input(&args.data, limits.max_bytes, Budget::FixtureBytes).map_err(usage)?;
+    // The audit verifies its own payload with the same table budgets it read the CSV with.
     let verify_options = counterlab::VerifyOptions {
         threads: args.threads.count().map_err(usage)?,
+        fixture: limits,
         ..counterlab::VerifyOptions::default()
     };
     let audit = audit(&args.data, &bytes, &options, &limits, &verify_options).map_err(usage)?;
@@ -192,9 +213,12 @@ fn print_split(audit: &Audit) {
 /// verifier's verdict on it; or why the comparison could not be built.
 fn print_auc(audit: &Audit) {
     let comparison = match &audit.comparison {
-        Ok(comparison) => comparison,
-        Err(why) => {
-            outln!("ROC AUC           not compared: {}", style::safe(why));
+        ComparisonOutcome::Built(comparison) => comparison,
+        ComparisonOutcome::NotBuilt(why) => {
+            outln!(
+                "ROC AUC           not compared: {}",
+                style::safe(&why.to_string())
+            );
             return;
         }
     };
@@ -269,8 +293,18 @@ fn print_leak_and_pack(args: &AuditArgs, audit: &Audit) {
             out.display(),
             out.join(PAYLOAD_FILE).display()
         );
+        // The table budgets the CSV needed, so that the printed command runs as written.
+        let budgets: String = counterlab::pack_folder::budgets_needed(&audit.scaffold)
+            .iter()
+            .map(|(opt, value)| {
+                format!(
+                    " {}",
+                    style::CliWords.option(*opt, Some(&value.to_string()))
+                )
+            })
+            .collect();
         outln!(
-            "check: counterlab verify {} --packs {}",
+            "check: counterlab verify {} --packs {}{budgets}",
             out.join(PAYLOAD_FILE).display(),
             out.display()
         );

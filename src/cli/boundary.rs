@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use counterlab::boundary::{self, BoundaryMap};
 use counterlab::chart::Outcome;
 
-use super::{style, write_file, PacksArgs, ThreadArgs, EXIT_OK};
+use super::{style, write_file, FixtureArgs, PacksArgs, ThreadArgs, EXIT_OK};
 
 // Options of `boundary` as given on the command line (a plain comment: clap would read a
 // doc comment as the command's description, which the `Boundary` variant gives).
@@ -19,6 +19,8 @@ pub(crate) struct BoundaryArgs {
     pack: String,
     #[command(flatten)]
     packs: PacksArgs,
+    #[command(flatten)]
+    fixture: FixtureArgs,
     /// Print the map as JSON (counterlab.boundary/1) instead of a table.
     #[arg(long)]
     json: bool,
@@ -37,7 +39,9 @@ pub(crate) struct BoundaryArgs {
 
 pub(crate) fn command(args: &BoundaryArgs) -> super::Outcome {
     let threads = args.threads.count()?;
-    let pack = args.packs.pack(&args.pack)?;
+    let pack = args
+        .packs
+        .pack_within(&args.pack, &args.fixture.limits()?)?;
     let map = boundary::compute(&pack, threads)?;
     let text = serde_json::to_string_pretty(&map).expect("a boundary map encodes");
     if let Some(path) = &args.out {

@@ -4,13 +4,13 @@
 use std::path::PathBuf;
 
 use counterlab::capsule::{build_answered, BuildOptions, CapsuleReport};
-use counterlab::pack::LoadLimits;
 use counterlab::verify::{VerifyOptions, MAX_PAYLOAD_BYTES_LIMIT};
+use counterlab::words::Budget;
 
 use super::style::safe;
 use super::{
-    print_json, read_input, read_prediction, style, write_file, Exit, Outcome, PacksArgs,
-    ThreadArgs, EXIT_OK,
+    print_json, read_input, read_prediction, style, write_file, Exit, FixtureArgs, Outcome,
+    PacksArgs, ThreadArgs, EXIT_OK,
 };
 
 /// Build a Proof Capsule (counterlab.capsule/1): the prediction, the selector's choice
@@ -32,6 +32,8 @@ pub(crate) struct BuildArgs {
     boundary: bool,
     #[command(flatten)]
     packs: PacksArgs,
+    #[command(flatten)]
+    fixture: FixtureArgs,
     /// Where to write the capsule.
     #[arg(long)]
     out: PathBuf,
@@ -48,9 +50,10 @@ pub(crate) enum CapsuleAction {
 
 pub(crate) fn command(action: &CapsuleAction) -> Outcome {
     let CapsuleAction::Build(args) = action;
-    let prediction = read_prediction(&args.prediction, "--prediction")?;
+    let prediction = read_prediction(&args.prediction)?;
     let only = [prediction.pack.id.as_str()];
-    let packs = args.packs.packs(Some(&only), &LoadLimits::default())?;
+    let limits = args.fixture.limits()?;
+    let packs = args.packs.packs(Some(&only), &limits)?;
     let pack = packs.get(&prediction.pack.id)?;
     let candidates = counterlab::select::read_candidates(pack, &args.candidates)?;
     let options = build_options(args)?;
@@ -82,14 +85,17 @@ fn build_options(args: &BuildArgs) -> Result<BuildOptions, Exit> {
         revisions.push(read_input(
             path,
             MAX_PAYLOAD_BYTES_LIMIT as u64,
-            "--revision",
+            Budget::Fixed("a revision payload"),
         )?);
     }
     Ok(BuildOptions {
         boundary: args.boundary,
         revisions,
+        // The fixture budgets are recorded in the capsule's options: its verification
+        // re-reads the pack within them.
         verify: VerifyOptions {
             threads: args.threads.count()?,
+            fixture: args.fixture.limits()?,
             ..VerifyOptions::default()
         },
     })

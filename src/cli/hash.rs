@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use counterlab::canon::{self, HashKind};
 use counterlab::prediction::Prediction;
+use counterlab::words::Budget;
 use counterlab::Experiment;
 
 use super::style::safe;
@@ -44,7 +45,11 @@ pub(crate) fn command(args: &HashArgs) -> Outcome {
 /// What a JSON file's hash is taken of, by its `format`, with the name of that kind;
 /// `shown` is the file's name as the terminal shows it.
 fn hashed_json(path: &Path, shown: &str) -> Result<(HashKind, &'static str, Value), Exit> {
-    let bytes = read_input(path, MAX_JSON_BYTES, "")?;
+    let bytes = read_input(
+        path,
+        MAX_JSON_BYTES,
+        Budget::Fixed("a JSON document to hash"),
+    )?;
     let value = counterlab::json::parse_strict(&bytes).map_err(|e| {
         Exit::data(format!(
             "{shown}: not JSON at {}: {}",

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use counterlab::init::{scaffold, ColumnUse, InitOptions, Scaffold};
 use counterlab::pack::TimeKind;
 use counterlab::pack_folder;
+use counterlab::words::Budget;
 
 use super::{
     pack::print_problems, read_input, style, Exit, FixtureArgs, Outcome, Roles, EXIT_OK, EXIT_USAGE,
@@ -74,7 +75,7 @@ pub(crate) fn command(args: &InitArgs) -> Outcome {
         missing_values: args.missing_values.clone().unwrap_or_default(),
     };
     let limits = args.fixture.limits()?;
-    let bytes = read_input(&args.data, limits.max_bytes, "--max-fixture-bytes")?;
+    let bytes = read_input(&args.data, limits.max_bytes, Budget::FixtureBytes)?;
     let scaffold = scaffold(&args.data, &bytes, &options, &limits)?;
     let out: PathBuf = args
         .out
@@ -142,7 +143,7 @@ fn print_summary(scaffold: &Scaffold, written: &[PathBuf]) {
             ColumnUse::Categorical(levels) => {
                 format!("feature (categorical, {} levels)", levels.len())
             }
-            ColumnUse::NotUsed(why) => format!("not used: {why}"),
+            ColumnUse::NotUsed(why) => format!("not used: {}", why.render(&style::CliWords)),
         };
         outln!("  {:<24} {}", style::safe(name), style::safe(&what));
     }
@@ -158,7 +159,7 @@ fn print_summary(scaffold: &Scaffold, written: &[PathBuf]) {
         style::safe(&features.join(", "))
     );
     for note in &scaffold.notes {
-        outln!("note: {}", style::safe(note));
+        outln!("note: {}", style::safe(&note.render(&style::CliWords)));
     }
     print_problems(&scaffold.findings.problems());
     for path in written {

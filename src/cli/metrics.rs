@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use counterlab::metrics_report::{metrics_json, read_csv, Columns};
+use counterlab::words::Budget;
 
 use super::style::safe;
 use super::{print_json, read_input, Exit, Outcome, EXIT_OK};
@@ -64,7 +65,7 @@ pub(crate) fn command(args: &MetricsArgs) -> Outcome {
             args.max_bytes
         )));
     }
-    let bytes = read_input(&args.predictions, args.max_bytes, "--max-bytes")?;
+    let bytes = read_input(&args.predictions, args.max_bytes, Budget::PredictionsBytes)?;
     let columns = Columns {
         label: &args.label,
         score: &args.score,
@@ -123,6 +124,9 @@ fn print_table(report: &Value) {
     }
     if let Some(n) = report.get("n_entities") {
         outln!("{:<28} {n}", "entities");
+    }
+    if let Some(warning) = counterlab::metrics_report::entity_collisions_warning(report) {
+        outln!("{:<28} {}", "look-alike ids", safe(&warning));
     }
     if let Some(paired) = report.get("paired") {
         print_paired(paired);

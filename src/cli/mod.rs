@@ -31,6 +31,7 @@ use std::path::Path;
 use clap::{Parser, Subcommand};
 
 use counterlab::prediction::{Prediction, MAX_PREDICTION_BYTES};
+use counterlab::words::Budget;
 
 pub(crate) use args::{FixtureArgs, PacksArgs, Roles, ThreadArgs};
 pub(crate) use exit::{Exit, Outcome, EXIT_DATA, EXIT_OK, EXIT_USAGE};
@@ -133,15 +134,16 @@ pub(crate) fn main() -> i32 {
     cli.command.run().unwrap_or_else(Exit::print)
 }
 
-/// Reads an input file within `budget` bytes (regular files only: a FIFO, a device or a
-/// folder is refused before anything is read).
-fn read_input(path: &Path, budget: u64, flag: &str) -> Result<Vec<u8>, Exit> {
-    Ok(counterlab::input::read_within(path, budget, flag)?)
+/// Reads an input file within `budget` bytes of the budget `kind` (regular files only: a
+/// FIFO, a device or a folder is refused before anything is read); over it, the error
+/// names the flag that raises it and the file's size.
+fn read_input(path: &Path, budget: u64, kind: Budget) -> Result<Vec<u8>, Exit> {
+    Ok(counterlab::input::read_within(path, budget, kind)?)
 }
 
-/// The prediction at `path` (the argument `flag`).
-fn read_prediction(path: &Path, flag: &str) -> Result<Prediction, Exit> {
-    let bytes = read_input(path, MAX_PREDICTION_BYTES, flag)?;
+/// The prediction at `path`.
+fn read_prediction(path: &Path) -> Result<Prediction, Exit> {
+    let bytes = read_input(path, MAX_PREDICTION_BYTES, Budget::Fixed("a prediction"))?;
     Ok(Prediction::from_json(&bytes)?)
 }
 

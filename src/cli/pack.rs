@@ -6,9 +6,9 @@ use serde_json::Value;
 
 use counterlab::entity_key::quoted;
 use counterlab::pack::check::Findings;
-use counterlab::pack::{LoadLimits, Pack};
+use counterlab::pack::Pack;
 
-use super::{print_json, style, write_file, Outcome, PacksArgs, EXIT_DATA, EXIT_OK};
+use super::{print_json, style, write_file, FixtureArgs, Outcome, PacksArgs, EXIT_DATA, EXIT_OK};
 
 /// `counterlab pack …`.
 #[derive(clap::Subcommand)]
@@ -33,6 +33,8 @@ pub(crate) struct CheckArgs {
     /// Print JSON (counterlab.pack-check/1).
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    fixture: FixtureArgs,
 }
 
 // Options of `pack rehash`.
@@ -40,6 +42,8 @@ pub(crate) struct CheckArgs {
 pub(crate) struct RehashArgs {
     /// The pack folder.
     dir: PathBuf,
+    #[command(flatten)]
+    fixture: FixtureArgs,
 }
 
 // Options of `packs`.
@@ -47,6 +51,8 @@ pub(crate) struct RehashArgs {
 pub(crate) struct ListArgs {
     #[command(flatten)]
     packs: PacksArgs,
+    #[command(flatten)]
+    fixture: FixtureArgs,
 }
 
 pub(crate) fn command(action: &PackAction) -> Outcome {
@@ -66,7 +72,7 @@ pub(crate) fn print_problems(problems: &[String]) {
 /// `pack check`: exit 0 clean, 1 when a finding changes meaning (or the pack does not load
 /// because of its data), 2 usage or I/O error.
 fn check(args: &CheckArgs) -> Outcome {
-    let pack = Pack::open(&args.dir)?;
+    let pack = Pack::open_within(&args.dir, &args.fixture.limits()?)?;
     let findings = Findings::of(pack.table(), &pack.manifest().data);
     let problems = findings.problems();
     if args.json {
@@ -205,7 +211,7 @@ fn print_labels_and_rows(findings: &Findings) {
 /// `pack rehash`: re-records the fixture's blake3 and categorical levels in pack.toml.
 fn rehash(args: &RehashArgs) -> Outcome {
     let dir = args.dir.as_path();
-    let rehash = counterlab::pack::rehash(dir, &LoadLimits::default())?;
+    let rehash = counterlab::pack::rehash(dir, &args.fixture.limits()?)?;
     if !rehash.changed() {
         outln!(
             "pack.toml already records blake3 {} and the levels",
@@ -232,7 +238,7 @@ fn rehash(args: &RehashArgs) -> Outcome {
 
 /// `packs`: every pack found, with its fixture's hash.
 pub(crate) fn list(args: &ListArgs) -> Outcome {
-    let packs = args.packs.packs(None, &LoadLimits::default())?;
+    let packs = args.packs.packs(None, &args.fixture.limits()?)?;
     outln!(
         "{}",
         style::bold(&format!(

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use counterlab::experiment::Claim;
 use counterlab::prediction::{predict, Outcome as ClaimOutcome, Predicted, Prediction};
+use counterlab::words::Budget;
 
-use super::{read_input, style, write_file, Exit, Outcome, PacksArgs, EXIT_OK};
+use super::{read_input, style, write_file, Exit, FixtureArgs, Outcome, PacksArgs, EXIT_OK};
 
 /// Record a prediction (counterlab.prediction/1) about a claim on a pack, before any
 /// result exists: the pack's id and meaning hash, the claim, the predicted outcome and
@@ -30,6 +31,8 @@ pub(crate) struct PredictArgs {
     rationale: Option<PathBuf>,
     #[command(flatten)]
     packs: PacksArgs,
+    #[command(flatten)]
+    fixture: FixtureArgs,
     /// Write the prediction here instead of printing it.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -37,9 +40,11 @@ pub(crate) struct PredictArgs {
 
 pub(crate) fn command(args: &PredictArgs) -> Outcome {
     let claim = read_claim(&args.claim)?;
-    let pack = args.packs.pack(&args.pack)?;
+    let pack = args
+        .packs
+        .pack_within(&args.pack, &args.fixture.limits()?)?;
     let rationale = match &args.rationale {
-        Some(path) => Some(read_input(path, 16 << 20, "--rationale")?),
+        Some(path) => Some(read_input(path, 16 << 20, Budget::Fixed("a rationale"))?),
         None => None,
     };
     let predicted = match (&args.outcome, &args.transfer_choice) {
@@ -71,7 +76,7 @@ pub(crate) fn command(args: &PredictArgs) -> Outcome {
 
 /// The claim of `--claim`: a JSON file in the experiment vocabulary.
 fn read_claim(path: &Path) -> Result<Claim, Exit> {
-    let bytes = read_input(path, 64 << 10, "--claim")?;
+    let bytes = read_input(path, 64 << 10, Budget::Fixed("a claim file"))?;
     counterlab::json::parse_strict(&bytes)
         .map_err(|e| format!("{} at {}", e.message, e.path))
         .and_then(|v| serde_json::from_value(v).map_err(|e| e.to_string()))

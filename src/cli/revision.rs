@@ -7,7 +7,7 @@ use counterlab::revision::{verify_revision, RevisionReport, CHANGES_SHOWN};
 use counterlab::verify::{Choices, Mode, VerifyOptions};
 
 use super::style::safe;
-use super::{print_json, style, Exit, Outcome, PacksArgs, ThreadArgs};
+use super::{print_json, style, Exit, FixtureArgs, Outcome, PacksArgs, ThreadArgs};
 
 /// Check a revision chain: at most two revisions after a REJECTED verdict, each changing
 /// the evaluation design (model, features, arms, ablations), never the pack, the seed, the
@@ -22,6 +22,8 @@ pub(crate) struct RevisionArgs {
     payloads: Vec<PathBuf>,
     #[command(flatten)]
     packs: PacksArgs,
+    #[command(flatten)]
+    fixture: FixtureArgs,
     /// Print the answer as JSON (counterlab.revision/1).
     #[arg(long)]
     json: bool,
@@ -53,7 +55,7 @@ pub(crate) fn command(args: &RevisionArgs) -> Outcome {
     Ok(answer.verdict().exit_code(Mode::Enforce))
 }
 
-/// `--permutations` and `--threads` checked against their ranges.
+/// `--permutations`, `--threads` and the table budgets checked against their ranges.
 fn options(args: &RevisionArgs) -> Result<VerifyOptions, Exit> {
     let choices = Choices {
         permutations: args.permutations,
@@ -63,6 +65,7 @@ fn options(args: &RevisionArgs) -> Result<VerifyOptions, Exit> {
         .checked(|name| format!("--{name}"))
         .map_err(|e| Exit::usage(&e.to_string()))?;
     options.threads = args.threads.count()?;
+    options.fixture = args.fixture.limits()?;
     Ok(options)
 }
 
@@ -103,6 +106,12 @@ fn print_human(args: &RevisionArgs, answer: &RevisionReport, value: &serde_json:
             report.verdict().as_str(),
             &report.report_hash()[..16]
         );
+        // Why it is INCONCLUSIVE (a budget says there how to pass it), as `verify` prints.
+        if let counterlab::Verdict::Inconclusive { reasons } = report.verdict() {
+            for reason in reasons {
+                outln!("reason  {}", safe(reason));
+            }
+        }
     }
     outln!(
         "{}  revision {}",

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use counterlab::experiment::MAX_EXPERIMENT_BYTES;
 use counterlab::metrics::MetricValue;
 use counterlab::pack::check::Findings;
+use counterlab::words::Budget;
 use counterlab::{Experiment, Payload, RunOptions};
 
 use super::{
@@ -34,7 +35,11 @@ pub(crate) struct RunArgs {
 
 pub(crate) fn command(args: &RunArgs) -> Outcome {
     let path = &args.experiment;
-    let bytes = read_input(path, MAX_EXPERIMENT_BYTES, "")?;
+    let bytes = read_input(
+        path,
+        MAX_EXPERIMENT_BYTES,
+        Budget::Fixed("an experiment file"),
+    )?;
     let experiment = Experiment::from_json(&bytes).map_err(|e| Exit::at(path, &e))?;
     let pack = args
         .packs

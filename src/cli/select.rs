@@ -7,7 +7,8 @@ use counterlab::select::{select, Ineligible, Selection};
 
 use super::style::safe;
 use super::{
-    print_json, read_prediction, style, write_file, Outcome, PacksArgs, EXIT_DATA, EXIT_OK,
+    print_json, read_prediction, style, write_file, FixtureArgs, Outcome, PacksArgs, EXIT_DATA,
+    EXIT_OK,
 };
 
 /// Select the experiment that runs for a belief, by closed rules (no model calls): every
@@ -34,11 +35,15 @@ pub(crate) struct SelectArgs {
     out: Option<PathBuf>,
     #[command(flatten)]
     packs: PacksArgs,
+    #[command(flatten)]
+    fixture: FixtureArgs,
 }
 
 pub(crate) fn command(args: &SelectArgs) -> Outcome {
-    let prediction = read_prediction(&args.belief, "--belief")?;
-    let pack = args.packs.pack(&args.pack)?;
+    let prediction = read_prediction(&args.belief)?;
+    let pack = args
+        .packs
+        .pack_within(&args.pack, &args.fixture.limits()?)?;
     let candidates = counterlab::select::read_candidates(&pack, &args.candidates)?;
     let selection = select(&pack, &prediction, &candidates);
     let value = selection.to_json();

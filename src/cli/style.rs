@@ -2,6 +2,7 @@
 
 use std::io::IsTerminal;
 
+use counterlab::words::{Opt, Words};
 use counterlab::{Error, ErrorKind};
 
 fn colour_enabled(stream_is_terminal: bool) -> bool {
@@ -65,8 +66,24 @@ pub(crate) fn lines(text: &str) -> String {
     text.split('\n').map(safe).collect::<Vec<_>>().join("\n")
 }
 
-/// A library error as its `Display` writes it, made safe for a terminal: the paths and
-/// names it holds escaped whole (a file name may hold a newline), its message by [`lines`].
+/// The command line's words for an option a library message names: its flag, with the
+/// value the message gives it (`--keep x`, `--max-fixture-bytes 41234567`). The library
+/// never spells a flag (`counterlab::words`).
+pub(crate) struct CliWords;
+
+impl Words for CliWords {
+    fn option(&self, opt: Opt, value: Option<&str>) -> String {
+        let flag = format!("--{}", opt.name().replace('_', "-"));
+        match value {
+            Some(v) => format!("{flag} {v}"),
+            None => flag,
+        }
+    }
+}
+
+/// A library error as its `Display` writes it but with the options it names as flags
+/// ([`CliWords`]), made safe for a terminal: the paths and names it holds escaped whole (a
+/// file name may hold a newline), its message by [`lines`].
 pub(crate) fn error(error: &Error) -> String {
     let path = |p: &std::path::Path| safe(&p.display().to_string()).into_owned();
     match error.kind() {
@@ -84,14 +101,14 @@ pub(crate) fn error(error: &Error) -> String {
             if let Some(column) = column {
                 text.push_str(&format!(", column {}", safe(&format!("{column:?}"))));
             }
-            format!("{text}: {}", lines(message))
+            format!("{text}: {}", lines(&message.render(&CliWords)))
         }
         ErrorKind::Experiment { path: at, message } => {
             format!("experiment {}: {}", safe(&at.to_string()), lines(message))
         }
-        ErrorKind::Invalid(message) => lines(message),
+        ErrorKind::Invalid(message) => lines(&message.render(&CliWords)),
         // One line each: I/O, unknown pack, over a budget (and any later kind).
-        _ => safe(&error.to_string()).into_owned(),
+        _ => safe(&error.render(&CliWords)).into_owned(),
     }
 }
 
@@ -132,10 +149,27 @@ mod tests {
             Error::data("d.csv", None, None, "no rows"),
             Error::invalid("no column can be a feature:\n  \"a\": constant"),
             Error::io("d.csv", std::io::Error::other("gone")),
-            Error::over_budget("d.csv", "rows", 4, ""),
         ] {
             assert_eq!(error(&e), e.to_string());
         }
+    }
+
+    /// An option the library names reads as its flag, with the value that passes.
+    #[test]
+    fn options_read_as_flags() {
+        use counterlab::words::{Budget, Opt, Text};
+        let e = Error::over_budget("d.csv", Budget::Rows, 4, Some(7));
+        assert_eq!(
+            error(&e),
+            "d.csv: 7 rows, over the 4-row budget: pass --max-rows 7 or more"
+        );
+        let e = Error::invalid(
+            Text::plain("keep it (")
+                .then(Text::opt_value(Opt::Keep, "x"))
+                .then(")"),
+        );
+        assert_eq!(error(&e), "keep it (--keep x)");
+        assert_eq!(e.to_string(), "keep it (keep = x)");
     }
 
     #[test]

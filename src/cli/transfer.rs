@@ -3,7 +3,7 @@
 use counterlab::transfer::{self, TransferEvaluation};
 use counterlab::RunOptions;
 
-use super::{print_json, style, Exit, Outcome, PacksArgs, EXIT_DATA, EXIT_OK};
+use super::{print_json, style, Exit, FixtureArgs, Outcome, PacksArgs, EXIT_DATA, EXIT_OK};
 
 // Options of `transfer` as given on the command line (a plain comment: clap would read a
 // doc comment as the command's description, which the `Transfer` variant gives).
@@ -16,6 +16,8 @@ pub(crate) struct TransferArgs {
     choice: String,
     #[command(flatten)]
     packs: PacksArgs,
+    #[command(flatten)]
+    fixture: FixtureArgs,
     /// Print the evaluation as JSON (counterlab.transfer/1).
     #[arg(long)]
     json: bool,
@@ -23,7 +25,9 @@ pub(crate) struct TransferArgs {
 
 pub(crate) fn command(args: &TransferArgs) -> Outcome {
     let choice = args.choice.as_str();
-    let pack = args.packs.pack(&args.pack)?;
+    let pack = args
+        .packs
+        .pack_within(&args.pack, &args.fixture.limits()?)?;
     transfer::check_choice(&pack, choice).map_err(|e| Exit::usage(&e.to_string()))?;
     let evaluation = transfer::evaluate(&pack, Some(choice), RunOptions::default().threads)?;
     let correct = evaluation.answer.as_ref().is_some_and(|a| a.correct);

@@ -67,6 +67,7 @@ fn choices(args: &VerifyArgs) -> Choices {
         alpha: args.alpha,
         max_payload_bytes: args.max_payload_bytes,
         max_work: args.max_work,
+        max_design_bytes: args.max_design_bytes,
     }
 }
 
@@ -84,11 +85,6 @@ fn options(args: &VerifyArgs) -> Result<VerifyOptions, Exit> {
         .map_err(|e| Exit::usage(&e.to_string()))?;
     options.threads = args.threads.count()?;
     options.fixture = args.fixture.limits()?;
-    if let Some(bytes) = args.max_design_bytes {
-        options.max_design_bytes = bytes;
-        // An explicit budget is the budget: the pack's own does not raise it.
-        options.pack_budget.design_bytes = false;
-    }
     Ok(options)
 }
 
@@ -116,9 +112,9 @@ pub(crate) fn command(args: &VerifyArgs) -> Outcome {
     }
     let report = match verified? {
         Verified::Report(report) => report,
-        Verified::Capsule(_) if args.fixture.given() || args.max_design_bytes.is_some() => {
+        Verified::Capsule(_) if args.fixture.given() => {
             return Err(Exit::usage(
-                "--max-fixture-bytes and --max-design-bytes cannot be given for a Proof Capsule: it is re-verified with the options it records ($.options); leave them out",
+                "--max-fixture-bytes, --max-columns and --max-rows cannot be given for a Proof Capsule: it is re-verified with the options it records ($.options); leave them out",
             ));
         }
         Verified::Capsule(capsule) => {

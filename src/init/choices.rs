@@ -9,6 +9,7 @@
 use super::{ColumnUse, InitOptions};
 use crate::error::{Error, Result};
 use crate::suspect::Suspect;
+use crate::words::{Opt, Text};
 
 /// The features decided so far, in model order, and the columns kept on purpose.
 pub(super) struct FeaturePlan {
@@ -48,14 +49,22 @@ impl FeaturePlan {
         }
         for (name, column_use) in columns.iter_mut() {
             if options.drop.contains(name) && is_feature(column_use) {
-                *column_use = ColumnUse::NotUsed("left out on request (drop)".into());
+                *column_use = ColumnUse::NotUsed(
+                    Text::plain("left out on request (")
+                        .then(Text::opt(Opt::Drop))
+                        .then(")"),
+                );
             }
         }
         let features = match &options.features {
             Some(listed) => {
                 for (name, column_use) in columns.iter_mut() {
                     if is_feature(column_use) && !listed.contains(name) {
-                        *column_use = ColumnUse::NotUsed("not in the features asked for".into());
+                        *column_use = ColumnUse::NotUsed(
+                            Text::plain("not in the features asked for (")
+                                .then(Text::opt(Opt::Features))
+                                .then(")"),
+                        );
                     }
                 }
                 listed.clone()
@@ -87,11 +96,14 @@ impl FeaturePlan {
                 continue;
             };
             if is_feature(column_use) {
-                *column_use = ColumnUse::NotUsed(format!(
-                    "{}; to use it anyway, keep it (--keep {})",
-                    suspect.evidence(),
-                    suspect.column
-                ));
+                *column_use = ColumnUse::NotUsed(
+                    Text::from(format!(
+                        "{}; to use it anyway, keep it (",
+                        suspect.evidence()
+                    ))
+                    .then(Text::opt_value(Opt::Keep, suspect.column.clone()))
+                    .then(")"),
+                );
                 self.features.retain(|f| *f != suspect.column);
             }
         }
@@ -134,9 +146,10 @@ fn check_name(columns: &[(String, ColumnUse)], request: &str, name: &str) -> Res
         Some((_, ColumnUse::Role(role))) => {
             refuse(format!("is the {role}; a role is never a feature"))
         }
-        Some((_, ColumnUse::NotUsed(why))) if request != "drop" => {
-            refuse(format!("cannot be a feature: {why}"))
-        }
+        Some((_, ColumnUse::NotUsed(why))) if request != "drop" => Err(Error::invalid(
+            Text::from(format!("{request}: column {name:?} cannot be a feature: "))
+                .then(why.clone()),
+        )),
         Some(_) => Ok(()),
     }
 }

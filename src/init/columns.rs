@@ -7,6 +7,7 @@ use super::{ColumnUse, MAX_LEVELS, MAX_LEVEL_BYTES};
 use crate::csv_input::{excerpt, StrictCsv};
 use crate::error::Result;
 use crate::pack::{parse_finite, MissingValues};
+use crate::words::{Opt, Text};
 
 /// Reads every row once: each column's use in header order (its role, or what its cells
 /// make it), and how many distinct cells the `label` column holds (counted up to one past
@@ -116,18 +117,22 @@ impl ColumnStats {
             } else {
                 excerpt(&text)
             };
-            return ColumnUse::NotUsed(format!(
-                "{} of {} cells are missing (first: row {row}, {text}): fill or drop them before export, then list the column in data.features; read as missing: {} (--missing-values sets the texts)",
-                self.missing,
-                self.rows,
-                missing.describe()
-            ));
+            return ColumnUse::NotUsed(
+                Text::from(format!(
+                    "{} of {} cells are missing (first: row {row}, {text}): fill or drop them before export, then list the column in data.features; read as missing: {} (",
+                    self.missing,
+                    self.rows,
+                    missing.describe()
+                ))
+                .then(Text::opt(Opt::MissingValues))
+                .then(" sets the texts)"),
+            );
         }
         if !self.varies {
-            return ColumnUse::NotUsed(format!(
+            return ColumnUse::NotUsed(Text::from(format!(
                 "constant: every row is {}",
                 excerpt(self.first_value.as_deref().unwrap_or(""))
-            ));
+            )));
         }
         if self.texts == 0 {
             return ColumnUse::Numeric;
@@ -136,28 +141,28 @@ impl ColumnStats {
         if self.too_many_levels && self.numbers > 0 {
             let (text_row, text) = self.first_text.unwrap_or_default();
             let (number_row, number) = self.first_number.unwrap_or_default();
-            return ColumnUse::NotUsed(format!(
+            return ColumnUse::NotUsed(Text::from(format!(
                 "mixes numbers and text (row {number_row}: {}, row {text_row}: {}) with more than {MAX_LEVELS} distinct values, too many for a category: make it all numbers",
                 excerpt(&number),
                 excerpt(&text)
-            ));
+            )));
         }
         if self.too_many_levels {
-            return ColumnUse::NotUsed(format!(
+            return ColumnUse::NotUsed(Text::from(format!(
                 "text with more than {MAX_LEVELS} distinct values: an identifier or free text, not a category"
-            ));
+            )));
         }
         if self.levels.len() * 2 > self.rows {
-            return ColumnUse::NotUsed(format!(
+            return ColumnUse::NotUsed(Text::from(format!(
                 "text with {} distinct values in {} rows: an identifier or free text, not a category",
                 self.levels.len(),
                 self.rows
-            ));
+            )));
         }
         if longest > MAX_LEVEL_BYTES {
-            return ColumnUse::NotUsed(format!(
+            return ColumnUse::NotUsed(Text::from(format!(
                 "row {longest_row} holds a value of {longest} bytes, longer than a category level may be ({MAX_LEVEL_BYTES} bytes): free text, not a category"
-            ));
+            )));
         }
         ColumnUse::Categorical(self.levels.into_keys().collect())
     }

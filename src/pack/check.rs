@@ -246,7 +246,7 @@ fn levels_with_counts(levels: &[(String, usize)]) -> String {
 
 /// Groups of distinct ids that look alike ([`look_alike_groups`]: the first [`SHOWN`], and
 /// how many).
-fn entity_collisions(ids: &[String]) -> (Vec<Vec<String>>, usize) {
+pub(crate) fn entity_collisions(ids: &[String]) -> (Vec<Vec<String>>, usize) {
     let groups = look_alike_groups(ids.iter().map(String::as_str));
     let count = groups.len();
     let shown = groups

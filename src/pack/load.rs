@@ -18,6 +18,7 @@ use super::manifest::{toml_key, DataSpec};
 use crate::csv_input::{excerpt, StrictCsv};
 use crate::error::{Error, Result};
 use crate::table::{FeatureLayout, FileColumns, Table, TextColumn};
+use crate::words::Budget;
 
 /// How much of a fixture is read before it is refused. Checked while reading, so a
 /// hostile file costs at most about the byte budget in memory (docs/VERDICTS.md, "Budgets").
@@ -33,7 +34,12 @@ pub struct LoadLimits {
 
 impl LoadLimits {
     /// The largest byte budget the loader accepts.
-    pub const MAX_BYTES_LIMIT: u64 = u32::MAX as u64;
+    pub const MAX_BYTES_LIMIT: u64 = Budget::FixtureBytes.most();
+    /// The largest column budget the loader accepts (a header of this many columns costs
+    /// its names, and a row as many fields).
+    pub const MAX_COLUMNS_LIMIT: usize = Budget::Columns.most() as usize;
+    /// The largest row budget the loader accepts (row indices are 32-bit).
+    pub const MAX_ROWS_LIMIT: usize = Budget::Rows.most() as usize;
 }
 
 impl Default for LoadLimits {
@@ -68,15 +74,11 @@ pub(crate) fn parse_fixture(
     let layout = FeatureLayout::new(&spec.features, &spec.levels);
     // One-hot columns cost memory like file columns: the same budget, before any row.
     if layout.columns().len() > limits.max_columns {
-        return Err(Error::data(
+        return Err(Error::over_budget(
             path,
-            None,
-            None,
-            format!(
-                "the features make {} model columns (one per level of a categorical column), more than the limit of {}: drop categorical columns with many levels",
-                layout.columns().len(),
-                limits.max_columns
-            ),
+            Budget::ModelColumns,
+            limits.max_columns as u64,
+            Some(layout.columns().len() as u64),
         ));
     }
     let mut columns = FileColumns {
@@ -114,17 +116,17 @@ pub(crate) fn parse_fixture(
 
 /// Finds each role's column in the header.
 fn roles(csv: &StrictCsv<'_>, spec: &DataSpec) -> Result<Roles> {
-    let entity = csv.column_for(&spec.entity, Some("data.entity in pack.toml"))?;
-    let label = csv.column_for(&spec.label, Some("data.label in pack.toml"))?;
+    let entity = csv.column_for(&spec.entity, Some("data.entity in pack.toml".into()))?;
+    let label = csv.column_for(&spec.label, Some("data.label in pack.toml".into()))?;
     let features = spec
         .features
         .iter()
-        .map(|f| csv.column_for(f, Some("data.features in pack.toml")))
+        .map(|f| csv.column_for(f, Some("data.features in pack.toml".into())))
         .collect::<Result<Vec<_>>>()?;
     let time = spec
         .time
         .as_deref()
-        .map(|t| csv.column_for(t, Some("data.time in pack.toml")))
+        .map(|t| csv.column_for(t, Some("data.time in pack.toml".into())))
         .transpose()?;
     let mut used = vec![entity, label];
     used.extend(&features);
@@ -164,7 +166,7 @@ fn read_row(
     let required = |at: usize, bad: &mut BadCells| -> Result<Option<&str>> {
         Ok(match csv.cell(record, row, at)? {
             "" => {
-                bad.push(row, name(at), "", "missing value".into());
+                bad.push(row, name(at), "", BadCell::Missing);
                 None
             }
             cell => Some(cell),
@@ -182,7 +184,7 @@ fn read_row(
         if levels.is_empty() {
             let value = cell.map_or(0.0, |cell| {
                 parse_finite(cell).unwrap_or_else(|not_finite| {
-                    bad.push(row, name(at), cell, not_finite.to_string());
+                    bad.push(row, name(at), cell, BadCell::Number(not_finite));
                     0.0
                 })
             });
@@ -191,18 +193,18 @@ fn read_row(
         }
         // One-hot: 1 in the column of the cell's level, 0 in the others.
         let hot = cell.and_then(|cell| {
-            let found = levels.binary_search_by(|level| level.as_str().cmp(cell)).ok();
+            let found = levels
+                .binary_search_by(|level| level.as_str().cmp(cell))
+                .ok();
             if found.is_none() {
                 bad.push(
                     row,
                     name(at),
                     cell,
-                    format!(
-                        "{} is not a recorded level of this categorical column (data.levels.{} in pack.toml: {})",
-                        excerpt(cell),
-                        toml_key(name(at)),
-                        list_levels(levels)
-                    ),
+                    BadCell::UnknownLevel {
+                        key: toml_key(name(at)),
+                        levels: list_levels(levels),
+                    },
                 );
             }
             found
@@ -214,12 +216,7 @@ fn read_row(
     if let (Some(column), Some(at)) = (columns.time.as_mut(), roles.time) {
         let value = match required(at, bad)? {
             Some(cell) => cell.parse::<i64>().unwrap_or_else(|_| {
-                bad.push(
-                    row,
-                    name(at),
-                    cell,
-                    format!("not an integer: {}", excerpt(cell)),
-                );
+                bad.push(row, name(at), cell, BadCell::NotAnInteger);
                 0
             }),
             None => 0,
@@ -245,6 +242,36 @@ struct BadCells {
     kinds: std::collections::BTreeSet<BadKind>,
 }
 
+/// Why one used cell cannot be typed: what the loader found, before any message is
+/// written (the message and the hint's kind both derive from it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum BadCell {
+    /// The cell is empty.
+    Missing,
+    /// A numeric feature's cell is not a finite number.
+    Number(NotFinite),
+    /// A categorical feature's cell is not one of its recorded levels (`key`: the
+    /// column's TOML key; `levels`: the levels, listed for the message).
+    UnknownLevel { key: String, levels: String },
+    /// The time column's cell is not an integer.
+    NotAnInteger,
+}
+
+impl BadCell {
+    /// The message about `cell`.
+    fn message(&self, cell: &str) -> String {
+        match self {
+            BadCell::Missing => "missing value".into(),
+            BadCell::Number(not_finite) => not_finite.to_string(),
+            BadCell::UnknownLevel { key, levels } => format!(
+                "{} is not a recorded level of this categorical column (data.levels.{key} in pack.toml: {levels})",
+                excerpt(cell)
+            ),
+            BadCell::NotAnInteger => format!("not an integer: {}", excerpt(cell)),
+        }
+    }
+}
+
 /// Kinds of untypable cell that have a known cause and fix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum BadKind {
@@ -265,11 +292,11 @@ enum BadKind {
 }
 
 impl BadCells {
-    fn push(&mut self, row: usize, column: &str, cell: &str, message: String) {
+    fn push(&mut self, row: usize, column: &str, cell: &str, bad: BadCell) {
         self.total += 1;
-        self.kinds.insert(BadKind::of(cell, &message));
+        self.kinds.insert(BadKind::of(cell, &bad));
         if self.first.len() < BAD_CELLS_SHOWN {
-            self.first.push((row, column.to_owned(), message));
+            self.first.push((row, column.to_owned(), bad.message(cell)));
         }
     }
 
@@ -307,7 +334,10 @@ const TEXT_HINT: &str = "a feature column with text is a category (e.g. treatmen
 const UNKNOWN_LEVEL_HINT: &str = "a categorical column's levels are recorded in pack.toml so that its one-hot columns mean the same on every machine: add the level under [data.levels] (byte order), or run counterlab pack rehash DIR, which re-records the levels with the fixture's hash";
 
 impl BadKind {
-    fn of(cell: &str, message: &str) -> BadKind {
+    /// The kind of a bad `cell`, from why it is bad (never from a message's words, which
+    /// quote the cell): a missing-value text or a boolean whatever the column, then by
+    /// what the loader found.
+    fn of(cell: &str, bad: &BadCell) -> BadKind {
         let trimmed = cell.trim();
         if cell.is_empty() {
             BadKind::Empty
@@ -315,16 +345,17 @@ impl BadKind {
             BadKind::MissingToken
         } else if ["true", "false"].contains(&trimmed.to_ascii_lowercase().as_str()) {
             BadKind::Boolean
-        } else if message.starts_with("not an integer")
-            && trimmed.parse::<f64>().is_ok_and(|v| v.fract() == 0.0)
-        {
-            BadKind::IntegralFloat
-        } else if message.contains("not a recorded level") {
-            BadKind::UnknownLevel
-        } else if message.starts_with("not a number") {
-            BadKind::Text
         } else {
-            BadKind::Other
+            match bad {
+                BadCell::NotAnInteger if trimmed.parse::<f64>().is_ok_and(|v| v.fract() == 0.0) => {
+                    BadKind::IntegralFloat
+                }
+                BadCell::UnknownLevel { .. } => BadKind::UnknownLevel,
+                BadCell::Number(NotFinite::NotANumber(_)) => BadKind::Text,
+                BadCell::Missing
+                | BadCell::Number(NotFinite::NonFinite(_))
+                | BadCell::NotAnInteger => BadKind::Other,
+            }
         }
     }
 

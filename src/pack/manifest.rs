@@ -200,13 +200,15 @@ impl TimeKind {
         }
     }
 
-    /// A time kind as `pack.toml` spells it, or the message naming both spellings.
-    pub fn parse(text: &str) -> std::result::Result<TimeKind, String> {
+    /// A time kind as `pack.toml` spells it, or the error naming both spellings.
+    pub fn parse(text: &str) -> crate::Result<TimeKind> {
         match text {
             "calendar" => Ok(TimeKind::Calendar),
             "order_within_entity" => Ok(TimeKind::OrderWithinEntity),
-            other => Err(format!(
-                "expected \"calendar\" or \"order_within_entity\", found {other:?}"
+            other => Err(crate::Error::unknown_name(
+                "time kind",
+                other,
+                &["calendar", "order_within_entity"],
             )),
         }
     }

@@ -20,6 +20,7 @@ pub use manifest::{
 use crate::canon::file_hash;
 use crate::error::{Error, ErrorKind, Result};
 use crate::input;
+use crate::words::Budget;
 
 /// Largest `pack.toml` read, in bytes.
 pub(crate) const MAX_MANIFEST_BYTES: u64 = 1 << 20;
@@ -56,7 +57,7 @@ impl Pack {
     fn open_with(dir: PathBuf, manifest: Manifest, limits: &LoadLimits) -> Result<Pack> {
         let data_path = dir.join(&manifest.data.file);
         let budget = limits.max_bytes.min(LoadLimits::MAX_BYTES_LIMIT);
-        let bytes = input::read_within(&data_path, budget, "")?;
+        let bytes = input::read_within(&data_path, budget, Budget::FixtureBytes)?;
         Pack::from_fixture(dir, manifest, &bytes, limits)
     }
 
@@ -75,9 +76,9 @@ impl Pack {
         if fixture.len() as u64 > limits.max_bytes.min(LoadLimits::MAX_BYTES_LIMIT) {
             return Err(Error::over_budget(
                 dir.join(&manifest.data.file),
-                "bytes",
-                limits.max_bytes,
-                "",
+                Budget::FixtureBytes,
+                limits.max_bytes.min(LoadLimits::MAX_BYTES_LIMIT),
+                Some(fixture.len() as u64),
             ));
         }
         Pack::from_fixture(dir, manifest, fixture, limits)
@@ -171,7 +172,11 @@ impl Pack {
 /// Reads and checks `dir/pack.toml`.
 fn read_manifest(dir: &Path) -> Result<Manifest> {
     let manifest_path = dir.join("pack.toml");
-    let bytes = input::read_within(&manifest_path, MAX_MANIFEST_BYTES, "")?;
+    let bytes = input::read_within(
+        &manifest_path,
+        MAX_MANIFEST_BYTES,
+        Budget::Fixed("a pack.toml"),
+    )?;
     let text = String::from_utf8(bytes)
         .map_err(|_| Error::pack(&manifest_path, "not UTF-8 text: save the file as UTF-8"))?;
     parse_manifest(&manifest_path, &text)
@@ -244,20 +249,16 @@ impl Packs {
         if dir.is_none() && !default.is_dir() {
             let cwd =
                 std::env::current_dir().map_or_else(|_| ".".into(), |d| d.display().to_string());
-            return Err(Error::io(
-                default,
-                std::io::Error::new(
-                    std::io::ErrorKind::NotFound,
-                    format!(
-                        "no packs folder here: looked for {DEFAULT_PACKS_DIR} under {cwd}; run from the repository root, or pass --packs DIR (packs= in Python): a folder of pack folders, or one pack folder"
-                    ),
-                ),
-            ));
+            return Err(ErrorKind::NoPacksFolder {
+                looked: default.to_path_buf(),
+                cwd,
+            }
+            .into());
         }
         let dir = dir.unwrap_or(default);
         match only {
             Some(ids) => Packs::discover_only(dir, ids, limits),
-            None => Packs::discover(dir),
+            None => Packs::discover_within(dir, limits),
         }
     }
 
@@ -274,7 +275,12 @@ impl Packs {
     /// itself when it holds a `pack.toml`), within the default [`LoadLimits`]; any pack that
     /// cannot be read or loaded is an error.
     pub fn discover(dir: impl AsRef<Path>) -> Result<Packs> {
-        let packs = Packs::discover_where(dir.as_ref(), |_| true, &LoadLimits::default())?;
+        Packs::discover_within(dir, &LoadLimits::default())
+    }
+
+    /// [`Packs::discover`] within `limits`: every pack's fixture loaded within them.
+    pub fn discover_within(dir: impl AsRef<Path>, limits: &LoadLimits) -> Result<Packs> {
+        let packs = Packs::discover_where(dir.as_ref(), |_| true, limits)?;
         if let Some((_, error)) = packs.unreadable.first() {
             return Err(error.clone());
         }

@@ -10,6 +10,7 @@ use super::{parse_manifest, Pack, MAX_MANIFEST_BYTES};
 use crate::csv_input::StrictCsv;
 use crate::error::{Error, Result};
 use crate::input;
+use crate::words::Budget;
 
 /// What a rehash changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,7 +36,11 @@ impl Rehash {
 /// written: the caller writes [`Rehash::manifest`]); the result loads as a pack.
 pub fn rehash(dir: &Path, limits: &LoadLimits) -> Result<Rehash> {
     let manifest_path = dir.join("pack.toml");
-    let bytes = input::read_within(&manifest_path, MAX_MANIFEST_BYTES, "")?;
+    let bytes = input::read_within(
+        &manifest_path,
+        MAX_MANIFEST_BYTES,
+        Budget::Fixed("a pack.toml"),
+    )?;
     let text = String::from_utf8(bytes)
         .map_err(|_| Error::pack(&manifest_path, "not UTF-8 text: save the file as UTF-8"))?;
     let mut document: toml_edit::DocumentMut = text
@@ -69,7 +74,7 @@ pub fn rehash(dir: &Path, limits: &LoadLimits) -> Result<Rehash> {
     let fixture = input::read_within(
         &data_path,
         limits.max_bytes.min(LoadLimits::MAX_BYTES_LIMIT),
-        "",
+        Budget::FixtureBytes,
     )?;
     let new_hash = crate::canon::file_hash(&fixture);
 
@@ -130,7 +135,7 @@ fn levels_in(
     limits: &LoadLimits,
 ) -> Result<BTreeSet<String>> {
     let mut csv = StrictCsv::new(path, fixture, limits.max_columns, limits.max_rows)?;
-    let at = csv.column_for(column, Some("data.categorical in pack.toml"))?;
+    let at = csv.column_for(column, Some("data.categorical in pack.toml".into()))?;
     let mut levels = BTreeSet::new();
     let mut record = csv::ByteRecord::new();
     while let Some(row) = csv.next_row(&mut record)? {

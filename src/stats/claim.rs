@@ -11,6 +11,7 @@ use super::margin::{self, Redraw};
 use super::{mutation_seed, ALPHA_RANGE};
 use crate::arm::{ArmPredictions, Evaluation, PreparedExperiment};
 use crate::experiment::{Claim, Experiment, GapBound, MetricName};
+use crate::json_path::JsonPath;
 use crate::metrics::{MetricValue, Undefined};
 use crate::run::{self, ArmResult};
 use crate::table::Table;
@@ -547,7 +548,9 @@ pub(crate) fn evaluate(
         // No claim object: its `alpha` would be outside the report schema's range.
         Err(refused) => return ClaimEvaluation::without_report(refused.to_string()),
     };
+    let twins = same_design(claim, prepared.experiment());
     // One statement, one form: a claim and its mirror are decided alike.
+    let written = claim;
     let decided = claim.decided_form();
     let claim = &decided;
     let statement = Statement::of(claim);
@@ -561,11 +564,16 @@ pub(crate) fn evaluate(
         );
         return vacuous_evaluation(claim, &statement, reason, &level, &observed.results);
     }
-    if let Some(reason) =
-        zero_by_construction(claim, observed).or_else(|| constant_predictors(claim, observed))
+    if let Some(reason) = zero_by_construction(claim, observed)
+        .or_else(|| constant_predictors(claim, observed))
+        .or(twins)
     {
         return vacuous_evaluation(claim, &statement, reason, &level, &observed.results);
     }
+    // A margin that is not material (stats::claim::material_margin, or the better arm's
+    // headroom) makes the claim vacuous: it can support nothing. Its interval still
+    // decides a contradiction: a gap shown to exceed even that margin is a false claim.
+    let immaterial = immaterial_margin(written, claim, observed);
     let estimate =
         match claim_estimate(prepared, claim, observed, level.z).and_then(|e| {
             match claim.metric() {
@@ -574,8 +582,24 @@ pub(crate) fn evaluate(
             }
         }) {
             Ok(estimate) => estimate,
-            Err(reason) => return undefined_evaluation(&statement, &level, &reason),
+            Err(reason) => {
+                if let Some(vacuous) = immaterial {
+                    return vacuous_evaluation(
+                        claim,
+                        &statement,
+                        vacuous,
+                        &level,
+                        &observed.results,
+                    );
+                }
+                return undefined_evaluation(&statement, &level, &reason);
+            }
         };
+    if let Some(vacuous) = immaterial {
+        if !statement.contradicted_by(estimate.ci) {
+            return vacuous_evaluation(claim, &statement, vacuous, &level, &observed.results);
+        }
+    }
     // The observed statistic is the kernel's own number (recomputed results).
     let observed_statistic = claim_statistic(claim, &observed.results).unwrap_or(estimate.value);
     let runs = claim_null_runs(prepared, claim, row_null, settings);
@@ -1051,6 +1075,124 @@ fn ci_percent(m: u32) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
+/// The materiality ceiling of a ROC AUC gap's margin ([`material_margin`]).
+pub const MATERIAL_MARGIN_ROC_AUC: f64 = 0.10;
+/// The materiality ceiling of an accuracy gap's margin ([`material_margin`]).
+pub const MATERIAL_MARGIN_ACCURACY: f64 = 0.10;
+/// The materiality ceiling of a balanced-accuracy gap's margin ([`material_margin`]).
+pub const MATERIAL_MARGIN_BALANCED_ACCURACY: f64 = 0.10;
+/// The materiality ceiling of a majority-baseline-accuracy gap's margin
+/// ([`material_margin`]).
+pub const MATERIAL_MARGIN_MAJORITY_BASELINE_ACCURACY: f64 = 0.10;
+/// The materiality ceiling of an accuracy-lift gap's margin ([`material_margin`]).
+pub const MATERIAL_MARGIN_ACCURACY_LIFT: f64 = 0.10;
+
+/// The largest margin a "no material gap" claim (a gap's `at_most` x > 0 or `within` m,
+/// in the decided form) may take on `metric` and still say something material
+/// (docs/VERDICTS.md, "Material margins"): one tenth of a [0, 1] metric's range, the width
+/// of one of the conventional ROC AUC bands (0.7, 0.8, 0.9). A gap larger than that moves
+/// a model across a band, material by any reading, so a claim that the gap is no larger
+/// than a wider margin is vacuous. The accuracy lift, whose range is [−1, 1], takes the
+/// same ceiling: it is an accuracy difference.
+pub fn material_margin(metric: MetricName) -> f64 {
+    match metric {
+        MetricName::RocAuc => MATERIAL_MARGIN_ROC_AUC,
+        MetricName::Accuracy => MATERIAL_MARGIN_ACCURACY,
+        MetricName::BalancedAccuracy => MATERIAL_MARGIN_BALANCED_ACCURACY,
+        MetricName::MajorityBaselineAccuracy => MATERIAL_MARGIN_MAJORITY_BASELINE_ACCURACY,
+        MetricName::AccuracyLift => MATERIAL_MARGIN_ACCURACY_LIFT,
+    }
+}
+
+/// How far an arm's estimate of `metric` lies above what it scores when its model learned
+/// nothing, and that chance level: 0.5 for ROC AUC and balanced accuracy, the arm's own
+/// majority baseline for accuracy (so the headroom is its accuracy lift), 0 for the
+/// accuracy lift. None when the metric is undefined, and for the majority baseline, which
+/// reads no model: nothing in it can have learned, so it has no headroom to compare with
+/// (its margins are held to the ceiling alone).
+fn headroom(metric: MetricName, predictions: &ArmPredictions) -> Option<(f64, f64, f64)> {
+    let value = |m: MetricName| {
+        predictions
+            .metrics(&[m])
+            .get(m.as_str())
+            .and_then(MetricValue::value)
+    };
+    let estimate = value(metric)?;
+    let chance = match metric {
+        MetricName::RocAuc | MetricName::BalancedAccuracy => 0.5,
+        MetricName::Accuracy => value(MetricName::MajorityBaselineAccuracy)?,
+        MetricName::AccuracyLift => 0.0,
+        MetricName::MajorityBaselineAccuracy => return None,
+    };
+    Some((estimate, chance, estimate - chance))
+}
+
+/// Why a margin claim (a gap's `at_most` x > 0 or `within` m, in its decided form
+/// `decided`) is vacuous, if it is (docs/VERDICTS.md, "Material margins"): its margin is
+/// above the metric's materiality ceiling ([`material_margin`]), or at least the headroom
+/// of the better arm (its estimate's distance above the metric's chance level, [`headroom`]):
+/// such a claim would hold even if one arm had learned nothing. `written` is the claim as
+/// the payload writes it, whose key the reason names by its JSON path.
+fn immaterial_margin(written: &Claim, decided: &Claim, observed: &Evaluation) -> Option<String> {
+    let Claim::MetricGap {
+        metric,
+        higher,
+        lower,
+        bound,
+    } = decided
+    else {
+        return None;
+    };
+    let margin = match *bound {
+        GapBound::AtMost(x) if x > 0.0 => x,
+        GapBound::Within(m) => m,
+        _ => return None,
+    };
+    let Claim::MetricGap {
+        bound: written_bound,
+        ..
+    } = written
+    else {
+        return None;
+    };
+    let path = JsonPath::field("claim").key(written_bound.key());
+    let at = if written_bound.value() == margin {
+        format!("the margin {margin} at {path}")
+    } else {
+        format!(
+            "the margin {margin} ({path} is {}, the margin of its decided form)",
+            written_bound.value()
+        )
+    };
+    let metric_name = metric.as_str();
+    let ceiling = material_margin(*metric);
+    if margin > ceiling {
+        return Some(format!(
+            "vacuous claim: {at} is above the materiality ceiling {ceiling} of {metric_name}: a gap that large moves a model across a band of the metric (one tenth of its range; ROC AUC's bands are 0.7, 0.8, 0.9), so a claim that the gap is no larger says nothing material; claim a margin of at most {ceiling}"
+        ));
+    }
+    let better = [higher, lower]
+        .into_iter()
+        .filter_map(|arm| headroom(*metric, observed_predictions(observed, arm)).map(|h| (arm, h)))
+        .max_by(|a, b| a.1 .2.total_cmp(&b.1 .2))?;
+    let (arm, (estimate, chance, room)) = better;
+    (margin >= room).then(|| {
+        let chance_text = match metric {
+            MetricName::Accuracy => format!("its majority baseline {chance:.4}"),
+            _ => format!("the chance level {chance}"),
+        };
+        if room <= 0.0 {
+            format!(
+                "vacuous claim: neither arm scores {metric_name} above chance (the better, {arm}, scores {estimate:.4} against {chance_text}), so {at} bounds a gap between two models that learned nothing"
+            )
+        } else {
+            format!(
+                "vacuous claim: {at} is at least the headroom of the better arm: {arm} scores {metric_name} {estimate:.4}, {room:.4} above {chance_text}, so the claim would hold even if the other arm had learned nothing; claim a margin below {room:.4}"
+            )
+        }
+    })
+}
+
 /// The range of values a metric can take: `[0, 1]` for every metric but the accuracy
 /// lift (accuracy − baseline), which lies in `[−1, 1]`.
 fn metric_range(metric: MetricName) -> [f64; 2] {
@@ -1147,6 +1289,35 @@ fn constant_predictors(claim: &Claim, observed: &Evaluation) -> Option<String> {
         format!(
             "vacuous claim: each arm's model {what} (a constant predictor), so the gap {} compares two constant predictors and says nothing about the designs",
             Statement::of(claim).statistic
+        )
+    })
+}
+
+/// Why a gap compares a design with itself, if it does: its two arms run the same split
+/// in the design normal form (src/design.rs), which sets aside the seed and the fold
+/// assignment (nuisances: which rows fall where) and the spelling of defaults
+/// (`"repeats": 1`, an `entity_overlap` of overlap 0 for the `entity_grouped` split it
+/// is). Both arms then fit the same model on the same features, so the gap is the
+/// difference between two draws of one design: it estimates 0 whatever the data, and no
+/// bound on it says anything about designs. (Two arms that also draw alike are
+/// [`zero_by_construction`], whose reason comes first.) `claim` as written, so that the
+/// reason names its arms as the JSON does.
+fn same_design(claim: &Claim, experiment: &Experiment) -> Option<String> {
+    let Claim::MetricGap { higher, lower, .. } = claim else {
+        return None;
+    };
+    let split = |name: &str| {
+        experiment
+            .arms
+            .iter()
+            .find(|a| a.name == *name)
+            .map(|a| a.split.normal_form())
+    };
+    let (h, l) = (split(higher)?, split(lower)?);
+    (h == l).then(|| {
+        format!(
+            "vacuous claim: $.experiment.claim compares arm {higher:?} ($.experiment.claim.higher) with arm {lower:?} ($.experiment.claim.lower), which run the same design (split {} once the seed and the fold assignment are set aside), so the gap is between two draws of one design, 0 whatever the data, and no bound on it is evidence about designs: compare two different splits",
+            String::from_utf8_lossy(&crate::canon::canonical_bytes(&h))
         )
     })
 }

@@ -42,52 +42,95 @@ pub fn z_for_family(m: u32) -> Option<f64> {
 }
 
 /// How an interval was computed, as written in reports (`interval`) and `metrics --json`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IntervalMethod {
     /// DeLong's interval of an AUC on independent rows.
-    #[serde(rename = "delong")]
     DeLong,
     /// DeLong's paired test of two AUCs of the same independent rows.
-    #[serde(rename = "delong-paired")]
     DeLongPaired,
     /// Wilson's score interval of a proportion on independent rows.
-    #[serde(rename = "wilson")]
     Wilson,
     /// A normal interval from row influence values (independent rows).
-    #[serde(rename = "normal")]
     Normal,
     /// The paired normal interval of a difference on independent rows.
-    #[serde(rename = "normal-paired")]
     NormalPaired,
     /// Obuchowski's clustered AUC interval (test rows share entities).
-    #[serde(rename = "obuchowski-clustered")]
     ObuchowskiClustered,
     /// Obuchowski's clustered comparison of two AUCs.
-    #[serde(rename = "obuchowski-clustered-paired")]
     ObuchowskiClusteredPaired,
     /// The cluster-robust normal interval of a ratio metric.
-    #[serde(rename = "cluster-robust-normal")]
     ClusterRobustNormal,
     /// The cluster-robust normal interval of a paired difference.
-    #[serde(rename = "cluster-robust-normal-paired")]
     ClusterRobustNormalPaired,
     /// A gap of two estimates made by different methods.
-    #[serde(rename = "mixed")]
     Mixed,
     /// A repeated cross-validation's estimate: the mean over its repeats, its variance the
     /// mean of the repeats' own variances plus the between-repeat variance over R
-    /// ([`over_repeats`]), the repeats' intervals on independent rows.
-    #[serde(rename = "repeated-within-between")]
-    RepeatedWithinBetween,
-    /// [`IntervalMethod::RepeatedWithinBetween`] over clustered per-repeat intervals (test
-    /// rows share entities): clustered, so the few-held-out-entities rule applies.
-    #[serde(rename = "repeated-within-between-clustered")]
-    RepeatedWithinBetweenClustered,
+    /// ([`over_repeats`]), each repeat's interval computed by the method it names
+    /// (written `repeated-within-between(<per-repeat method>)`, e.g.
+    /// `repeated-within-between(obuchowski-clustered-paired)`). Clustered when the
+    /// per-repeat method is, and then the few-held-out-entities rule applies.
+    RepeatedWithinBetween(PerRepeatMethod),
+}
+
+/// The interval of one repeat of a repeated cross-validation: a method of one test set
+/// (never `mixed`, never itself repeated).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PerRepeatMethod {
+    /// [`IntervalMethod::DeLong`].
+    DeLong,
+    /// [`IntervalMethod::DeLongPaired`].
+    DeLongPaired,
+    /// [`IntervalMethod::Wilson`].
+    Wilson,
+    /// [`IntervalMethod::Normal`].
+    Normal,
+    /// [`IntervalMethod::NormalPaired`].
+    NormalPaired,
+    /// [`IntervalMethod::ObuchowskiClustered`].
+    ObuchowskiClustered,
+    /// [`IntervalMethod::ObuchowskiClusteredPaired`].
+    ObuchowskiClusteredPaired,
+    /// [`IntervalMethod::ClusterRobustNormal`].
+    ClusterRobustNormal,
+    /// [`IntervalMethod::ClusterRobustNormalPaired`].
+    ClusterRobustNormalPaired,
+}
+
+impl PerRepeatMethod {
+    /// Every per-repeat method.
+    pub const ALL: [PerRepeatMethod; 9] = [
+        PerRepeatMethod::DeLong,
+        PerRepeatMethod::DeLongPaired,
+        PerRepeatMethod::Wilson,
+        PerRepeatMethod::Normal,
+        PerRepeatMethod::NormalPaired,
+        PerRepeatMethod::ObuchowskiClustered,
+        PerRepeatMethod::ObuchowskiClusteredPaired,
+        PerRepeatMethod::ClusterRobustNormal,
+        PerRepeatMethod::ClusterRobustNormalPaired,
+    ];
+
+    /// The method of one test set it is.
+    pub fn method(self) -> IntervalMethod {
+        match self {
+            PerRepeatMethod::DeLong => IntervalMethod::DeLong,
+            PerRepeatMethod::DeLongPaired => IntervalMethod::DeLongPaired,
+            PerRepeatMethod::Wilson => IntervalMethod::Wilson,
+            PerRepeatMethod::Normal => IntervalMethod::Normal,
+            PerRepeatMethod::NormalPaired => IntervalMethod::NormalPaired,
+            PerRepeatMethod::ObuchowskiClustered => IntervalMethod::ObuchowskiClustered,
+            PerRepeatMethod::ObuchowskiClusteredPaired => IntervalMethod::ObuchowskiClusteredPaired,
+            PerRepeatMethod::ClusterRobustNormal => IntervalMethod::ClusterRobustNormal,
+            PerRepeatMethod::ClusterRobustNormalPaired => IntervalMethod::ClusterRobustNormalPaired,
+        }
+    }
 }
 
 impl IntervalMethod {
     /// As written in reports.
     pub fn as_str(self) -> &'static str {
+        use PerRepeatMethod as P;
         match self {
             IntervalMethod::DeLong => "delong",
             IntervalMethod::DeLongPaired => "delong-paired",
@@ -99,21 +142,84 @@ impl IntervalMethod {
             IntervalMethod::ClusterRobustNormal => "cluster-robust-normal",
             IntervalMethod::ClusterRobustNormalPaired => "cluster-robust-normal-paired",
             IntervalMethod::Mixed => "mixed",
-            IntervalMethod::RepeatedWithinBetween => "repeated-within-between",
-            IntervalMethod::RepeatedWithinBetweenClustered => "repeated-within-between-clustered",
+            IntervalMethod::RepeatedWithinBetween(per_repeat) => match per_repeat {
+                P::DeLong => "repeated-within-between(delong)",
+                P::DeLongPaired => "repeated-within-between(delong-paired)",
+                P::Wilson => "repeated-within-between(wilson)",
+                P::Normal => "repeated-within-between(normal)",
+                P::NormalPaired => "repeated-within-between(normal-paired)",
+                P::ObuchowskiClustered => "repeated-within-between(obuchowski-clustered)",
+                P::ObuchowskiClusteredPaired => {
+                    "repeated-within-between(obuchowski-clustered-paired)"
+                }
+                P::ClusterRobustNormal => "repeated-within-between(cluster-robust-normal)",
+                P::ClusterRobustNormalPaired => {
+                    "repeated-within-between(cluster-robust-normal-paired)"
+                }
+            },
         }
     }
 
-    /// Whether the interval treats the rows of one entity as a cluster.
+    /// The method as one repeat's, when it is a method of one test set (not `mixed`, not
+    /// repeated).
+    pub fn per_repeat(self) -> Option<PerRepeatMethod> {
+        PerRepeatMethod::ALL
+            .into_iter()
+            .find(|p| p.method() == self)
+    }
+
+    /// Every method a report can name, each once (the repeated ones over each per-repeat
+    /// method).
+    pub fn all() -> Vec<IntervalMethod> {
+        let mut all: Vec<IntervalMethod> = PerRepeatMethod::ALL
+            .into_iter()
+            .map(PerRepeatMethod::method)
+            .collect();
+        all.push(IntervalMethod::Mixed);
+        all.extend(
+            PerRepeatMethod::ALL
+                .into_iter()
+                .map(IntervalMethod::RepeatedWithinBetween),
+        );
+        all
+    }
+
+    /// Whether the interval treats the rows of one entity as a cluster (a repeated one:
+    /// whether its per-repeat method does).
     pub fn is_clustered(self) -> bool {
-        matches!(
-            self,
+        match self {
             IntervalMethod::ObuchowskiClustered
-                | IntervalMethod::ObuchowskiClusteredPaired
-                | IntervalMethod::ClusterRobustNormal
-                | IntervalMethod::ClusterRobustNormalPaired
-                | IntervalMethod::RepeatedWithinBetweenClustered
-        )
+            | IntervalMethod::ObuchowskiClusteredPaired
+            | IntervalMethod::ClusterRobustNormal
+            | IntervalMethod::ClusterRobustNormalPaired => true,
+            IntervalMethod::RepeatedWithinBetween(per_repeat) => per_repeat.method().is_clustered(),
+            _ => false,
+        }
+    }
+}
+
+impl std::str::FromStr for IntervalMethod {
+    type Err = String;
+
+    /// A method as [`IntervalMethod::as_str`] writes it.
+    fn from_str(text: &str) -> Result<Self, String> {
+        IntervalMethod::all()
+            .into_iter()
+            .find(|m| m.as_str() == text)
+            .ok_or_else(|| format!("unknown interval method {text:?}"))
+    }
+}
+
+impl serde::Serialize for IntervalMethod {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for IntervalMethod {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <String as serde::Deserialize>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -226,11 +332,26 @@ pub fn over_repeats(per_repeat: &[Estimate], range: (f64, f64), z: f64) -> Estim
         value,
         se,
         ci: ((value - z * se).max(range.0), (value + z * se).min(range.1)),
-        method: if per_repeat.iter().any(|e| e.method.is_clustered()) {
-            IntervalMethod::RepeatedWithinBetweenClustered
-        } else {
-            IntervalMethod::RepeatedWithinBetween
-        },
+        method: repeated_method(per_repeat),
+    }
+}
+
+/// The label of an interval over `per_repeat`: repeated-within-between over the method of
+/// its repeats. Every repeat of one arm (or one pair of arms) scores the same rows, so
+/// their methods are one; were they not, the first clustered one is named (the
+/// few-held-out-entities rule then applies), and a repeat whose method is no method of one
+/// test set makes the combination `mixed`.
+fn repeated_method(per_repeat: &[Estimate]) -> IntervalMethod {
+    let named = per_repeat
+        .iter()
+        .find(|e| e.method.is_clustered())
+        .or_else(|| per_repeat.first())
+        .map(|e| e.method);
+    match named.and_then(IntervalMethod::per_repeat) {
+        Some(method) if per_repeat.iter().all(|e| e.method.per_repeat().is_some()) => {
+            IntervalMethod::RepeatedWithinBetween(method)
+        }
+        _ => IntervalMethod::Mixed,
     }
 }
 
@@ -637,6 +758,105 @@ fn auc_influence(labels: &[bool], scores: &[f64]) -> Result<(f64, Vec<f64>), Und
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn with_method(value: f64, se: f64, method: IntervalMethod) -> Estimate {
+        Estimate {
+            value,
+            se,
+            ci: (value - Z95 * se, value + Z95 * se),
+            method,
+        }
+    }
+
+    /// A repeated interval names its repeats' method (issue 42): over DeLong repeats it is
+    /// `repeated-within-between(delong)`, over Obuchowski's paired ones
+    /// `repeated-within-between(obuchowski-clustered-paired)`, clustered exactly when its
+    /// repeats are. The numbers are the within-between rule's, by hand: values 0.7 and 0.8
+    /// with se 0.03 and 0.04 give mean 0.75 and se² = (0.0009 + 0.0016)/2 + 0.005/2.
+    #[test]
+    fn a_repeated_interval_names_its_per_repeat_method() {
+        let repeats = |method| {
+            over_repeats(
+                &[
+                    with_method(0.7, 0.03, method),
+                    with_method(0.8, 0.04, method),
+                ],
+                (0.0, 1.0),
+                Z95,
+            )
+        };
+        let delong = repeats(IntervalMethod::DeLong);
+        assert_eq!(
+            delong.method,
+            IntervalMethod::RepeatedWithinBetween(PerRepeatMethod::DeLong)
+        );
+        assert_eq!(delong.method.as_str(), "repeated-within-between(delong)");
+        assert!(!delong.method.is_clustered());
+        assert!((delong.value - 0.75).abs() < 1e-15);
+        let se = ((0.0009 + 0.0016) / 2.0 + 0.005 / 2.0_f64).sqrt();
+        assert!((delong.se - se).abs() < 1e-15, "{} vs {se}", delong.se);
+        let paired = repeats(IntervalMethod::ObuchowskiClusteredPaired);
+        assert_eq!(
+            paired.method.as_str(),
+            "repeated-within-between(obuchowski-clustered-paired)"
+        );
+        assert!(paired.method.is_clustered());
+        // One repeat is its own estimate, method and all.
+        let one = over_repeats(
+            &[with_method(0.7, 0.03, IntervalMethod::Wilson)],
+            (0.0, 1.0),
+            Z95,
+        );
+        assert_eq!(one.method, IntervalMethod::Wilson);
+        // Repeats of two methods (no arm gives them): the clustered one is named.
+        let two = over_repeats(
+            &[
+                with_method(0.7, 0.03, IntervalMethod::Normal),
+                with_method(0.8, 0.04, IntervalMethod::ClusterRobustNormal),
+            ],
+            (0.0, 1.0),
+            Z95,
+        );
+        assert_eq!(
+            two.method.as_str(),
+            "repeated-within-between(cluster-robust-normal)"
+        );
+        // A repeat that is no method of one test set: mixed.
+        let mixed = repeats(IntervalMethod::Mixed);
+        assert_eq!(mixed.method, IntervalMethod::Mixed);
+    }
+
+    /// Every label a report can write reads back as its method, through serde as the
+    /// report's `interval` is read; each is written once; unknown labels are refused.
+    #[test]
+    fn every_interval_label_reads_back() {
+        let all = IntervalMethod::all();
+        assert_eq!(all.len(), 19);
+        let mut labels: Vec<&str> = all.iter().map(|m| m.as_str()).collect();
+        labels.sort_unstable();
+        labels.dedup();
+        assert_eq!(labels.len(), all.len());
+        for method in all {
+            let json = serde_json::to_value(method).unwrap();
+            assert_eq!(json, serde_json::Value::from(method.as_str()));
+            let back: IntervalMethod = serde_json::from_value(json).unwrap();
+            assert_eq!(back, method);
+            if let IntervalMethod::RepeatedWithinBetween(per_repeat) = method {
+                assert_eq!(
+                    method.as_str(),
+                    format!("repeated-within-between({})", per_repeat.method().as_str())
+                );
+                assert_eq!(per_repeat.method().per_repeat(), Some(per_repeat));
+            }
+        }
+        for unknown in [
+            "repeated-within-between",
+            "repeated-within-between-clustered",
+            "repeated-within-between(mixed)",
+        ] {
+            assert!(unknown.parse::<IntervalMethod>().is_err(), "{unknown}");
+        }
+    }
 
     /// With one row per entity, the clustered AUC variance is DeLong's up to the
     /// small-sample factors (I/(I−1) against (m−1), (n−1)): close for moderate n.

@@ -9,7 +9,9 @@ pub mod intervals;
 pub mod margin;
 
 pub use claim::{
-    ClaimOutcome, ClaimReport, IntervalLabel, Null, ScoredRows, Side, MIN_GAP_HELD_OUT_ENTITIES,
+    material_margin, ClaimOutcome, ClaimReport, IntervalLabel, Null, ScoredRows, Side,
+    MATERIAL_MARGIN_ACCURACY, MATERIAL_MARGIN_ACCURACY_LIFT, MATERIAL_MARGIN_BALANCED_ACCURACY,
+    MATERIAL_MARGIN_MAJORITY_BASELINE_ACCURACY, MATERIAL_MARGIN_ROC_AUC, MIN_GAP_HELD_OUT_ENTITIES,
 };
 pub use intervals::{Estimate, IntervalMethod, Z95};
 

@@ -10,6 +10,7 @@ use crate::experiment::Experiment;
 use crate::pack::{Lookup, Pack, Packs};
 use crate::run;
 use crate::table::Table;
+use crate::words::{Budget, Opt, OverBudget, ReportWords, Words};
 use serde_json::Value;
 
 impl Verification<'_> {
@@ -79,9 +80,9 @@ impl Verification<'_> {
                 Some(pack)
             }
             Lookup::Failed(error) => {
-                if let crate::ErrorKind::OverBudget { .. } = error.kind() {
+                if let crate::ErrorKind::OverBudget(over) = error.kind() {
                     self.pass(CheckId::PackSupported);
-                    self.unverifiable(CheckId::BudgetFixture, error.to_string());
+                    self.unverifiable(CheckId::BudgetFixture, over.render(&ReportWords));
                 } else {
                     self.unverifiable(
                         CheckId::PackSupported,
@@ -102,24 +103,28 @@ impl Verification<'_> {
     pub(super) fn fixture_in_budget(&mut self, pack: &Pack) -> bool {
         let limits = self.options.fixture;
         let table = pack.table();
+        let path = pack.dir().join(&pack.manifest().data.file);
+        let over = |budget: Budget, limit: u64, needed: u64| {
+            Some(
+                OverBudget {
+                    path: path.clone(),
+                    budget,
+                    limit,
+                    needed: Some(needed),
+                }
+                .render(&ReportWords),
+            )
+        };
         let over = if pack.fixture_bytes() > limits.max_bytes {
-            Some(format!(
-                "the fixture has {} bytes, over the budget of {}",
-                pack.fixture_bytes(),
-                limits.max_bytes
-            ))
+            over(Budget::FixtureBytes, limits.max_bytes, pack.fixture_bytes())
         } else if table.n_columns() > limits.max_columns {
-            Some(format!(
-                "the fixture has {} columns, over the budget of {}",
-                table.n_columns(),
-                limits.max_columns
-            ))
+            over(
+                Budget::Columns,
+                limits.max_columns as u64,
+                table.n_columns() as u64,
+            )
         } else if table.n_rows() > limits.max_rows {
-            Some(format!(
-                "the fixture has {} rows, over the budget of {}",
-                table.n_rows(),
-                limits.max_rows
-            ))
+            over(Budget::Rows, limits.max_rows as u64, table.n_rows() as u64)
         } else {
             None
         };
@@ -143,7 +148,8 @@ impl Verification<'_> {
             self.unverifiable(
                 CheckId::BudgetWork,
                 format!(
-                    "{work} work units needed, over the budget of {max_work} ({work_source}): to verify it, pass --max-work {work} (Python: max_work={work}), or, as the pack's author, set max_work = {work} under [verify] in pack.toml"
+                    "{work} work units needed, over the budget of {max_work} ({work_source}): to verify it, pass {}, or, as the pack's author, set max_work = {work} under [verify] in pack.toml",
+                    ReportWords.option(Opt::MaxWork, Some(&work.to_string()))
                 ),
             );
             false
@@ -151,7 +157,8 @@ impl Verification<'_> {
             self.unverifiable(
                 CheckId::BudgetWork,
                 format!(
-                    "{design} bytes of prepared designs needed by the budget rule, over the budget of {max_design} ({design_source}): to verify it, pass --max-design-bytes {design}, or, as the pack's author, set max_design_bytes = {design} under [verify] in pack.toml"
+                    "{design} bytes of prepared designs needed by the budget rule, over the budget of {max_design} ({design_source}): to verify it, pass {}, or, as the pack's author, set max_design_bytes = {design} under [verify] in pack.toml",
+                    ReportWords.option(Opt::MaxDesignBytes, Some(&design.to_string()))
                 ),
             );
             false
@@ -173,17 +180,9 @@ impl Verification<'_> {
     fn budgets(&self, pack: &Pack) -> ((u64, &'static str), (u64, &'static str)) {
         let o = self.options;
         let declared = pack.manifest().verify.unwrap_or_default();
-        let raised = |given: u64, declared: Option<u64>, usable: bool| match declared {
-            Some(declared) if usable && declared > given => (declared, "the pack's [verify]"),
-            _ => (given, "the options"),
-        };
         (
-            raised(o.max_work, declared.max_work, o.pack_budget.work),
-            raised(
-                o.max_design_bytes,
-                declared.max_design_bytes,
-                o.pack_budget.design_bytes,
-            ),
+            o.max_work.for_pack(declared.max_work),
+            o.max_design_bytes.for_pack(declared.max_design_bytes),
         )
     }
 }

@@ -2,7 +2,7 @@
 //! arguments), checked against their documented ranges (docs/VERDICTS.md#budgets-and-options):
 //! a value outside one is an error naming the option, never a panic or a silent clamp.
 
-use super::{Mode, VerifyOptions, MAX_PAYLOAD_BYTES_LIMIT, MAX_PERMUTATIONS};
+use super::{Budget, Mode, VerifyOptions, MAX_PAYLOAD_BYTES_LIMIT, MAX_PERMUTATIONS};
 use crate::error::{Error, Result};
 use crate::stats::ALPHA_RANGE;
 
@@ -20,12 +20,16 @@ pub struct Choices {
     pub alpha: Option<f64>,
     /// Largest payload accepted, 1 to [`MAX_PAYLOAD_BYTES_LIMIT`].
     pub max_payload_bytes: Option<usize>,
-    /// Largest work in fit units.
+    /// Largest work in fit units: given, no pack's `[verify]` raises it.
     pub max_work: Option<u64>,
+    /// Largest prepared designs in bytes: given, no pack's `[verify]` raises it.
+    pub max_design_bytes: Option<u64>,
 }
 
 impl Choices {
-    /// The options, or an error naming the first option out of its range; `name` spells
+    /// The options, or an error naming the first option out of its range: the one way a
+    /// front end builds [`VerifyOptions`] from what its user chose (a budget chosen is
+    /// [`super::Budget::given`], one left out the raisable default); `name` spells
     /// an option as its front end does (`permutations` → `--permutations` on the CLI,
     /// `$.options.permutations` in a capsule), and the error's text is the whole message
     /// each front end shows.
@@ -68,8 +72,10 @@ impl Choices {
             options.max_payload_bytes = bytes;
         }
         if let Some(work) = self.max_work {
-            options.max_work = work;
-            options.pack_budget.work = false;
+            options.max_work = Budget::given(work);
+        }
+        if let Some(bytes) = self.max_design_bytes {
+            options.max_design_bytes = Budget::given(bytes);
         }
         Ok(options)
     }

@@ -51,13 +51,13 @@ pub use report::{
 pub(crate) use structure::experiment_error_at;
 
 /// The verifier's version (changes whenever a rule changes; the rules hash pins them).
-pub const VERIFIER_VERSION: &str = "counterlab-verifier/10";
+pub const VERIFIER_VERSION: &str = "counterlab-verifier/11";
 
 /// The most label permutations K a verification runs per null.
 pub const MAX_PERMUTATIONS: usize = 100_000;
 
 /// The largest payload byte budget (`--max-payload-bytes`) accepted.
-pub const MAX_PAYLOAD_BYTES_LIMIT: usize = 16 << 20;
+pub const MAX_PAYLOAD_BYTES_LIMIT: usize = crate::words::Budget::PayloadBytes.most() as usize;
 
 /// Every check of a payload report, in the order they run and appear in reports.
 pub const CHECK_IDS: [&str; 20] = checks::names(PAYLOAD_CHECKS);
@@ -121,35 +121,67 @@ pub struct VerifyOptions {
     /// Largest amount of work, in units of rows × ((features + 1)² + 32) per model fit (what
     /// one Newton iteration's Hessian costs, plus the per-row work of margins, exponentials
     /// and metrics); see [`work_units`]. A deterministic count, not a
-    /// time (docs/VERDICTS.md, "Budgets").
-    pub max_work: u64,
-    /// Which of a pack's own budgets (`[verify]` in pack.toml) may raise the options':
-    /// each one unless that budget was given explicitly.
-    pub pack_budget: PackBudgetUse,
+    /// time (docs/VERDICTS.md, "Budgets"). A budget a caller sets is [`Budget::given`]:
+    /// no pack's `[verify] max_work` raises it.
+    pub max_work: Budget,
     /// Largest memory for the prepared designs a verification holds at once, in bytes;
-    /// see [`crate::budget::design_bytes`].
-    pub max_design_bytes: u64,
+    /// see [`crate::budget::design_bytes`]. Given or raisable, as `max_work`.
+    pub max_design_bytes: Budget,
     /// Worker threads (never changes the report; at most [`crate::run::MAX_THREADS`] are
     /// used).
     pub threads: usize,
 }
 
-/// Whether a pack's `[verify]` budgets may raise the verification's, one flag per budget:
-/// a budget given explicitly (`--max-work`, `--max-design-bytes`, Python's `max_work`) is
-/// the budget, and the pack's own value for it is not read; the other still is.
+/// A work or design budget of [`VerifyOptions`], and whether a pack's own budget
+/// (`[verify] max_work` / `max_design_bytes` in pack.toml) may raise it. A budget is
+/// either **given** — the caller's choice, which is the budget whatever a pack declares —
+/// or **raisable** — a floor that a pack declaring more raises to its value (the
+/// defaults are raisable). Only the two constructors make one, so a caller that sets a
+/// budget says which it is: a small budget set for a test cannot be raised by a pack
+/// without the caller having asked for that.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PackBudgetUse {
-    /// The pack's `max_work` may raise [`VerifyOptions::max_work`].
-    pub work: bool,
-    /// The pack's `max_design_bytes` may raise [`VerifyOptions::max_design_bytes`].
-    pub design_bytes: bool,
+pub struct Budget {
+    limit: u64,
+    raisable: bool,
 }
 
-impl Default for PackBudgetUse {
-    fn default() -> Self {
-        PackBudgetUse {
-            work: true,
-            design_bytes: true,
+impl Budget {
+    /// The caller's budget: no pack raises it.
+    pub const fn given(limit: u64) -> Budget {
+        Budget {
+            limit,
+            raisable: false,
+        }
+    }
+
+    /// A budget that a pack's `[verify]` raises when it declares more (what the defaults
+    /// are).
+    pub const fn raisable(limit: u64) -> Budget {
+        Budget {
+            limit,
+            raisable: true,
+        }
+    }
+
+    /// The budget before any pack raises it.
+    pub fn limit(self) -> u64 {
+        self.limit
+    }
+
+    /// Whether a pack's `[verify]` may raise it.
+    pub fn is_raisable(self) -> bool {
+        self.raisable
+    }
+
+    /// The budget for a pack that declares `declared` for it, with where it comes from:
+    /// the pack's value when the budget is raisable and the pack declares more, else the
+    /// options'.
+    pub fn for_pack(self, declared: Option<u64>) -> (u64, &'static str) {
+        match declared {
+            Some(declared) if self.raisable && declared > self.limit => {
+                (declared, "the pack's [verify]")
+            }
+            _ => (self.limit, "the options"),
         }
     }
 }
@@ -165,9 +197,8 @@ impl Default for VerifyOptions {
             family: 1,
             max_payload_bytes: 1 << 20,
             fixture: LoadLimits::default(),
-            max_work: 10_000_000_000,
-            pack_budget: PackBudgetUse::default(),
-            max_design_bytes: 512 << 20,
+            max_work: Budget::raisable(10_000_000_000),
+            max_design_bytes: Budget::raisable(512 << 20),
             threads: RunOptions::default().threads,
         }
     }
@@ -293,6 +324,13 @@ pub fn rules() -> Value {
     rules["claim_form"] = json!("a metric_gap is decided in one form: higher - lower at_most x with x <= 0 as lower - higher at_least -x (a permutation p-value), at_least x with x < 0 as lower - higher at_most -x (a margin); the report's claim is written in that form");
     rules["margin_safeguard"] = json!("a margin (metric_gap at_most x > 0 or within m, decided form) whose recorded CI supports it and whose claimed arms draw rows from the seed is SUPPORTS only if the verifier's own draw of the two claimed arms supports it too: seed from the verifier's seed (verify/margin-redraw/0), seeded assignment, max(recorded repeats, 5) repeats of each k_fold and entity_k_fold, the same interval rule (claim.redraw)");
     rules["vacuous_gap"] = json!("a metric_gap whose two arms score the same rows and give each the same prediction in every repeat (the score; the baseline class for majority_baseline_accuracy) is zero by construction, and one whose two arms are constant predictors (one class on every test row for a threshold metric, one score for roc_auc) compares nothing: both unverifiable (vacuous)");
+    rules["material_margin"] = json!({
+        "ceilings": crate::experiment::MetricName::ALL
+            .iter()
+            .map(|&m| (m.as_str().to_owned(), json!(crate::stats::material_margin(m))))
+            .collect::<serde_json::Map<_, _>>(),
+        "rule": "a margin (metric_gap at_most x > 0 or within m, decided form) is vacuous, unverifiable, when it is above the metric's ceiling or at least the better arm's headroom (its estimate minus the metric's chance level: 0.5 for roc_auc and balanced_accuracy, the arm's majority baseline for accuracy, 0 for accuracy_lift; none for majority_baseline_accuracy); a CI wholly beyond the margin still contradicts",
+    });
     rules["over_budget_recompute"] = json!("a verification over the work budget whose one run of every arm and ablation is within it still runs recompute.equal (a recorded number that is not the kernel's is a failure); every later check is skipped");
     rules["json_bom"] =
         json!("one leading UTF-8 byte-order mark is skipped wherever a JSON document is read");

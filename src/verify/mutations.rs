@@ -69,13 +69,15 @@ impl Verification<'_> {
         let seeds: Vec<u64> = (0..ACTIVE_PERMUTATIONS)
             .map(|k| mutation_seed(o.seed, "labels/active", k))
             .collect();
-        // Only the labels change: splits, designs and overlaps are the recompute's.
+        // Only the labels change: splits, designs and overlaps are the recompute's, each
+        // design made once for the five labellings (when small enough to hold).
+        let held = prepared.hold_designs(o.threads);
         let outcomes = run::parallel_map(&seeds, o.threads, |&seed| {
             let labels = table.labels_permuted_by_row(seed);
             if labels == table.labels() {
                 return Ok(None);
             }
-            let evaluation = prepared.evaluate(&labels, 1)?;
+            let evaluation = prepared.evaluate_held(&labels, 1, held.as_ref())?;
             // Under these labels no arm's model scores anything (every metric that reads a
             // model undefined: a constant predictor, a fit that failed): the results cannot
             // respond to the labels, so the permutation is no test of it (vacuous).

@@ -19,6 +19,7 @@ use crate::json::{self, ParseError};
 use crate::json_path::JsonPath;
 use crate::run::PAYLOAD_FORMAT;
 use crate::schema::Violation;
+use crate::words::{Opt, ReportWords, Words};
 
 /// A document's bytes and what reading them once gave.
 #[derive(Debug)]
@@ -125,7 +126,9 @@ impl Verification<'_> {
         self.unverifiable(
             CheckId::BudgetPayloadBytes,
             format!(
-                "payload is over the budget of {budget} bytes (--max-payload-bytes); {read} bytes were read"
+                "payload is over the budget of {budget} bytes; {read} bytes were read: raise the budget with {} (at most {})",
+                ReportWords.option(Opt::MaxPayloadBytes, None),
+                super::MAX_PAYLOAD_BYTES_LIMIT
             ),
         );
     }

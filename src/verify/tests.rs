@@ -105,7 +105,14 @@ fn a_verification_prepares_each_arm_once_per_table_and_fits_it_once_per_labellin
         // One fit per arm per feature set and labelling; per fold for cross-validation.
         let f: u64 = arms.iter().map(arm_fits).sum();
         let f1: u64 = arms.iter().map(null_fits).sum();
-        let b = experiment["ablations"].as_array().map_or(0, Vec::len) as u64;
+        // An ablation that drops nothing reuses the arm's own fit (`arm.rs`): only those
+        // that drop a feature are fitted.
+        let b = experiment["ablations"].as_array().map_or(0, |ablations| {
+            ablations
+                .iter()
+                .filter(|a| a["drop"].as_array().is_some_and(|d| !d.is_empty()))
+                .count()
+        }) as u64;
         let counts = work_counter::start();
         let report = verify(&bytes, &packs, &options);
         let (preparations, fits) = counts.get();

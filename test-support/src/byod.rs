@@ -67,12 +67,7 @@ pub fn exercise(csv: &[u8], with_time: bool, with_test: bool) {
             positive: "1".into(),
             test_column: "is_test".into(),
             time: with_time.then(|| "t".into()),
-            time_kind: None,
-            more_entities: Vec::new(),
-            seed: 1,
-            margin: None,
-            model: counterlab::experiment::ModelSpec::logistic(),
-            missing_values: counterlab::pack::MissingValues::default(),
+            ..AuditOptions::default()
         };
         if let Ok(audit) = audit(path, csv, &audit_options, &LIMITS, &verify) {
             // Temporal overlap is a leak only on a calendar (init and audit guess an order
@@ -90,7 +85,7 @@ pub fn exercise(csv: &[u8], with_time: bool, with_test: bool) {
             }
             assert_eq!(audit.train_rows + audit.test_rows, pack.table().n_rows() as u64);
             assert!(audit.test_rows_seen <= audit.test_rows);
-            if let Ok(comparison) = &audit.comparison {
+            if let Some(comparison) = audit.comparison.built() {
                 assert_ne!(comparison.report.verdict().as_str(), "REJECTED", "the audit's own payload verifies");
             }
         }
