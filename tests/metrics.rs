@@ -536,3 +536,38 @@ fn auc_with_a_small_minority_class_equals_the_pairwise_oracle() {
         assert_auc_is_the_oracles(&y, &s, case);
     }
 }
+
+/// Each metric's name is its JSON name (the enum's `snake_case` serde form), and only the
+/// majority baseline reads no model.
+#[test]
+fn metric_names_are_their_json_names() {
+    use counterlab::experiment::MetricName;
+    for metric in [
+        MetricName::RocAuc,
+        MetricName::Accuracy,
+        MetricName::BalancedAccuracy,
+        MetricName::MajorityBaselineAccuracy,
+        MetricName::AccuracyLift,
+    ] {
+        let json = serde_json::to_string(&metric).unwrap();
+        assert_eq!(json, format!("\"{}\"", metric.as_str()));
+        assert_eq!(
+            metric.depends_on_model(),
+            metric != MetricName::MajorityBaselineAccuracy,
+            "{json}"
+        );
+    }
+    assert_eq!(MetricName::AccuracyLift.as_str(), "accuracy_lift");
+}
+
+/// The mean and the sample variance (n − 1) of 1, 2, 4, 5 by hand: 12/4 = 3 and
+/// (4 + 1 + 1 + 4)/3 = 10/3; one value is its own mean.
+#[test]
+fn mean_and_sample_variance_match_a_hand_calculation() {
+    use counterlab::metrics::{mean, sample_variance};
+    let values = [1.0, 2.0, 4.0, 5.0];
+    assert_eq!(mean(&values), 3.0);
+    assert_eq!(sample_variance(&values), 10.0 / 3.0);
+    assert_eq!(mean(&[0.7]), 0.7);
+    assert_eq!(sample_variance(&[0.25, 0.75]), 0.125);
+}

@@ -1555,4 +1555,321 @@ mod tests {
             "{compared} non-vacuous permutations compared"
         );
     }
+
+    /// (b + 1)/(K + 1), b the null statistics at least the observed one (ties count
+    /// against the claim), by hand.
+    #[test]
+    fn the_p_value_counts_the_null_statistics_at_least_the_observed() {
+        let null = [0.1, 0.5, 0.5, 0.9];
+        assert_eq!(permutation_p_value(&null, 0.5), 4.0 / 5.0);
+        assert_eq!(permutation_p_value(&null, 0.6), 2.0 / 5.0);
+        assert_eq!(permutation_p_value(&null, 1.0), 1.0 / 5.0);
+        assert_eq!(permutation_p_value(&null, 0.0), 1.0);
+        assert_eq!(permutation_p_value(&[], 0.3), 1.0);
+    }
+
+    fn settings(alpha: f64, family: u32) -> ClaimSettings {
+        ClaimSettings {
+            permutations: 19,
+            seed: 1,
+            alpha,
+            family,
+            threads: 1,
+        }
+    }
+
+    /// α is accepted in (0, 0.10] and a family of 1 to 3; each test of a family of m is
+    /// decided at α/m with the (1 − 0.05/m) interval's z.
+    #[test]
+    fn the_decision_level_divides_alpha_by_the_family() {
+        let level = DecisionLevel::of(&settings(0.05, 1)).unwrap();
+        assert_eq!(
+            (level.alpha, level.z, level.family),
+            (0.05, intervals::Z95, 1)
+        );
+        let level = DecisionLevel::of(&settings(0.06, 3)).unwrap();
+        assert_eq!(level.alpha, 0.06 / 3.0);
+        assert_eq!(Some(level.z), intervals::z_for_family(3));
+        assert_eq!(level.family, 3);
+        assert!(
+            DecisionLevel::of(&settings(0.10, 2)).is_ok(),
+            "the top of the range"
+        );
+        for alpha in [0.0, -0.01, 0.100_000_000_000_000_01_f64.next_up(), f64::NAN] {
+            assert!(
+                matches!(
+                    DecisionLevel::of(&settings(alpha, 1)),
+                    Err(LevelRefused::Alpha(_))
+                ),
+                "{alpha}"
+            );
+        }
+        for family in [0, 4] {
+            assert_eq!(
+                DecisionLevel::of(&settings(0.05, family)).err(),
+                Some(LevelRefused::Family(family))
+            );
+        }
+        let text = LevelRefused::Alpha(0.2).to_string();
+        assert!(text.contains("alpha 0.2 is outside (0, 0.1]"), "{text}");
+        let text = LevelRefused::Family(4).to_string();
+        assert!(text.contains("families of 1 to 3"), "{text}");
+    }
+
+    /// The interval's level as printed: 95, 97.5 and 98.3333 (100 − 5/m, four decimals,
+    /// trailing zeros dropped).
+    #[test]
+    fn the_printed_level_is_one_hundred_minus_five_over_the_family() {
+        assert_eq!(ci_percent(1), "95");
+        assert_eq!(ci_percent(2), "97.5");
+        assert_eq!(ci_percent(3), "98.3333");
+        assert_eq!(ci_percent(0), "95");
+    }
+
+    fn evidence(ci: (f64, f64), p_value: Option<f64>, permutations: usize) -> Evidence {
+        Evidence {
+            observed: (ci.0 + ci.1) / 2.0,
+            ci,
+            p_value,
+            permutations,
+        }
+    }
+
+    /// Why a claim is not supported: an interval off the claimed side, a p-value above α,
+    /// or fewer than ⌈1/α⌉ − 1 non-vacuous permutations (19 at α = 0.05, 39 at 0.025:
+    /// with fewer even the smallest p-value, 1/(K+1), exceeds α). p = α and K = ⌈1/α⌉ − 1
+    /// are enough.
+    #[test]
+    fn reasons_name_the_interval_the_p_value_and_too_few_permutations() {
+        let at_least = Statement::of(&gap(GapBound::AtLeast(0.1)));
+        let level = |alpha: f64, family: u32| DecisionLevel {
+            alpha,
+            z: intervals::z_for_family(family).unwrap(),
+            family,
+        };
+        let (l05, l025) = (level(0.05, 1), level(0.025, 2));
+        let ok = evidence((0.2, 0.4), Some(0.05), 19);
+        assert!(reasons_not_supported(&at_least, &ok, &l05).is_empty());
+        let r = reasons_not_supported(&at_least, &evidence((0.2, 0.4), Some(0.05), 18), &l05);
+        assert_eq!(
+            r,
+            ["too few permutations: 18 non-vacuous, need at least 19 for alpha 0.05"]
+        );
+        let r = reasons_not_supported(&at_least, &evidence((0.2, 0.4), Some(0.025), 38), &l025);
+        assert_eq!(
+            r,
+            ["too few permutations: 38 non-vacuous, need at least 39 for alpha 0.025"]
+        );
+        assert!(
+            reasons_not_supported(&at_least, &evidence((0.2, 0.4), Some(0.025), 39), &l025)
+                .is_empty()
+        );
+        let r = reasons_not_supported(&at_least, &evidence((0.2, 0.4), Some(0.06), 19), &l05);
+        assert_eq!(r, ["p = 0.060000 > alpha = 0.05"]);
+        let r = reasons_not_supported(&at_least, &evidence((0.1, 0.4), None, 0), &l025);
+        assert_eq!(
+            r,
+            ["the 97.5% CI [0.100000, 0.400000] does not lie entirely on the claimed side of 0.1"]
+        );
+        let within = Statement::of(&gap(GapBound::Within(0.05)));
+        let r = reasons_not_supported(&within, &evidence((-0.01, 0.06), None, 0), &l05);
+        assert_eq!(
+            r,
+            ["the 95% CI [-0.010000, 0.060000] does not lie entirely inside (-0.05, 0.05)"]
+        );
+        // Both reasons at once, in this order.
+        let r = reasons_not_supported(&at_least, &evidence((0.0, 0.4), Some(0.5), 19), &l05);
+        assert_eq!(r.len(), 2, "{r:?}");
+    }
+
+    /// CONTRADICTS when the interval lies wholly on the wrong side (whatever the other
+    /// reasons), else SUPPORTS with no reason, else INCONCLUSIVE with the reasons joined.
+    #[test]
+    fn the_outcome_is_contradicts_supports_or_inconclusive() {
+        let at_least = Statement::of(&gap(GapBound::AtLeast(0.1)));
+        let contradicted = evidence((-0.2, 0.05), Some(0.5), 19);
+        let (outcome, standing) = decide(&at_least, &contradicted, vec!["x".into()]);
+        assert_eq!(outcome, ClaimOutcome::Contradicts);
+        assert_eq!(
+            standing,
+            Standing::Contradicts {
+                ci: [-0.2, 0.05],
+                // The evidence's own observed value (the fixture's midpoint), carried as is.
+                observed: contradicted.observed,
+                threshold: 0.1,
+                side: Side::AtLeast
+            }
+        );
+        let (outcome, standing) = decide(&at_least, &evidence((0.2, 0.3), Some(0.01), 19), vec![]);
+        assert_eq!(
+            (outcome, standing),
+            (ClaimOutcome::Supports, Standing::Supports)
+        );
+        let (outcome, standing) = decide(
+            &at_least,
+            &evidence((0.05, 0.3), Some(0.01), 19),
+            vec!["a".into(), "b".into()],
+        );
+        assert_eq!(outcome, ClaimOutcome::Inconclusive);
+        assert_eq!(standing, Standing::Inconclusive("a; b".into()));
+    }
+
+    /// `at_least` and one-arm claims decide strictly too: an interval touching the
+    /// threshold neither supports nor contradicts.
+    #[test]
+    fn at_least_and_one_arm_claims_decide_strictly() {
+        let at_least = Statement::of(&gap(GapBound::AtLeast(0.1)));
+        assert!(
+            !at_least.supported_by((0.1, 0.3)),
+            "touching t: not above it"
+        );
+        assert!(
+            !at_least.contradicted_by((-0.1, 0.1)),
+            "touching t: not below it"
+        );
+        assert!(!at_least.supported_by((0.05, 0.3)) && !at_least.contradicted_by((0.05, 0.3)));
+        let one_arm_at_least = Statement::of(&Claim::MetricAtLeast {
+            metric: MetricName::RocAuc,
+            arm: "a".into(),
+            value: 0.7,
+        });
+        assert_eq!(one_arm_at_least.side, Side::AtLeast);
+        assert_eq!(one_arm_at_least.statistic, "roc_auc(a)");
+        assert!(one_arm_at_least.supported_by((0.71, 0.9)));
+        assert!(one_arm_at_least.contradicted_by((0.5, 0.69)));
+        let one_arm_at_most = Statement::of(&Claim::MetricAtMost {
+            metric: MetricName::Accuracy,
+            arm: "a".into(),
+            value: 0.7,
+        });
+        assert_eq!(one_arm_at_most.side, Side::AtMost);
+        assert!(one_arm_at_most.supported_by((0.5, 0.69)));
+        assert!(one_arm_at_most.contradicted_by((0.71, 0.9)));
+        assert_eq!(
+            Statement::of(&gap(GapBound::Within(0.02))).statistic,
+            "roc_auc(a) - roc_auc(b)"
+        );
+    }
+
+    /// A claim is vacuous exactly when its statistic's whole range satisfies it: a metric
+    /// lies in [0, 1] (the accuracy lift in [−1, 1]), a gap in [−1, 1] ([−2, 2]).
+    #[test]
+    fn a_claim_is_vacuous_exactly_when_the_range_satisfies_it() {
+        let one_arm = |metric, at_least: bool, value| {
+            let arm = "a".to_string();
+            if at_least {
+                Claim::MetricAtLeast { metric, arm, value }
+            } else {
+                Claim::MetricAtMost { metric, arm, value }
+            }
+        };
+        let auc = MetricName::RocAuc;
+        let lift = MetricName::AccuracyLift;
+        assert_eq!(vacuous_range(&one_arm(auc, true, 0.0)), Some([0.0, 1.0]));
+        assert_eq!(vacuous_range(&one_arm(auc, true, 0.01)), None);
+        assert_eq!(vacuous_range(&one_arm(auc, false, 1.0)), Some([0.0, 1.0]));
+        assert_eq!(vacuous_range(&one_arm(auc, false, 0.99)), None);
+        assert_eq!(vacuous_range(&one_arm(lift, true, -1.0)), Some([-1.0, 1.0]));
+        assert_eq!(vacuous_range(&one_arm(lift, true, -0.99)), None);
+        assert_eq!(vacuous_range(&one_arm(lift, false, 0.99)), None);
+        assert_eq!(
+            vacuous_range(&gap(GapBound::AtLeast(-1.0))),
+            Some([-1.0, 1.0])
+        );
+        assert_eq!(vacuous_range(&gap(GapBound::AtLeast(-0.99))), None);
+        let lift_gap = |bound| Claim::MetricGap {
+            metric: lift,
+            higher: "a".into(),
+            lower: "b".into(),
+            bound,
+        };
+        assert_eq!(
+            vacuous_range(&lift_gap(GapBound::AtMost(2.0))),
+            Some([-2.0, 2.0])
+        );
+        assert_eq!(vacuous_range(&lift_gap(GapBound::Within(1.5))), None);
+        assert_eq!(
+            vacuous_range(&lift_gap(GapBound::AtLeast(-2.0))),
+            Some([-2.0, 2.0])
+        );
+        for metric in [
+            MetricName::Accuracy,
+            MetricName::BalancedAccuracy,
+            MetricName::MajorityBaselineAccuracy,
+        ] {
+            assert_eq!(metric_range(metric), [0.0, 1.0]);
+        }
+    }
+
+    /// A gap's statistic is higher − lower; undefined when either arm's metric is.
+    #[test]
+    fn the_statistic_is_the_metric_or_the_difference_of_the_two_arms() {
+        let metrics: ArmMetrics = [
+            ("a", MetricValue::Value(0.9)),
+            ("b", MetricValue::Value(0.25)),
+            ("u", MetricValue::undefined("test set has no positive rows")),
+        ]
+        .into_iter()
+        .map(|(arm, v)| {
+            (
+                arm.to_string(),
+                BTreeMap::from([("roc_auc".to_string(), v)]),
+            )
+        })
+        .collect();
+        assert_eq!(
+            claim_statistic_from_metrics(&gap(GapBound::AtLeast(0.1)), &metrics),
+            Some(0.9 - 0.25)
+        );
+        let undefined_gap = Claim::MetricGap {
+            metric: MetricName::RocAuc,
+            higher: "a".into(),
+            lower: "u".into(),
+            bound: GapBound::AtLeast(0.1),
+        };
+        assert_eq!(claim_statistic_from_metrics(&undefined_gap, &metrics), None);
+        let one_arm = Claim::MetricAtMost {
+            metric: MetricName::RocAuc,
+            arm: "b".into(),
+            value: 0.5,
+        };
+        assert_eq!(claim_statistic_from_metrics(&one_arm, &metrics), Some(0.25));
+    }
+
+    /// A report's `interval` and `null` read back as written.
+    #[test]
+    fn interval_labels_and_nulls_round_trip_through_json() {
+        for label in [
+            IntervalLabel::Method(IntervalMethod::ObuchowskiClusteredPaired),
+            IntervalLabel::None,
+            IntervalLabel::Undefined("test set has no positive rows".into()),
+        ] {
+            let text = serde_json::to_string(&label).unwrap();
+            assert_eq!(serde_json::from_str::<IntervalLabel>(&text).unwrap(), label);
+        }
+        assert_eq!(IntervalLabel::None.to_string(), "none");
+        assert_eq!(
+            IntervalLabel::Undefined("why".into()).to_string(),
+            "undefined: why"
+        );
+        assert!(serde_json::from_str::<IntervalLabel>("\"no such method\"").is_err());
+        #[derive(Serialize, Deserialize, PartialEq, Debug)]
+        struct Holder {
+            #[serde(with = "null_name")]
+            null: Option<Null>,
+        }
+        for null in [
+            None,
+            Some(Null::Row),
+            Some(Null::Entity),
+            Some(Null::EntityBlocks),
+        ] {
+            let text = serde_json::to_string(&Holder { null }).unwrap();
+            assert_eq!(
+                serde_json::from_str::<Holder>(&text).unwrap(),
+                Holder { null }
+            );
+        }
+        assert!(serde_json::from_str::<Holder>(r#"{"null":"no null"}"#).is_err());
+    }
 }

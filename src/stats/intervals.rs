@@ -936,4 +936,497 @@ mod tests {
             e.ci
         );
     }
+
+    /// The 6-row, 3-entity example of the hand calculations below (entities out of order,
+    /// so the per-entity sums must group them): the scores and majority-baseline classes of
+    /// a `higher` arm and a `lower` arm on the same rows.
+    const ENT: [u32; 6] = [2, 0, 1, 0, 2, 1];
+    const LAB: [bool; 6] = [true, true, true, true, false, false];
+    const S_H: [f64; 6] = [0.6, 0.9, 0.8, 0.4, 0.1, 0.7];
+    const B_H: [bool; 6] = [false, true, false, true, true, false];
+    const S_L: [f64; 6] = [0.3, 0.9, 0.2, 0.6, 0.4, 0.8];
+    const B_L: [bool; 6] = [true, true, false, false, true, false];
+    const SINGLETONS: [u32; 6] = [0, 1, 2, 3, 4, 5];
+
+    fn rows<'a>(scores: &'a [f64], baseline: &'a [bool], entities: &'a [u32]) -> TestRows<'a> {
+        TestRows {
+            labels: &LAB,
+            scores,
+            entities,
+            baseline,
+        }
+    }
+
+    fn assert_close(got: f64, want: f64, what: &str) {
+        assert!(
+            (got - want).abs() <= 1e-15 * want.abs().max(1.0),
+            "{what}: {got} vs {want}"
+        );
+    }
+
+    /// `value ± z·se`, clipped to `range`, with the expected value and se.
+    fn assert_estimate(e: &Estimate, value: f64, se: f64, range: (f64, f64), z: f64, what: &str) {
+        assert_close(e.value, value, what);
+        assert_close(e.se, se, what);
+        assert_close(e.ci.0, (value - z * se).max(range.0), what);
+        assert_close(e.ci.1, (value + z * se).min(range.1), what);
+    }
+
+    /// The cluster-robust intervals of the accuracy-type metrics against a hand calculation
+    /// in exact fractions (each metric's delta-method linearisation per row, summed per
+    /// entity, Var = I/(I−1)·Σ zₖ²; `tests/parity/hand_accuracy_intervals.py` prints them). On ENT:
+    /// accuracy 2/3, Var 1/36; majority baseline 1/2, Var 1/12; lift 1/6, Var 7/36;
+    /// balanced accuracy (TPR 3/4 + TNR 1/2)/2 = 5/8, Var 57/1024.
+    #[test]
+    fn clustered_accuracy_type_intervals_match_a_hand_calculation() {
+        let r = rows(&S_H, &B_H, &ENT);
+        assert!(!r.independent());
+        let z = 2.0;
+        for (metric, value, var, range) in [
+            (MetricName::Accuracy, 2.0 / 3.0, 1.0 / 36.0, (0.0, 1.0)),
+            (
+                MetricName::MajorityBaselineAccuracy,
+                0.5,
+                1.0 / 12.0,
+                (0.0, 1.0),
+            ),
+            (MetricName::AccuracyLift, 1.0 / 6.0, 7.0 / 36.0, (-1.0, 1.0)),
+            (
+                MetricName::BalancedAccuracy,
+                5.0 / 8.0,
+                57.0 / 1024.0,
+                (0.0, 1.0),
+            ),
+        ] {
+            let e = estimate(metric, &r, z).unwrap();
+            assert_eq!(e.method, IntervalMethod::ClusterRobustNormal, "{metric:?}");
+            assert_estimate(&e, value, f64::sqrt(var), range, z, &format!("{metric:?}"));
+        }
+    }
+
+    /// On independent rows the balanced accuracy and the lift get the normal interval from
+    /// the same influence values, I = n = 6 (hand calculation: Var 33/640 and 29/180), and
+    /// the accuracy and the baseline Wilson's interval at z.
+    #[test]
+    fn independent_rows_get_normal_and_wilson_intervals() {
+        let r = rows(&S_H, &B_H, &SINGLETONS);
+        assert!(r.independent());
+        let z = 2.0;
+        let e = estimate(MetricName::BalancedAccuracy, &r, z).unwrap();
+        assert_eq!(e.method, IntervalMethod::Normal);
+        assert_estimate(&e, 5.0 / 8.0, f64::sqrt(33.0 / 640.0), (0.0, 1.0), z, "ba");
+        let e = estimate(MetricName::AccuracyLift, &r, z).unwrap();
+        assert_eq!(e.method, IntervalMethod::Normal);
+        assert_estimate(
+            &e,
+            1.0 / 6.0,
+            f64::sqrt(29.0 / 180.0),
+            (-1.0, 1.0),
+            z,
+            "lift",
+        );
+        // Wilson at z = 2 for 4 of 6 and 3 of 6, from the textbook formula:
+        // (p + z²/2n ± z·√(p(1−p)/n + z²/4n²)) / (1 + z²/n).
+        for (metric, p) in [
+            (MetricName::Accuracy, 4.0 / 6.0),
+            (MetricName::MajorityBaselineAccuracy, 3.0 / 6.0),
+        ] {
+            let e = estimate(metric, &r, z).unwrap();
+            assert_eq!(e.method, IntervalMethod::Wilson, "{metric:?}");
+            let (n, z2) = (6.0, z * z);
+            let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+            let half = z * f64::sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / (1.0 + z2 / n);
+            assert_close(e.value, p, "wilson value");
+            assert_close(e.se, f64::sqrt(p * (1.0 - p) / n), "wilson se");
+            assert!(
+                (e.ci.0 - (centre - half)).abs() < 1e-15,
+                "{metric:?} {:?}",
+                e.ci
+            );
+            assert!(
+                (e.ci.1 - (centre + half)).abs() < 1e-15,
+                "{metric:?} {:?}",
+                e.ci
+            );
+        }
+    }
+
+    /// The paired difference of two arms on the same rows: Var = I/(I−1)·Σₖ (zₖʰ − zₖˡ)²
+    /// (hand calculation, exact fractions): clustered accuracy 1/6 with Var 1/9, lift 1/6
+    /// with 13/36, balanced accuracy 1/8 with 81/1024, baseline 0 with 1/12; on independent
+    /// rows (I = 6) accuracy 17/180, baseline 1/15, lift 53/180, balanced accuracy 33/640.
+    #[test]
+    fn paired_accuracy_type_differences_match_a_hand_calculation() {
+        let z = 2.0;
+        let cases = [
+            (&ENT, MetricName::Accuracy, 1.0 / 6.0, 1.0 / 9.0),
+            (&ENT, MetricName::AccuracyLift, 1.0 / 6.0, 13.0 / 36.0),
+            (&ENT, MetricName::BalancedAccuracy, 1.0 / 8.0, 81.0 / 1024.0),
+            (&ENT, MetricName::MajorityBaselineAccuracy, 0.0, 1.0 / 12.0),
+            (&SINGLETONS, MetricName::Accuracy, 1.0 / 6.0, 17.0 / 180.0),
+            (
+                &SINGLETONS,
+                MetricName::MajorityBaselineAccuracy,
+                0.0,
+                1.0 / 15.0,
+            ),
+            (
+                &SINGLETONS,
+                MetricName::AccuracyLift,
+                1.0 / 6.0,
+                53.0 / 180.0,
+            ),
+            (
+                &SINGLETONS,
+                MetricName::BalancedAccuracy,
+                1.0 / 8.0,
+                33.0 / 640.0,
+            ),
+        ];
+        for (entities, metric, value, var) in cases {
+            let (h, l) = (rows(&S_H, &B_H, entities), rows(&S_L, &B_L, entities));
+            let e = paired_difference(metric, &h, &l, true, z).unwrap();
+            let clustered = entities == &ENT;
+            let method = if clustered {
+                IntervalMethod::ClusterRobustNormalPaired
+            } else {
+                IntervalMethod::NormalPaired
+            };
+            assert_eq!(e.method, method, "{metric:?}");
+            let range = if metric == MetricName::AccuracyLift {
+                (-2.0, 2.0)
+            } else {
+                (-1.0, 1.0)
+            };
+            let what = format!("{metric:?} clustered={clustered}");
+            assert_estimate(&e, value, f64::sqrt(var), range, z, &what);
+        }
+    }
+
+    /// ψ(x, y) of DeLong's placements: 1 when the positive scores above, ½ on a tie.
+    fn psi(x: f64, y: f64) -> f64 {
+        if x > y {
+            1.0
+        } else if x == y {
+            0.5
+        } else {
+            0.0
+        }
+    }
+
+    /// Obuchowski's (1997) clustered AUC, from pairwise comparisons: per cluster k the sums
+    /// Aₖ = Σ V10(X) − mₖθ over its positives and Bₖ = Σ V01(Y) − nₖθ over its negatives.
+    fn obuchowski_parts(
+        labels: &[bool],
+        scores: &[f64],
+        entities: &[u32],
+    ) -> (f64, Vec<(f64, f64)>) {
+        let pos: Vec<usize> = (0..labels.len()).filter(|&r| labels[r]).collect();
+        let neg: Vec<usize> = (0..labels.len()).filter(|&r| !labels[r]).collect();
+        let (m, n) = (pos.len() as f64, neg.len() as f64);
+        let theta = pos
+            .iter()
+            .map(|&i| neg.iter().map(|&j| psi(scores[i], scores[j])).sum::<f64>())
+            .sum::<f64>()
+            / (m * n);
+        let mut clusters: Vec<u32> = entities.to_vec();
+        clusters.sort_unstable();
+        clusters.dedup();
+        let parts = clusters
+            .iter()
+            .map(|&k| {
+                let (mut a, mut b) = (0.0, 0.0);
+                for r in (0..labels.len()).filter(|&r| entities[r] == k) {
+                    if labels[r] {
+                        a +=
+                            neg.iter().map(|&j| psi(scores[r], scores[j])).sum::<f64>() / n - theta;
+                    } else {
+                        b +=
+                            pos.iter().map(|&i| psi(scores[i], scores[r])).sum::<f64>() / m - theta;
+                    }
+                }
+                (a, b)
+            })
+            .collect();
+        (theta, parts)
+    }
+
+    /// Obuchowski's covariance of two clustered AUCs of the same rows (the variance when
+    /// both are one): S10/M + S01/N + (S11 + S11')/(M·N), S10 = I/((I−1)M)·Σ Aₖ¹Aₖ²,
+    /// S01 = I/((I−1)N)·Σ Bₖ¹Bₖ², S11 = I/(I−1)·Σ Aₖ¹Bₖ², S11' = I/(I−1)·Σ Aₖ²Bₖ¹.
+    fn obuchowski_cov(labels: &[bool], p1: &[(f64, f64)], p2: &[(f64, f64)]) -> f64 {
+        let m = labels.iter().filter(|&&l| l).count() as f64;
+        let n = labels.len() as f64 - m;
+        let i = p1.len() as f64;
+        let f = i / (i - 1.0);
+        let sum = |g: &dyn Fn(&(f64, f64), &(f64, f64)) -> f64| -> f64 {
+            p1.iter().zip(p2).map(|(a, b)| g(a, b)).sum()
+        };
+        let s10 = f / m * sum(&|a, b| a.0 * b.0);
+        let s01 = f / n * sum(&|a, b| a.1 * b.1);
+        let s11 = f * sum(&|a, b| a.0 * b.1);
+        let s11t = f * sum(&|a, b| b.0 * a.1);
+        s10 / m + s01 / n + (s11 + s11t) / (m * n)
+    }
+
+    /// Random clustered rows: 3 to 14 entities of 1 to 4 rows, labels mixed within an
+    /// entity, scores on a few tied levels (two score columns).
+    fn clustered_case(seed: u64) -> (Vec<bool>, Vec<f64>, Vec<f64>, Vec<u32>) {
+        use rand_chacha::rand_core::{RngCore, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut next = |k: u64| rng.next_u64() % k;
+        let (mut labels, mut s1, mut s2, mut entities) = (vec![], vec![], vec![], vec![]);
+        let n_entities = 3 + next(12);
+        for e in 0..n_entities {
+            for _ in 0..1 + next(4) {
+                let label = next(3) == 0;
+                let lift = if label { next(3) } else { 0 };
+                labels.push(label);
+                s1.push((next(6) + lift) as f64 / 8.0);
+                s2.push((next(4) + next(2) * lift) as f64 / 8.0);
+                entities.push((e * 7919 % 101) as u32); // ids out of row order
+            }
+        }
+        (labels, s1, s2, entities)
+    }
+
+    /// The clustered AUC interval's variance is Obuchowski's (1997) formula, computed here
+    /// from pairwise comparisons; the paired one's is Var₁ + Var₂ − 2·Cov₁₂ of the same
+    /// formula; the values are the AUCs and their difference.
+    #[test]
+    fn clustered_auc_intervals_are_obuchowskis() {
+        let z = 2.5;
+        let mut checked = 0;
+        for seed in 0..200 {
+            let (labels, s1, s2, entities) = clustered_case(seed);
+            let positives = labels.iter().filter(|&&l| l).count();
+            if positives == 0 || positives == labels.len() {
+                continue;
+            }
+            let r1 = TestRows {
+                labels: &labels,
+                scores: &s1,
+                entities: &entities,
+                baseline: &labels,
+            };
+            let r2 = TestRows {
+                labels: &labels,
+                scores: &s2,
+                entities: &entities,
+                baseline: &labels,
+            };
+            if r1.independent() {
+                continue;
+            }
+            let (theta1, p1) = obuchowski_parts(&labels, &s1, &entities);
+            let (theta2, p2) = obuchowski_parts(&labels, &s2, &entities);
+            let close = |got: f64, want: f64, what: &str| {
+                assert!(
+                    (got - want).abs() <= 1e-12,
+                    "seed {seed} {what}: {got} vs {want}"
+                );
+            };
+            let e = any_estimate(MetricName::RocAuc, &r1, z).unwrap();
+            assert_eq!(e.method, IntervalMethod::ObuchowskiClustered);
+            close(e.value, theta1, "auc");
+            close(e.se * e.se, obuchowski_cov(&labels, &p1, &p1), "variance");
+            assert_eq!(
+                e.ci,
+                ((e.value - z * e.se).max(0.0), (e.value + z * e.se).min(1.0))
+            );
+            let d = paired_difference(MetricName::RocAuc, &r1, &r2, true, z).unwrap();
+            assert_eq!(d.method, IntervalMethod::ObuchowskiClusteredPaired);
+            close(d.value, theta1 - theta2, "difference");
+            let var = obuchowski_cov(&labels, &p1, &p1) + obuchowski_cov(&labels, &p2, &p2)
+                - 2.0 * obuchowski_cov(&labels, &p1, &p2);
+            close(d.se * d.se, var, "paired variance");
+            assert_eq!(
+                d.ci,
+                (
+                    (d.value - z * d.se).max(-1.0),
+                    (d.value + z * d.se).min(1.0)
+                )
+            );
+            checked += 1;
+        }
+        assert!(checked >= 150, "{checked} clustered cases");
+    }
+
+    /// On independent rows the AUC's interval is DeLong's and a paired AUC difference is
+    /// DeLong's paired test (`metrics::paired_delong`, checked against pROC in
+    /// tests/parity), both at the z asked for.
+    #[test]
+    fn independent_auc_intervals_are_delongs_at_the_z_asked_for() {
+        let z = 2.2414027276049455;
+        let h = rows(&S_H, &B_H, &SINGLETONS);
+        let l = rows(&S_L, &B_L, &SINGLETONS);
+        let e = estimate(MetricName::RocAuc, &h, z).unwrap();
+        let d = metrics::delong(&LAB, &S_H).unwrap();
+        assert_eq!(e.method, IntervalMethod::DeLong);
+        assert_eq!((e.value, e.se), (d.auc, d.se));
+        assert_eq!(
+            e.ci,
+            ((d.auc - z * d.se).max(0.0), (d.auc + z * d.se).min(1.0))
+        );
+        let e = paired_difference(MetricName::RocAuc, &h, &l, true, z).unwrap();
+        let p = metrics::paired_delong(&LAB, &S_H, &S_L).unwrap();
+        assert_eq!(e.method, IntervalMethod::DeLongPaired);
+        assert_eq!((e.value, e.se), (p.difference, p.se));
+        assert_eq!(e.ci, (p.difference - z * p.se, p.difference + z * p.se));
+        // Not the same rows: no DeLong pairing, the influence values' paired interval.
+        let e = paired_difference(MetricName::RocAuc, &h, &l, false, z).unwrap();
+        assert_eq!(e.method, IntervalMethod::NormalPaired);
+    }
+
+    /// Too few rows or entities give no interval, and a zero-width AUC interval is refused.
+    #[test]
+    fn too_few_rows_or_entities_or_a_zero_width_auc_give_no_interval() {
+        let one = TestRows {
+            labels: &[true],
+            scores: &[0.7],
+            entities: &[0],
+            baseline: &[true],
+        };
+        assert!(estimate(MetricName::Accuracy, &one, Z95).is_err());
+        let same = [4u32; 6];
+        let r = rows(&S_H, &B_H, &same);
+        let e = estimate(MetricName::Accuracy, &r, Z95).unwrap_err();
+        assert!(e.0.contains("fewer than two entities"), "{e}");
+        let tied = [0.5; 6];
+        let r = rows(&tied, &B_H, &SINGLETONS);
+        assert!(estimate(MetricName::RocAuc, &r, Z95).is_err());
+        assert!(any_estimate(MetricName::RocAuc, &r, Z95).is_ok());
+        let point = Estimate {
+            value: 0.5,
+            se: 0.0,
+            ci: (0.5, 0.5),
+            method: IntervalMethod::DeLong,
+        };
+        assert!(with_width(point).is_err());
+        let wide = Estimate {
+            ci: (0.4, 0.6),
+            ..point
+        };
+        assert_eq!(with_width(wide), Ok(wide));
+    }
+
+    /// Repeats combine as mean ± z·√(mean(seᵣ²) + s²/R): values 0.7, 0.8, 0.9 with se 0.1,
+    /// 0.2, 0.2 give 0.8 and √(0.09/3 + 0.01/3) by hand; one repeat is itself; a clustered
+    /// repeat makes the combination clustered.
+    #[test]
+    fn repeats_combine_within_plus_between_over_r() {
+        let e = |value: f64, se: f64, method| Estimate {
+            value,
+            se,
+            ci: (0.0, 1.0),
+            method,
+        };
+        let normal = IntervalMethod::Normal;
+        let per = [
+            e(0.7, 0.1, normal),
+            e(0.8, 0.2, normal),
+            e(0.9, 0.2, normal),
+        ];
+        let z = 2.0;
+        let c = over_repeats(&per, (0.0, 1.0), z);
+        assert_eq!(
+            c.method,
+            IntervalMethod::RepeatedWithinBetween(PerRepeatMethod::Normal)
+        );
+        let se = f64::sqrt(0.1 / 3.0);
+        assert!(
+            (c.value - 0.8).abs() < 1e-15 && (c.se - se).abs() < 1e-15,
+            "{c:?}"
+        );
+        assert!((c.ci.0 - (0.8 - z * se)).abs() < 1e-15, "{c:?}");
+        assert_eq!(c.ci.1, 1.0, "clipped to the range");
+        let c = over_repeats(&per, (-1.0, 1.5), z);
+        assert!((c.ci.1 - (0.8 + z * se)).abs() < 1e-15, "{c:?}");
+        let mixed = [per[0], e(0.8, 0.2, IntervalMethod::ClusterRobustNormal)];
+        assert_eq!(
+            over_repeats(&mixed, (0.0, 1.0), z).method,
+            IntervalMethod::RepeatedWithinBetween(PerRepeatMethod::ClusterRobustNormal)
+        );
+        assert_eq!(over_repeats(&per[1..2], (0.0, 1.0), z), per[1]);
+    }
+
+    /// Two estimates of different test sets: the variances add, the interval is not
+    /// clipped, and two methods make `mixed`.
+    #[test]
+    fn a_gap_of_two_estimates_adds_their_variances() {
+        let h = Estimate {
+            value: 0.9,
+            se: 0.3,
+            ci: (0.0, 1.0),
+            method: IntervalMethod::DeLong,
+        };
+        let l = Estimate {
+            value: 0.2,
+            se: 0.4,
+            ci: (0.0, 1.0),
+            method: IntervalMethod::DeLong,
+        };
+        let g = gap(&h, &l, 2.0);
+        assert!(
+            (g.value - 0.7).abs() < 1e-15 && (g.se - 0.5).abs() < 1e-15,
+            "{g:?}"
+        );
+        assert!(
+            (g.ci.0 + 0.3).abs() < 1e-15 && (g.ci.1 - 1.7).abs() < 1e-15,
+            "{g:?}"
+        );
+        assert_eq!(g.method, IntervalMethod::DeLong);
+        let w = Estimate {
+            method: IntervalMethod::Wilson,
+            ..l
+        };
+        assert_eq!(gap(&h, &w, 2.0).method, IntervalMethod::Mixed);
+    }
+
+    /// z of a family of m tests is Φ⁻¹(1 − 0.025/m): mpmath at 40 digits gives
+    /// 1.95996398454005423552…, 2.24140272760494537508…, 2.39397979981850948511….
+    #[test]
+    fn the_family_z_is_the_bonferroni_quantile() {
+        for (m, want) in [
+            (1, 1.959_963_984_540_054_2),
+            (2, 2.241_402_727_604_945_4),
+            (3, 2.393_979_799_818_509_5),
+        ] {
+            let z = z_for_family(m).unwrap();
+            assert!((z - want).abs() <= 2.0 * f64::EPSILON * want, "{m}: {z}");
+        }
+        assert_eq!(z_for_family(0), None);
+        assert_eq!(z_for_family(MAX_FAMILY + 1), None);
+    }
+
+    /// Each method's report name is its JSON name; the clustered ones are those that
+    /// treat an entity's rows as one cluster.
+    #[test]
+    fn methods_are_named_as_in_json_and_know_whether_they_cluster() {
+        use IntervalMethod::*;
+        let clustered = [
+            ObuchowskiClustered,
+            ObuchowskiClusteredPaired,
+            ClusterRobustNormal,
+            ClusterRobustNormalPaired,
+            RepeatedWithinBetween(PerRepeatMethod::ObuchowskiClusteredPaired),
+        ];
+        let independent = [
+            DeLong,
+            DeLongPaired,
+            Wilson,
+            Normal,
+            NormalPaired,
+            Mixed,
+            RepeatedWithinBetween(PerRepeatMethod::DeLongPaired),
+        ];
+        for m in clustered.into_iter().chain(independent) {
+            assert_eq!(
+                serde_json::to_string(&m).unwrap(),
+                format!("\"{}\"", m.as_str())
+            );
+            assert_eq!(m.to_string(), m.as_str());
+            assert_eq!(m.is_clustered(), clustered.contains(&m), "{m}");
+        }
+    }
 }

@@ -144,3 +144,149 @@ pub fn redraw_fits(experiment: &Experiment) -> u64 {
     }
     redrawn(experiment, &claim, 0).map_or(0, |redrawn| crate::budget::arm_fits(&redrawn))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::GapBound;
+
+    /// entity-leakage's design with three arms (`k_fold` 5 × 2 repeats, `entity_k_fold` 5
+    /// × 7 repeats, and `other`), two ablations, five metrics and an `at_least` claim.
+    fn design(other: serde_json::Value) -> Experiment {
+        Experiment::from_value(&serde_json::json!({
+            "format": "counterlab.experiment/1",
+            "pack": "entity-leakage",
+            "seed": 7,
+            "model": { "kind": "logistic", "c": 1.0 },
+            "arms": [
+                { "name": "random_rows", "split": { "kind": "k_fold", "folds": 5, "repeats": 2, "assignment": "sklearn" } },
+                { "name": "entity_grouped", "split": { "kind": "entity_k_fold", "folds": 4, "repeats": 7 } },
+                { "name": "other", "split": other }
+            ],
+            "ablations": [
+                { "name": "identity", "drop": [] },
+                { "name": "no_tenure", "drop": ["tenure_months"] }
+            ],
+            "metrics": ["roc_auc", "accuracy", "balanced_accuracy"],
+            "claim": { "kind": "metric_gap", "metric": "roc_auc", "higher": "random_rows", "lower": "entity_grouped", "at_least": 0.10 }
+        }))
+        .expect("a valid experiment")
+    }
+
+    fn margin(metric: MetricName, higher: &str, lower: &str) -> Claim {
+        Claim::MetricGap {
+            metric,
+            higher: higher.into(),
+            lower: lower.into(),
+            bound: GapBound::Within(0.05),
+        }
+    }
+
+    use crate::experiment::MetricName;
+
+    /// The redraw keeps the two claimed arms only, with the verifier's seed, the seeded
+    /// assignment and max(5, their repeats) repeats each, no ablations, the claim's metric
+    /// and the claim it was given (not the payload's).
+    #[test]
+    fn the_redraw_is_the_claimed_arms_seeded_repeated_without_ablations() {
+        let experiment =
+            design(serde_json::json!({ "kind": "random_rows", "test_fraction": 0.25 }));
+        let claim = margin(
+            MetricName::BalancedAccuracy,
+            "entity_grouped",
+            "random_rows",
+        );
+        let redrawn = redrawn(&experiment, &claim, 99).expect("both arms draw");
+        assert_eq!(redrawn.seed, 99);
+        let names: Vec<&str> = redrawn.arms.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["random_rows", "entity_grouped"]);
+        assert_eq!(
+            redrawn.arms[0].split,
+            SplitSpec::KFold {
+                folds: 5,
+                assignment: None,
+                repeats: Some(7)
+            }
+        );
+        assert_eq!(
+            redrawn.arms[1].split,
+            SplitSpec::EntityKFold {
+                folds: 4,
+                assignment: None,
+                repeats: Some(7)
+            }
+        );
+        assert_eq!(redrawn.ablations, None);
+        assert_eq!(redrawn.metrics, [MetricName::BalancedAccuracy]);
+        assert_eq!(redrawn.claim, Some(claim));
+        assert_eq!(redraw_repeats(&redrawn), 7);
+        // Fewer repeats than REDRAW_REPEATS are raised to it.
+        let claim = margin(MetricName::RocAuc, "random_rows", "other");
+        let redrawn = redrawn_of(&experiment, &claim);
+        assert_eq!(redrawn.arms[0].split.repeats(), REDRAW_REPEATS);
+        assert_eq!(
+            redrawn.arms[1].split,
+            SplitSpec::RandomRows {
+                test_fraction: 0.25
+            }
+        );
+        assert_eq!(redraw_repeats(&redrawn), REDRAW_REPEATS);
+    }
+
+    fn redrawn_of(experiment: &Experiment, claim: &Claim) -> Experiment {
+        redrawn(experiment, claim, 1).expect("an arm draws")
+    }
+
+    /// Which splits draw: a random split, a grouped split, an entity overlap and the two
+    /// fold kinds do; a temporal split, a predefined column and a rolling origin do not,
+    /// so a margin between two of those has no redraw and costs no fit.
+    #[test]
+    fn only_splits_that_depend_on_the_seed_are_redrawn() {
+        for (other, draws) in [
+            (
+                serde_json::json!({ "kind": "random_rows", "test_fraction": 0.25 }),
+                true,
+            ),
+            (
+                serde_json::json!({ "kind": "entity_grouped", "test_fraction": 0.25 }),
+                true,
+            ),
+            (
+                serde_json::json!({ "kind": "temporal", "test_fraction": 0.25 }),
+                false,
+            ),
+            (
+                serde_json::json!({ "kind": "rolling_origin", "folds": 3 }),
+                false,
+            ),
+        ] {
+            let experiment = design(other.clone());
+            let claim = margin(MetricName::RocAuc, "other", "other");
+            assert_eq!(redrawn(&experiment, &claim, 1).is_some(), draws, "{other}");
+            // One arm draws: the pair is redrawn.
+            assert!(redrawn(
+                &experiment,
+                &margin(MetricName::RocAuc, "other", "random_rows"),
+                1
+            )
+            .is_some());
+        }
+        let experiment = design(serde_json::json!({ "kind": "rolling_origin", "folds": 3 }));
+        let pair = margin(MetricName::RocAuc, "other", "other");
+        assert_eq!(
+            redraw_repeats(&Experiment {
+                arms: vec![experiment.arms[2].clone()],
+                ..experiment.clone()
+            }),
+            1
+        );
+        let mut no_draw = experiment.clone();
+        no_draw.claim = Some(pair);
+        assert_eq!(redraw_fits(&no_draw), 0);
+        // `within` between the fold arms: 5 folds × 7 + 4 folds × 7 fits; `at_least` none.
+        let mut within = experiment.clone();
+        within.claim = Some(margin(MetricName::RocAuc, "random_rows", "entity_grouped"));
+        assert_eq!(redraw_fits(&within), 5 * 7 + 4 * 7);
+        assert_eq!(redraw_fits(&experiment), 0);
+    }
+}

@@ -27,3 +27,28 @@ pub(crate) fn mutation_seed(seed: u64, kind: &str, k: usize) -> u64 {
     use rand_chacha::rand_core::RngCore;
     rng::stream(seed, &format!("verify/{kind}/{k}")).next_u64()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The k-th mutation's seed depends on the seed, the kind and k: K permutations draw
+    /// K different label orders, and two kinds or two seeds never share a stream.
+    #[test]
+    fn mutation_seeds_differ_by_seed_kind_and_index() {
+        let mut seeds: Vec<u64> = (0..200)
+            .map(|k| mutation_seed(7, "labels/rows", k))
+            .collect();
+        seeds.extend((0..200).map(|k| mutation_seed(7, "labels/entities", k)));
+        seeds.extend((0..200).map(|k| mutation_seed(8, "labels/rows", k)));
+        let mut distinct = seeds.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), seeds.len());
+        assert_eq!(
+            mutation_seed(7, "labels/rows", 3),
+            seeds[3],
+            "a function of its inputs"
+        );
+    }
+}
