@@ -858,6 +858,34 @@ mod tests {
         }
     }
 
+    /// Two entities are enough for a cluster-robust interval, one is not. By hand: the
+    /// influence values 0.1 and −0.1 of entity 0 sum to 0, entity 1's is 0.2, so the
+    /// variance is I/(I−1)·Σ zᵢ² = 2·0.04 = 0.08 and the interval 0.5 ± √0.08 at z = 1.
+    #[test]
+    fn two_entities_make_a_clustered_interval_and_one_does_not() {
+        let two = clustered(
+            0.5,
+            &[0.1, -0.1, 0.2],
+            &[0, 0, 1],
+            (0.0, 1.0),
+            IntervalMethod::ClusterRobustNormal,
+            1.0,
+        )
+        .expect("two entities");
+        let se = 0.08f64.sqrt();
+        assert!((two.se - se).abs() < 1e-15, "{two:?}");
+        assert!((two.ci.0 - (0.5 - se)).abs() < 1e-15 && (two.ci.1 - (0.5 + se)).abs() < 1e-15);
+        let one = clustered(
+            0.5,
+            &[0.1, -0.1],
+            &[3, 3],
+            (0.0, 1.0),
+            IntervalMethod::ClusterRobustNormal,
+            1.0,
+        );
+        assert!(one.is_err(), "{one:?}");
+    }
+
     /// With one row per entity, the clustered AUC variance is DeLong's up to the
     /// small-sample factors (I/(I−1) against (m−1), (n−1)): close for moderate n.
     #[test]
