@@ -1187,13 +1187,18 @@ mod tests {
         let n = labels.len() as f64 - m;
         let i = p1.len() as f64;
         let f = i / (i - 1.0);
-        let sum = |g: &dyn Fn(&(f64, f64), &(f64, f64)) -> f64| -> f64 {
-            p1.iter().zip(p2).map(|(a, b)| g(a, b)).sum()
-        };
-        let s10 = f / m * sum(&|a, b| a.0 * b.0);
-        let s01 = f / n * sum(&|a, b| a.1 * b.1);
-        let s11 = f * sum(&|a, b| a.0 * b.1);
-        let s11t = f * sum(&|a, b| b.0 * a.1);
+        // Σₖ g(parts of k in AUC 1, parts of k in AUC 2).
+        fn sum(
+            p1: &[(f64, f64)],
+            p2: &[(f64, f64)],
+            g: impl Fn((f64, f64), (f64, f64)) -> f64,
+        ) -> f64 {
+            p1.iter().zip(p2).map(|(&a, &b)| g(a, b)).sum()
+        }
+        let s10 = f / m * sum(p1, p2, |a, b| a.0 * b.0);
+        let s01 = f / n * sum(p1, p2, |a, b| a.1 * b.1);
+        let s11 = f * sum(p1, p2, |a, b| a.0 * b.1);
+        let s11t = f * sum(p1, p2, |a, b| b.0 * a.1);
         s10 / m + s01 / n + (s11 + s11t) / (m * n)
     }
 
