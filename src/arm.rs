@@ -34,6 +34,7 @@ use crate::model_family::{Fitted, Model, PreparedDesign};
 pub use crate::model_family::{GbdtSummary, LogisticSummary, ModelSummary};
 use crate::pack::Pack;
 use crate::parallel::parallel_map;
+use crate::prepare;
 use crate::split::{self, FoldAssignment, Overlap, Split, SplitSummary};
 use crate::table::Table;
 
@@ -473,7 +474,14 @@ impl<'a> PreparedExperiment<'a> {
     /// large table then makes each design when it is fitted and drops it after, as a
     /// single evaluation does) or an arm's split failed.
     pub fn hold_designs(&self, threads: usize) -> Option<HeldDesigns> {
-        if crate::budget::design_bytes(self.experiment, self.table) > HELD_DESIGN_BYTES {
+        if crate::budget::design_bytes(self.experiment, self.table) > HELD_DESIGN_BYTES
+            || self
+                .experiment
+                .arms
+                .iter()
+                .any(|arm| prepare::reads_labels(&arm.prepare))
+        {
+            // A preparation that reads the labels is made again under each labelling.
             return None;
         }
         let model = Model::new(&self.experiment.model, Fitting::full().tol);
@@ -487,7 +495,17 @@ impl<'a> PreparedExperiment<'a> {
                 .map(|which| {
                     arm.folds
                         .iter()
-                        .map(|fold| fold.prepare(self.table, &model, which))
+                        .map(|fold| {
+                            let labels = self.table.labels();
+                            fold.prepare(
+                                self.table,
+                                self.experiment,
+                                arm.index,
+                                &model,
+                                which,
+                                labels,
+                            )
+                        })
                         .collect()
                 })
                 .collect()
@@ -510,10 +528,22 @@ impl<'a> PreparedExperiment<'a> {
     pub fn null_arm(&self, index: usize) -> Result<NullArm<'_>> {
         let arm = self.arms[index].as_ref().map_err(Clone::clone)?;
         let model = Model::new(&self.experiment.model, Fitting::null().tol);
-        let designs = arm.folds[..arm.fitted_folds(Fitting::null())]
-            .iter()
-            .map(|fold| fold.prepare(self.table, &model, 0))
-            .collect();
+        let steps = &self.experiment.arms[index].prepare;
+        let designs = (!prepare::reads_labels(steps)).then(|| {
+            arm.folds[..arm.fitted_folds(Fitting::null())]
+                .iter()
+                .map(|fold| {
+                    fold.prepare(
+                        self.table,
+                        self.experiment,
+                        index,
+                        &model,
+                        0,
+                        self.table.labels(),
+                    )
+                })
+                .collect()
+        });
         Ok(NullArm {
             prepared: self,
             arm,
@@ -531,7 +561,7 @@ pub const HELD_DESIGN_BYTES: u64 = 64 << 20;
 /// Every design of a [`PreparedExperiment`]'s full evaluation, per arm, feature set (0:
 /// the arm's, 1 + a: ablation `a`'s) and fold ([`PreparedExperiment::hold_designs`]).
 pub struct HeldDesigns {
-    per_arm: Vec<Vec<Vec<Result<PreparedDesign>>>>,
+    per_arm: Vec<Vec<Vec<Result<FoldDesign>>>>,
 }
 
 /// One arm of a [`PreparedExperiment`] with the designs its permutation null fits, held
@@ -539,8 +569,10 @@ pub struct HeldDesigns {
 pub struct NullArm<'p> {
     prepared: &'p PreparedExperiment<'p>,
     arm: &'p PreparedArm,
-    /// Per fitted fold, its design on the arm's own features (or the error making it gave).
-    designs: Vec<Result<PreparedDesign>>,
+    /// Per fitted fold, its design on the arm's own features (or the error making it
+    /// gave); `None` when the arm's preparation reads the labels, so each labelling
+    /// prepares its own (the null of a leaky pipeline re-runs the whole pipeline).
+    designs: Option<Vec<Result<FoldDesign>>>,
 }
 
 impl NullArm<'_> {
@@ -550,7 +582,7 @@ impl NullArm<'_> {
     pub fn predictions(&self, labels: &[bool]) -> Result<ArmPredictions> {
         let table = self.prepared.table;
         assert_eq!(labels.len(), table.n_rows(), "one label per row");
-        let held = Some(&self.designs[..]);
+        let held = self.designs.as_deref();
         Ok(self
             .arm
             .fit(
@@ -683,9 +715,33 @@ struct Scored {
 
 /// One fold of a feature set fitted under some labels.
 struct FoldFit {
+    /// The training rows' labels (without an oversampling's new rows: what the majority
+    /// baseline is trained on).
     train_labels: Vec<bool>,
     test_labels: Vec<bool>,
     scored: Scored,
+    /// The model columns' names.
+    columns: Vec<String>,
+    /// Test rows an oversampling step made training rows from, when the arm oversamples.
+    oversampled_test_rows: Option<u64>,
+}
+
+impl FoldFit {
+    /// The fold's model, as a result writes it.
+    fn model_summary(&self) -> ModelSummary {
+        self.scored.fitted.summary(self.columns.clone())
+    }
+}
+
+/// A fold's design for one feature set: the model's prepared matrices, and what the
+/// arm's preparation made of the rows.
+pub struct FoldDesign {
+    design: PreparedDesign,
+    columns: Vec<String>,
+    /// The labels of the rows an oversampling step added to the training rows.
+    new_labels: Vec<bool>,
+    /// `Some` when the arm oversamples: test rows it made training rows from.
+    oversampled_test_rows: Option<u64>,
 }
 
 /// A feature set fitted in every fold of an arm, with its pooled test predictions.
@@ -755,7 +811,7 @@ impl PreparedArm {
         which: usize,
         labels: &[bool],
         fitting: Fitting,
-        held: Option<&[Result<PreparedDesign>]>,
+        held: Option<&[Result<FoldDesign>]>,
     ) -> Result<SetFit> {
         let arm = &experiment.arms[self.index].name;
         let model = Model::new(&experiment.model, fitting.tol);
@@ -786,7 +842,11 @@ impl PreparedArm {
                 };
                 let fit = match held {
                     Some(designs) => fold.fit(&model, labels, designs[f].as_ref()),
-                    None => fold.fit(&model, labels, fold.prepare(table, &model, which).as_ref()),
+                    None => {
+                        let design =
+                            fold.prepare(table, experiment, self.index, &model, which, labels);
+                        fold.fit(&model, labels, design.as_ref())
+                    }
                 };
                 fit.map_err(in_arm)
             })
@@ -815,7 +875,7 @@ impl PreparedArm {
         table: &Table,
         experiment: &Experiment,
         labels: &[bool],
-        held: Option<&[Vec<Result<PreparedDesign>>]>,
+        held: Option<&[Vec<Result<FoldDesign>>]>,
     ) -> Result<(ArmResult, ArmPredictions)> {
         let kind = experiment.arms[self.index].split.kind();
         let designs = |which: usize| held.map(|h| &h[which][..]);
@@ -830,8 +890,8 @@ impl PreparedArm {
         let result = match &self.cv {
             None => ArmResult {
                 split: split::summarize_labels(table, &self.folds[0].split, kind, labels),
-                overlap: self.folds[0].full_overlap(),
-                model: Some(self.folds[0].model_summary(table, &own.folds[0])),
+                overlap: self.folds[0].full_overlap(&own.folds[0]),
+                model: Some(own.folds[0].model_summary()),
                 metrics,
                 roc_auc_delong: delong_of(own.predictions.first()),
                 ablations,
@@ -841,8 +901,12 @@ impl PreparedArm {
             },
             Some(repeats) => {
                 let splits: Vec<&Split> = self.folds.iter().map(|f| &f.split).collect();
-                let overlaps: Vec<Overlap> =
-                    self.folds.iter().map(PreparedFold::full_overlap).collect();
+                let overlaps: Vec<Overlap> = self
+                    .folds
+                    .iter()
+                    .zip(&own.folds)
+                    .map(|(fold, fit)| fold.full_overlap(fit))
+                    .collect();
                 // One repeat keeps the unrepeated arm's form; R ≥ 2 give each repeat's
                 // pooled metrics and DeLong interval, and the spread between them.
                 let (roc_auc_delong, repeat_results, between_repeat_sd) = match &repeats[..] {
@@ -894,7 +958,7 @@ impl PreparedArm {
         labels: &[bool],
         predictions: &ArmPredictions,
         metrics: &BTreeMap<String, MetricValue>,
-        held: Option<&[Vec<Result<PreparedDesign>>]>,
+        held: Option<&[Vec<Result<FoldDesign>>]>,
     ) -> Result<BTreeMap<String, AblationResult>> {
         let mut ablations = BTreeMap::new();
         for (a, ablation) in experiment.ablation_list().iter().enumerate() {
@@ -961,8 +1025,8 @@ impl PreparedArm {
                 let baseline = vec![majority_class(&fit.train_labels); fit.test_labels.len()];
                 FoldResult {
                     split: split::summarize_labels(table, &fold.split, kind, labels),
-                    overlap: fold.full_overlap(),
-                    model: fold.model_summary(table, fit),
+                    overlap: fold.full_overlap(fit),
+                    model: fit.model_summary(),
                     metrics: compute_metrics(
                         &experiment.metrics,
                         &fit.test_labels,
@@ -1091,24 +1155,55 @@ impl PreparedFold {
     /// design is made from its own columns: equal, bit for bit, to the selection of its
     /// columns from the arm's design (standardising is column by column), and an arm's
     /// error may name a column index of its own matrix, which the ablation's must not.
-    fn prepare(&self, table: &Table, model: &Model, which: usize) -> Result<PreparedDesign> {
+    ///
+    /// An arm with `prepare` steps runs them first (src/prepare/), under `labels` when a
+    /// step reads them; without steps the design is made exactly as it always was.
+    fn prepare(
+        &self,
+        table: &Table,
+        experiment: &Experiment,
+        arm: usize,
+        model: &Model,
+        which: usize,
+        labels: &[bool],
+    ) -> Result<FoldDesign> {
         let features = &self.feature_sets[which];
-        let train = design_matrix(table, &self.split.train_rows(), features);
-        let test = design_matrix(table, &self.split.test_rows(), features);
-        model.prepare(train, test)
+        let (train_rows, test_rows) = (self.split.train_rows(), self.split.test_rows());
+        let steps = &experiment.arms[arm].prepare;
+        if steps.is_empty() {
+            let train = design_matrix(table, &train_rows, features);
+            let test = design_matrix(table, &test_rows, features);
+            return Ok(FoldDesign {
+                design: model.prepare(train, test)?,
+                columns: table.column_names(features),
+                new_labels: Vec::new(),
+                oversampled_test_rows: None,
+            });
+        }
+        let rows = prepare::FoldRows {
+            train: &train_rows,
+            test: &test_rows,
+        };
+        let prepared =
+            prepare::prepare_fold(table, features, rows, labels, steps, experiment.seed)?;
+        Ok(FoldDesign {
+            design: model.prepare(prepared.train, prepared.test)?,
+            columns: prepared.columns,
+            new_labels: prepared.new_labels,
+            oversampled_test_rows: prepare::oversamples(steps)
+                .then_some(prepared.test_rows_with_kin),
+        })
     }
 
-    /// The fold's model fitted on its own features (`fit`), as a result writes it.
-    fn model_summary(&self, table: &Table, fit: &FoldFit) -> ModelSummary {
-        let columns = table.column_names(&self.feature_sets[0]);
-        fit.scored.fitted.summary(columns)
-    }
-
-    /// What the fold's train and test rows share.
-    fn full_overlap(&self) -> Overlap {
-        self.overlap
+    /// What the fold's train and test rows share, with what its preparation (`fit`'s)
+    /// made of its test rows.
+    fn full_overlap(&self, fit: &FoldFit) -> Overlap {
+        let mut overlap = self
+            .overlap
             .clone()
-            .expect("a full result comes from an arm prepared in full")
+            .expect("a full result comes from an arm prepared in full");
+        overlap.oversampled_test_rows = fit.oversampled_test_rows;
+        overlap
     }
 
     /// Fits `model` on `design` (one of the fold's feature sets, see
@@ -1118,7 +1213,7 @@ impl PreparedFold {
         &self,
         model: &Model,
         labels: &[bool],
-        design: std::result::Result<&PreparedDesign, &Error>,
+        design: std::result::Result<&FoldDesign, &Error>,
     ) -> Result<FoldFit> {
         let mut train_labels = Vec::with_capacity(self.n_train);
         let mut test_labels = Vec::new();
@@ -1139,7 +1234,13 @@ impl PreparedFold {
         };
         #[cfg(test)]
         crate::work_counter::fit();
-        let (fitted, test_probability) = model.fit(prepared_design, &train_labels)?;
+        let (fitted, test_probability) = if prepared_design.new_labels.is_empty() {
+            model.fit(&prepared_design.design, &train_labels)?
+        } else {
+            let mut model_labels = train_labels.clone();
+            model_labels.extend_from_slice(&prepared_design.new_labels);
+            model.fit(&prepared_design.design, &model_labels)?
+        };
         Ok(FoldFit {
             train_labels,
             test_labels,
@@ -1147,6 +1248,8 @@ impl PreparedFold {
                 fitted,
                 test_probability,
             },
+            columns: prepared_design.columns.clone(),
+            oversampled_test_rows: prepared_design.oversampled_test_rows,
         })
     }
 }

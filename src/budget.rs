@@ -3,13 +3,30 @@
 //! and the boundary map's (docs/VERDICTS.md, "Budgets and options").
 
 use crate::experiment::{Experiment, GbdtSpec, ModelSpec};
+use crate::prepare::{ImputeStrategy, OversampleMethod, Step};
 use crate::table::Table;
 
 /// The work of one fit of `experiment`'s model on all of `table`'s rows: for the logistic
-/// model rows × ((features + 1)² + [`ROW_WORK`]), for the trees [`gbdt_work`].
+/// model rows × ((features + 1)² + [`ROW_WORK`]), for the trees [`gbdt_work`]. An arm
+/// that prepares its features ([`prepare_work`]) is counted with the rows and columns its
+/// preparation gives the model, plus the preparation's own work; the largest arm's is the
+/// experiment's (so an experiment without preparation counts exactly what it always did).
 pub fn work_per_fit(experiment: &Experiment, table: &Table) -> u64 {
     let (rows, features) = (table.n_rows() as u64, feature_count(experiment, table));
-    match &experiment.model {
+    experiment
+        .arms
+        .iter()
+        .map(|arm| {
+            let (rows, features, preparing) = prepare_work(&arm.prepare, table, rows, features);
+            model_work(&experiment.model, rows, features).saturating_add(preparing)
+        })
+        .max()
+        .unwrap_or_else(|| model_work(&experiment.model, rows, features))
+}
+
+/// One fit of `model` on `rows` rows of `features` model columns.
+fn model_work(model: &ModelSpec, rows: u64, features: u64) -> u64 {
+    match model {
         ModelSpec::Logistic { .. } => rows.saturating_mul(
             (features + 1)
                 .saturating_mul(features + 1)
@@ -18,6 +35,50 @@ pub fn work_per_fit(experiment: &Experiment, table: &Table) -> u64 {
         ModelSpec::Gbdt(spec) => gbdt_work(spec, rows, features),
     }
 }
+
+/// What a preparation (src/prepare/) of `rows` rows and `features` model columns gives
+/// the model, and costs: `(rows, features, work)`. Each step reads every cell once
+/// ([`PREPARE_CELL_WORK`] a cell; the median's sort counted as log₂ rows more);
+/// `target_encode` turns a feature's levels into one column; `select_k_best` keeps k;
+/// oversampling at most doubles the rows, and SMOTE's neighbour search costs rows² ×
+/// features. An upper bound: the rows fitted on are at most the table's.
+pub fn prepare_work(steps: &[Step], table: &Table, rows: u64, features: u64) -> (u64, u64, u64) {
+    let log2 = |v: u64| u64::from(64 - v.saturating_sub(1).leading_zeros());
+    let (mut rows, mut features, mut work) = (rows, features, 0u64);
+    for step in steps {
+        let cells = rows.saturating_mul(features);
+        work = work.saturating_add(cells.saturating_mul(PREPARE_CELL_WORK));
+        match step {
+            Step::Impute {
+                strategy: ImputeStrategy::Median,
+                ..
+            } => work = work.saturating_add(cells.saturating_mul(log2(rows))),
+            Step::TargetEncode { column, .. } => {
+                let layout = table.layout();
+                let levels = layout
+                    .sources()
+                    .iter()
+                    .position(|s| s == column)
+                    .map_or(1, |k| layout.levels(k).len().max(1))
+                    as u64;
+                features = features.saturating_sub(levels - 1);
+            }
+            Step::SelectKBest { k, .. } => features = features.min(u64::from(*k)),
+            Step::Oversample { method, .. } => {
+                if *method == OversampleMethod::Smote {
+                    work = work.saturating_add(rows.saturating_mul(rows).saturating_mul(features));
+                }
+                rows = rows.saturating_mul(2);
+            }
+            Step::Standardize { .. } | Step::Impute { .. } => {}
+        }
+    }
+    (rows, features, work)
+}
+
+/// The work units of a preparation step per cell it reads: copying it into the fold's
+/// frame, the statistic's pass and the transform's.
+pub const PREPARE_CELL_WORK: u64 = 4;
 
 /// The work of one fit of gradient-boosted trees on `rows` rows of `features` model
 /// columns, per tree (`max_iter` of them):

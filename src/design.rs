@@ -44,7 +44,7 @@ pub fn normal_form(experiment: &Experiment, pack_features: &[String]) -> Value {
     let mut arms: Vec<Value> = experiment
         .arms
         .iter()
-        .map(|arm| arm.split.normal_form())
+        .map(|arm| arm.normal_form())
         .collect();
     sort_canonically(&mut arms);
     let ablations = ablation_forms(experiment);
@@ -96,7 +96,7 @@ pub fn claim_form(claim: &Claim, experiment: &Experiment) -> Value {
             .arms
             .iter()
             .find(|a| a.name == name)
-            .map_or(Value::Null, |a| a.split.normal_form())
+            .map_or(Value::Null, |a| a.normal_form())
     };
     let mut value = canon::to_value(claim).expect("a claim encodes");
     let object = value.as_object_mut().expect("a claim is an object");

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::json_path::JsonPath;
 pub use crate::metrics::MetricName;
 use crate::pack::Pack;
+pub use crate::prepare::Step;
 pub use crate::split::{Assignment, SplitSpec, MAX_FOLDS};
 
 /// Largest experiment file read, in bytes (an experiment is a few hundred bytes).
@@ -205,7 +206,7 @@ impl GbdtSpec {
     }
 }
 
-/// One arm: a named split.
+/// One arm: a named split, and the preparation its model's features go through.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Arm {
@@ -213,6 +214,26 @@ pub struct Arm {
     pub name: String,
     /// How rows are divided into train and test.
     pub split: SplitSpec,
+    /// Steps applied in order to the features before the model (src/prepare/); none by
+    /// default (`[]` and left out are one spelling).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prepare: Vec<Step>,
+}
+
+impl Arm {
+    /// The arm's normal form (src/design.rs): its split's, and, when it prepares its
+    /// features, `{"split": …, "prepare": […]}` with every default written out. An arm
+    /// without preparation keeps the form it always had, so no recorded design moves.
+    pub fn normal_form(&self) -> serde_json::Value {
+        if self.prepare.is_empty() {
+            self.split.normal_form()
+        } else {
+            serde_json::json!({
+                "split": self.split.normal_form(),
+                "prepare": crate::prepare::normal_form(&self.prepare),
+            })
+        }
+    }
 }
 
 /// A drop-column ablation (`drop: []` is the identity ablation).
@@ -498,6 +519,7 @@ impl Experiment {
         }
         for (i, arm) in self.arms.iter().enumerate() {
             self.check_split(i, &arm.split, pack, features)?;
+            self.check_prepare(i, &arm.prepare, pack)?;
         }
         for (i, ablation) in self.ablation_list().iter().enumerate() {
             let at = JsonPath::field("ablations").index(i).key("drop");
@@ -514,6 +536,54 @@ impl Experiment {
                     at,
                     "an ablation must keep at least one feature",
                 ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Arm `index`'s preparation against the pack: a target-encoded column is one of the
+    /// experiment's categorical features, and `select_k_best` keeps no more columns than
+    /// the arm's features give it at that step (a one-hot feature is one column per level
+    /// until it is target-encoded). An ablation that leaves fewer keeps them all, as
+    /// scikit-learn does (docs/PREPARE.md).
+    fn check_prepare(&self, index: usize, steps: &[Step], pack: &Pack) -> Result<()> {
+        let features = self.model_features(pack);
+        let layout = pack.table().layout();
+        let levels = |name: &str| {
+            layout
+                .sources()
+                .iter()
+                .position(|s| s == name)
+                .map_or(0, |k| layout.levels(k).len())
+        };
+        let mut columns: usize = features.iter().map(|f| levels(f).max(1)).sum();
+        for (i, step) in steps.iter().enumerate() {
+            let at = JsonPath::field("arms").index(index).key("prepare").index(i);
+            match step {
+                Step::TargetEncode { column, .. } => {
+                    if !features.contains(column) {
+                        return Err(Error::experiment(
+                            at.key("column"),
+                            format!("{column:?} is not a feature of this experiment"),
+                        ));
+                    }
+                    let n = levels(column);
+                    if n == 0 {
+                        return Err(Error::experiment(
+                            at.key("column"),
+                            format!("{column:?} is numeric; target_encode encodes a categorical feature (one the manifest lists under categorical)"),
+                        ));
+                    }
+                    columns = columns + 1 - n;
+                }
+                Step::SelectKBest { k, .. } if *k as usize > columns => {
+                    return Err(Error::experiment(
+                        at.key("k"),
+                        format!("keeps {k} columns, but the arm's features give {columns} at this step: lower k"),
+                    ));
+                }
+                Step::SelectKBest { k, .. } => columns = *k as usize,
+                _ => {}
             }
         }
         Ok(())
@@ -598,6 +668,7 @@ impl Experiment {
             let at = JsonPath::field("arms").index(i);
             new_name(&mut arm_names, &arm.name, at.key("name"), "arm")?;
             check_split_numbers(&arm.split, &at.key("split"))?;
+            crate::prepare::check_steps(&arm.prepare, &at.key("prepare"))?;
         }
         Ok(arm_names)
     }

@@ -72,6 +72,7 @@ pub mod pack;
 pub mod pack_folder;
 pub mod parallel;
 pub mod prediction;
+pub mod prepare;
 pub mod revision;
 pub mod rng;
 pub mod run;

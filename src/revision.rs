@@ -417,9 +417,9 @@ impl Readable {
         for arm in &e.arms {
             match e.claim.as_ref().and_then(|c| role_of(c, &arm.name)) {
                 Some(role) => {
-                    arms.insert(role.to_owned(), arm.split.normal_form());
+                    arms.insert(role.to_owned(), arm.normal_form());
                 }
-                None => others.push(arm.split.normal_form()),
+                None => others.push(arm.normal_form()),
             }
         }
         crate::design::sort_canonically(&mut others);

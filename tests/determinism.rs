@@ -82,24 +82,36 @@ fn shuffled_bundled_fixture_keeps_every_result_hash() {
 /// rare-defects (whose transfer results the next test emulates): random rows on 9,000
 /// rows, repeated k-fold and entity k-fold for both models, temporal, entity-grouped and
 /// rolling-origin splits, a single-split tree.
-const NEHALEM_EXPERIMENTS: [&str; 6] = [
+const NEHALEM_EXPERIMENTS: [&str; 7] = [
     "class-imbalance/experiments/accuracy-is-baseline.json",
     "entity-leakage/experiments/random-vs-grouped.json",
     "entity-leakage/experiments/gbdt-random-vs-grouped.json",
     "temporal-leakage/experiments/boundary-capacity.json",
     "temporal-leakage/experiments/random-vs-rolling-origin.json",
     "temporal-leakage/experiments/transfer-evaluation.json",
+    "selection-leakage/experiments/selection-inflates-auc.json",
 ];
 
-/// The split kinds and model kind an experiment file uses.
+/// The split kinds, preparation steps (with where they are fitted) and model kind an
+/// experiment file uses.
 fn kinds_used(path: &Path) -> std::collections::BTreeSet<String> {
     let value: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
-    let mut kinds: std::collections::BTreeSet<String> = value["arms"]
-        .as_array()
-        .unwrap()
+    let arms = value["arms"].as_array().unwrap();
+    let mut kinds: std::collections::BTreeSet<String> = arms
         .iter()
         .map(|arm| format!("split {}", arm["split"]["kind"].as_str().unwrap()))
         .collect();
+    for step in arms
+        .iter()
+        .filter_map(|arm| arm["prepare"].as_array())
+        .flatten()
+    {
+        kinds.insert(format!(
+            "prepare {} {}",
+            step["step"].as_str().unwrap(),
+            step["fit_on"].as_str().unwrap_or("training_rows")
+        ));
+    }
     kinds.insert(format!(
         "model {}",
         value["model"]["kind"].as_str().unwrap()

@@ -495,6 +495,11 @@ pub struct Overlap {
     /// Test rows whose time is not strictly after every training row's time (null when
     /// the pack has no time column).
     pub temporal_rows: Option<u64>,
+    /// Test rows that an oversampling step fitted on all rows made a training row from (a
+    /// copy of the row, or a SMOTE point between it and a neighbour): rows the model
+    /// trained on a copy or a blend of. Present only for an arm that oversamples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oversampled_test_rows: Option<u64>,
 }
 
 /// Summarises a split, with the table's own labels.
@@ -722,6 +727,10 @@ pub fn pooled_overlap(table: &Table, splits: &[&Split], overlaps: &[Overlap]) ->
             .iter()
             .map(|o| o.temporal_rows)
             .sum::<Option<u64>>(),
+        oversampled_test_rows: overlaps
+            .iter()
+            .map(|o| o.oversampled_test_rows)
+            .sum::<Option<u64>>(),
     }
 }
 
@@ -765,5 +774,6 @@ pub fn overlap(table: &Table, split: &Split, features: &[String]) -> Overlap {
         first_entities,
         duplicate_feature_rows,
         temporal_rows,
+        oversampled_test_rows: None,
     }
 }

@@ -99,6 +99,14 @@ impl RandomState {
         (high << 32) | u64::from(self.next_u32())
     }
 
+    /// numpy's `next_double` for MT19937 (what legacy `random_sample` and `uniform` draw):
+    /// two raw outputs, 27 and 26 of their high bits, as a multiple of 2⁻⁵³ in [0, 1).
+    pub fn next_double(&mut self) -> f64 {
+        let a = f64::from(self.next_u32() >> 5);
+        let b = f64::from(self.next_u32() >> 6);
+        (a * 67_108_864.0 + b) / 9_007_199_254_740_992.0
+    }
+
     /// numpy's legacy `random_interval(max)`: a uniform integer in `0..=max` by masked
     /// rejection. The mask is the smallest all-ones number ≥ max; 32-bit draws while max
     /// fits in 32 bits, 64-bit draws beyond (numpy's two branches, both reproduced).

@@ -936,6 +936,22 @@ fn claim_null_runs(
     row_null: Option<PermutationRuns>,
     settings: &ClaimSettings,
 ) -> Option<PermutationRuns> {
+    // A gap with an arm whose preparation fits a label-reading step on all rows has no
+    // p-value: permuted labels keep that leak (each permutation re-runs the preparation),
+    // so its null holds the very gap the claim is about; the interval decides
+    // (docs/VERDICTS.md, "Preparation").
+    if let Claim::MetricGap { higher, lower, .. } = claim {
+        let leaks = |name: &str| {
+            prepared
+                .experiment()
+                .arms
+                .iter()
+                .any(|a| a.name == name && crate::prepare::leaks_labels(&a.prepare))
+        };
+        if leaks(higher) || leaks(lower) {
+            return None;
+        }
+    }
     // The p-value reads the claimed arms only, so a null run for it refits only those.
     let claimed = NullArms::Claimed(claim);
     match Null::for_claim(claim, prepared.table()) {
@@ -1311,7 +1327,7 @@ fn same_design(claim: &Claim, experiment: &Experiment) -> Option<String> {
             .arms
             .iter()
             .find(|a| a.name == *name)
-            .map(|a| a.split.normal_form())
+            .map(|a| a.normal_form())
     };
     let (h, l) = (split(higher)?, split(lower)?);
     (h == l).then(|| {

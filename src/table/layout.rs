@@ -70,9 +70,22 @@ impl FeatureLayout {
     /// in level order). `None` names a feature that is not in the layout.
     pub fn columns_of(&self, names: &[String]) -> Option<Vec<usize>> {
         let mut out = Vec::new();
+        if names.len() <= 8 {
+            for name in names {
+                let k = self.sources.iter().position(|s| s == name)?;
+                out.extend(self.range(k));
+            }
+            return Some(out);
+        }
+        // A wide table (thousands of features) looked up name by name would be quadratic.
+        let index: BTreeMap<&str, usize> = self
+            .sources
+            .iter()
+            .enumerate()
+            .map(|(k, s)| (s.as_str(), k))
+            .collect();
         for name in names {
-            let k = self.sources.iter().position(|s| s == name)?;
-            out.extend(self.range(k));
+            out.extend(self.range(*index.get(name.as_str())?));
         }
         Some(out)
     }

@@ -42,6 +42,8 @@ pub enum CheckId {
     MutationLabelActive,
     /// `mutation.label.chance`
     MutationLabelChance,
+    /// `mutation.label.prepared`
+    MutationLabelPrepared,
     /// `claim.evidence`
     ClaimEvidence,
     /// `boundary.spec`
@@ -77,6 +79,7 @@ impl CheckId {
             CheckId::MutationRowOrder => "mutation.row_order",
             CheckId::MutationLabelActive => "mutation.label.active",
             CheckId::MutationLabelChance => "mutation.label.chance",
+            CheckId::MutationLabelPrepared => "mutation.label.prepared",
             CheckId::ClaimEvidence => "claim.evidence",
             CheckId::BoundarySpec => "boundary.spec",
             CheckId::BoundaryCellHash => "boundary.cell_hash",
@@ -105,7 +108,7 @@ const READ_CHECKS: [CheckId; 7] = [
 ];
 
 /// A payload's checks, in the order they run and appear in reports.
-pub const PAYLOAD_CHECKS: [CheckId; 20] = concat(
+pub const PAYLOAD_CHECKS: [CheckId; 21] = concat(
     READ_CHECKS,
     [
         CheckId::ExperimentValid,
@@ -120,6 +123,7 @@ pub const PAYLOAD_CHECKS: [CheckId; 20] = concat(
         CheckId::MutationRowOrder,
         CheckId::MutationLabelActive,
         CheckId::MutationLabelChance,
+        CheckId::MutationLabelPrepared,
         CheckId::ClaimEvidence,
     ],
 );

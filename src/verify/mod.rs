@@ -51,7 +51,7 @@ pub use report::{
 pub(crate) use structure::experiment_error_at;
 
 /// The verifier's version (changes whenever a rule changes; the rules hash pins them).
-pub const VERIFIER_VERSION: &str = "counterlab-verifier/11";
+pub const VERIFIER_VERSION: &str = "counterlab-verifier/12";
 
 /// The most label permutations K a verification runs per null.
 pub const MAX_PERMUTATIONS: usize = 100_000;
@@ -60,7 +60,7 @@ pub const MAX_PERMUTATIONS: usize = 100_000;
 pub const MAX_PAYLOAD_BYTES_LIMIT: usize = crate::words::Budget::PayloadBytes.most() as usize;
 
 /// Every check of a payload report, in the order they run and appear in reports.
-pub const CHECK_IDS: [&str; 20] = checks::names(PAYLOAD_CHECKS);
+pub const CHECK_IDS: [&str; 21] = checks::names(PAYLOAD_CHECKS);
 
 /// At most this many counterexamples per check.
 pub const MAX_COUNTEREXAMPLES: usize = 3;
@@ -298,7 +298,7 @@ pub fn rules() -> Value {
         "z": Z95,
         "p_value": "(b+1)/(K+1), b = non-vacuous permutations with statistic >= observed",
         "min_permutations": "ceil(1/alpha) - 1",
-        "claim_null": "metric_at_least: entity-level permutation when labels are constant within entities, else entity-block permutation (label sequences among entities with equal row counts) when entities have several rows, else row-level; metric_gap with at_least: row-level; metric_gap with at_most or within, and metric_at_most: no p-value",
+        "claim_null": "metric_at_least: entity-level permutation when labels are constant within entities, else entity-block permutation (label sequences among entities with equal row counts) when entities have several rows, else row-level; metric_gap with at_least: row-level, except between arms one of which fits a label-reading preparation step on all rows (prepare, fit_on all_rows: target_encode, select_k_best, oversample): no p-value, the interval decides, since permuted labels keep that leak; metric_gap with at_most or within, and metric_at_most: no p-value",
         "gap_bounds": "metric_gap at_least x: supports when CI low > x; at_most x: supports when CI high < x, contradicts when CI low > x; within m: supports when CI inside (-m, m), contradicts when CI wholly above m or below -m",
         "repeats": "k_fold and entity_k_fold take repeats R in [1, 50]; the arm's metric is the mean of the repeats' pooled metrics; an interval of R >= 2 repeats is repeated-within-between (…-clustered over clustered repeats, which the held-out-entities rule counts as clustered): mean of the values, se^2 = mean of the repeats' se^2 + between-repeat variance / R; two k_fold/entity_k_fold arms of a gap repeat equally and pair repeat r with r",
         "intervals": "delong | wilson | normal on independent test rows; obuchowski-clustered | cluster-robust-normal when test rows share entities; gaps add variances, except between two cross-validation arms: delong-paired (same rows, independent) or the clustered variance of the difference of influence values (…-paired); repeated cross-validation: repeated-within-between over the repeats' intervals",
@@ -335,6 +335,7 @@ pub fn rules() -> Value {
     rules["json_bom"] =
         json!("one leading UTF-8 byte-order mark is skipped wherever a JSON document is read");
     rules["k_fold_sklearn"] = json!("a k_fold arm's sklearn assignment is KFold(shuffle=True) / RepeatedKFold with random_state = seed mod 2^32, never unshuffled; an entity_k_fold's orders entity ids as np.unique orders the exported column (as numbers when every id is an integer); the design normal form forgets the assignment, like the seed");
+    rules["prepared_null"] = json!("an arm whose preparation fits a label-reading step on all rows is left out of mutation.label.chance; mutation.label.prepared reports its mean permuted roc_auc / balanced_accuracy (every permutation re-runs the preparation) when above 0.5 + max(0.05, 4 sd / sqrt(K)), as a pass with a finding, and is unverifiable (INCONCLUSIVE) when the claim is metric_at_least or metric_at_most about such an arm");
     rules["models"] = json!("logistic: scikit-learn's StandardScaler + LogisticRegression(C), the kernel's Newton solver; gbdt: scikit-learn's HistGradientBoostingClassifier(early_stopping=False) with learning_rate, max_iter, max_leaf_nodes, min_samples_leaf, l2_regularization and max_bins in their schema ranges, all rows binned (no subsample), one-hot categorical columns; a fit's work is rows x ((features + 1)^2 + 32) for the logistic model and budget::gbdt_work for the trees");
     rules
 }
@@ -438,6 +439,12 @@ impl<'o> Verification<'o> {
 
     fn pass(&mut self, id: CheckId) {
         self.set(id, Status::Pass, None, Vec::new());
+    }
+
+    /// Passes check `id` with a finding the report shows (something measured that is
+    /// evidence, not a fault: `mutation.label.prepared`'s inflated null).
+    fn pass_with(&mut self, id: CheckId, finding: impl Into<String>) {
+        self.set(id, Status::Pass, Some(finding.into()), Vec::new());
     }
 
     fn fail(

@@ -2,16 +2,19 @@
 //! shuffled orders must give the same result hash (`mutation.row_order`), permuted labels
 //! must change it (`mutation.label.active`: the results respond to the labels), and under
 //! K permutations no label-dependent metric may stay above chance
-//! (`mutation.label.chance`: label information would leak past the permutation).
+//! (`mutation.label.chance`: label information would leak past the permutation) — except
+//! in an arm whose preparation fits a label-reading step on all rows, whose null the
+//! design itself inflates: `mutation.label.prepared` reports where that null sits.
 
 use serde_json::json;
 
 use super::checks::CheckId;
 use super::{Counterexample, Verification, ACTIVE_PERMUTATIONS, CHANCE_MARGIN};
 use crate::arm::PreparedExperiment;
-use crate::experiment::{Experiment, MetricName};
+use crate::experiment::{Claim, Experiment, MetricName};
 use crate::json_path::JsonPath;
 use crate::pack::Pack;
+use crate::prepare;
 use crate::run::{self, RunOptions};
 use crate::stats::claim::{self, Null, NullArms, PermutationRuns};
 use crate::stats::mutation_seed;
@@ -156,6 +159,17 @@ impl Verification<'_> {
             );
             return;
         }
+        if experiment
+            .arms
+            .iter()
+            .all(|a| prepare::leaks_labels(&a.prepare))
+        {
+            self.skip(
+                CheckId::MutationLabelChance,
+                "every arm fits a label-reading preparation step on all rows: mutation.label.prepared measures their nulls",
+            );
+            return;
+        }
         if let Some(e) = runs.first_error() {
             self.unverifiable(
                 CheckId::MutationLabelChance,
@@ -165,7 +179,13 @@ impl Verification<'_> {
         }
         let mut ces = Vec::new();
         let mut measured = 0;
-        for arm in &experiment.arms {
+        // An arm that leaks the labels by its declared preparation is measured by
+        // `mutation.label.prepared`: its null above chance is the design, not a hidden leak.
+        for arm in experiment
+            .arms
+            .iter()
+            .filter(|a| !prepare::leaks_labels(&a.prepare))
+        {
             for &metric in &watched {
                 let values: Vec<f64> = runs.values(&arm.name, metric.as_str());
                 if values.len() < 2 {
@@ -193,6 +213,92 @@ impl Verification<'_> {
             );
         } else {
             self.pass(CheckId::MutationLabelChance);
+        }
+    }
+}
+
+impl Verification<'_> {
+    /// `mutation.label.prepared`: for each arm whose preparation fits a label-reading step
+    /// on all rows (`prepare::leaks_labels`), where its null sits: the mean ROC AUC or
+    /// balanced accuracy over the row null's permutations, which re-run the whole
+    /// preparation under each permuted labelling. A null above chance (beyond
+    /// [`CHANCE_MARGIN`] or 4 standard errors of 0.5, the chance check's rule) is the leak
+    /// made visible: the step finds "signal" in labels that carry none. It is reported as
+    /// a finding, not a failure (the payload's numbers are the kernel's and the leak is
+    /// declared by `fit_on`), except that a claim about such an arm alone (`metric_at_least`
+    /// or `metric_at_most`) can then be evidence of nothing: the check is unverifiable and
+    /// the verdict INCONCLUSIVE, whatever the claim's own interval says
+    /// (docs/VERDICTS.md, "Preparation").
+    pub(super) fn label_prepared(&mut self, experiment: &Experiment, runs: &PermutationRuns) {
+        let leaky: Vec<&crate::experiment::Arm> = experiment
+            .arms
+            .iter()
+            .filter(|a| prepare::leaks_labels(&a.prepare))
+            .collect();
+        if leaky.is_empty() {
+            self.skip(
+                CheckId::MutationLabelPrepared,
+                "no arm fits a label-reading preparation step on all rows",
+            );
+            return;
+        }
+        if let Some(e) = runs.first_error() {
+            self.unverifiable(
+                CheckId::MutationLabelPrepared,
+                format!("a permutation could not run: {e}"),
+            );
+            return;
+        }
+        let mut findings = Vec::new();
+        let mut measured = 0;
+        for arm in leaky {
+            let (i, step) = prepare::first_leak(&arm.prepare).expect("a leaky arm");
+            for metric in [MetricName::RocAuc, MetricName::BalancedAccuracy] {
+                if !experiment.metrics.contains(&metric) {
+                    continue;
+                }
+                let values: Vec<f64> = runs.values(&arm.name, metric.as_str());
+                if values.len() < 2 {
+                    continue;
+                }
+                measured += 1;
+                let (mean, sd) = mean_sd(&values);
+                let limit = 0.5 + CHANCE_MARGIN.max(4.0 * sd / (values.len() as f64).sqrt());
+                if mean > limit {
+                    findings.push(format!(
+                        "arm {:?} fits {} on all rows (prepare[{i}]): under permuted labels it still scores {} {mean:.4} (mean of {} permutations, chance 0.5, limit {limit:.4})",
+                        arm.name,
+                        step.name(),
+                        metric.as_str(),
+                        values.len()
+                    ));
+                }
+            }
+        }
+        let single_arm = match &experiment.claim {
+            Some(Claim::MetricAtLeast { arm, .. } | Claim::MetricAtMost { arm, .. }) => experiment
+                .arms
+                .iter()
+                .find(|a| &a.name == arm)
+                .is_some_and(|a| prepare::leaks_labels(&a.prepare)),
+            _ => false,
+        };
+        if single_arm {
+            let why = if findings.is_empty() {
+                "the claim is about one arm whose preparation fits a label-reading step on all rows: its score carries the test rows' labels and is no estimate for unseen rows".to_owned()
+            } else {
+                format!("{}; the claim is about that arm alone, whose score is then no evidence about unseen rows: compare it with the same arm fitted on training rows (a metric_gap)", findings.join("; "))
+            };
+            self.unverifiable(CheckId::MutationLabelPrepared, why);
+        } else if measured == 0 {
+            self.skip(
+                CheckId::MutationLabelPrepared,
+                "no metric with a fixed chance level (roc_auc, balanced_accuracy) is asked for",
+            );
+        } else if findings.is_empty() {
+            self.pass(CheckId::MutationLabelPrepared);
+        } else {
+            self.pass_with(CheckId::MutationLabelPrepared, findings.join("; "));
         }
     }
 }

@@ -192,6 +192,7 @@ impl Verification<'_> {
         // and, when the claim's null is the row null, its p-value.
         let row_null = self.row_null(&prepared);
         self.label_chance(experiment, &row_null);
+        self.label_prepared(experiment, &row_null);
         self.claim_evidence(&prepared, &observed, row_null);
     }
 }

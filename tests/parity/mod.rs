@@ -8,6 +8,7 @@ mod gbdt;
 mod int_ids;
 mod logistic;
 mod paired;
+mod prepare;
 mod repeated_cv;
 mod shuffled_cv;
 
