@@ -520,6 +520,7 @@ impl Experiment {
         for (i, arm) in self.arms.iter().enumerate() {
             self.check_split(i, &arm.split, pack, features)?;
             self.check_prepare(i, &arm.prepare, pack)?;
+            self.check_missing(i, &arm.prepare, pack)?;
         }
         for (i, ablation) in self.ablation_list().iter().enumerate() {
             let at = JsonPath::field("ablations").index(i).key("drop");
@@ -584,6 +585,39 @@ impl Experiment {
                 }
                 Step::SelectKBest { k, .. } => columns = *k as usize,
                 _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// A feature with missing values (empty cells) is used by arm `index` only when the
+    /// arm imputes it before anything but `standardize` reads it (a scaler leaves missing
+    /// values missing, as scikit-learn's does); the model never sees one.
+    fn check_missing(&self, index: usize, steps: &[Step], pack: &Pack) -> Result<()> {
+        let imputes_first = steps
+            .iter()
+            .find(|s| !matches!(s, Step::Standardize { .. }))
+            .is_some_and(|s| matches!(s, Step::Impute { .. }));
+        if imputes_first {
+            return Ok(());
+        }
+        let table = pack.table();
+        for feature in self.model_features(pack) {
+            if let Some((row, count)) = table.missing_cells(&feature) {
+                let at = JsonPath::field("arms").index(index);
+                let at = if steps.is_empty() {
+                    at
+                } else {
+                    at.key("prepare")
+                };
+                return Err(Error::experiment(
+                    at,
+                    format!(
+                        "feature {feature:?} has {count} empty cell{} (the first in data row {row} of {}): impute it before the model, e.g. \"prepare\": [{{\"step\": \"impute\", \"strategy\": \"median\"}}], or leave the feature out (\"features\")",
+                        if count == 1 { "" } else { "s" },
+                        pack.manifest().data.file
+                    ),
+                ));
             }
         }
         Ok(())

@@ -690,12 +690,69 @@ fn starter_experiments(
         }
         runs
     });
-    out.into_iter()
+    let mut out: Vec<ExperimentFile> = out
+        .into_iter()
         .flat_map(|starter| {
             let sibling = no_material_gap(&starter);
             [starter, sibling]
         })
-        .collect()
+        .collect();
+    let with_missing: Vec<(String, usize)> = pack
+        .manifest()
+        .data
+        .features
+        .iter()
+        .filter_map(|f| table.missing_cells(f).map(|(_, count)| (f.clone(), count)))
+        .collect();
+    if !with_missing.is_empty() {
+        impute_in_every_arm(&mut out);
+        let listed: Vec<String> = with_missing
+            .iter()
+            .map(|(f, count)| format!("{f} ({count})"))
+            .collect();
+        notes.push(Text::from(format!(
+            "features with empty cells, kept as missing values: {}; every starter imputes them (the median, fitted on each fold's training rows), and {IMPUTE_STARTER} compares that with imputing on all rows before the split",
+            listed.join(", ")
+        )));
+        out.push(ExperimentFile {
+            file_name: IMPUTE_STARTER.to_owned(),
+            json: starter_json(
+                pack,
+                &options.model,
+                vec![
+                    serde_json::json!({ "name": "imputed_on_all_rows", "split": { "kind": "entity_k_fold", "folds": entity_folds, "repeats": STARTER_REPEATS },
+                                        "prepare": [{ "step": "impute", "strategy": "median", "fit_on": "all_rows" }] }),
+                    serde_json::json!({ "name": "imputed_in_folds", "split": { "kind": "entity_k_fold", "folds": entity_folds, "repeats": STARTER_REPEATS },
+                                        "prepare": [{ "step": "impute", "strategy": "median" }] }),
+                ],
+                "imputed_on_all_rows",
+                "imputed_in_folds",
+            )
+            .replace("\"at_least\": 0.0", &format!("\"at_most\": {MATERIAL_MARGIN}")),
+        });
+    }
+    out
+}
+
+/// The starter that compares imputing on all rows (before the split) with imputing on
+/// each fold's training rows, written when a feature has empty cells: a right-way /
+/// wrong-way pair claiming no material gap (imputation fitted on all rows is usually
+/// harmless, Roth 2026's class I; the claim lets the data say so or not).
+pub const IMPUTE_STARTER: &str = "impute-before-split-no-material-gap.json";
+
+/// Every arm of every starter imputes first (median, on the fold's training rows): a
+/// feature with missing values may be used only so (`Experiment::check`).
+fn impute_in_every_arm(starters: &mut [ExperimentFile]) {
+    for starter in starters {
+        let mut json: serde_json::Value =
+            serde_json::from_str(&starter.json).expect("a starter is JSON written above");
+        for arm in json["arms"].as_array_mut().expect("a starter has arms") {
+            arm["prepare"] = serde_json::json!([{ "step": "impute", "strategy": "median" }]);
+        }
+        let mut text = serde_json::to_string_pretty(&json).expect("JSON values serialise");
+        text.push('\n');
+        starter.json = text;
+    }
 }
 
 /// The starter's sibling: the same experiment, claiming that the gap between its two

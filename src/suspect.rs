@@ -861,7 +861,11 @@ fn feature_keys(table: &Table, k: usize) -> Keys<'_> {
         Keys {
             keys: values.iter().map(|&v| (v + 0.0).to_bits()).collect(),
             code_like: values.iter().all(|v| v.fract() == 0.0),
-            numbers: Some(Cow::Borrowed(values)),
+            // A column with missing values (NaN) is not ranked: its keys still count levels.
+            numbers: values
+                .iter()
+                .all(|v| !v.is_nan())
+                .then_some(Cow::Borrowed(values)),
         }
     } else {
         let columns = &table.features[range];

@@ -322,6 +322,20 @@ impl Table {
             .collect()
     }
 
+    /// A numeric feature's missing values (empty cells, kept as NaN): the first data row
+    /// of the file that has one (1-based, as errors name rows) and how many there are;
+    /// `None` when it has none, or is not a numeric feature of the table.
+    pub fn missing_cells(&self, feature: &str) -> Option<(usize, usize)> {
+        let k = self.layout.sources().iter().position(|s| s == feature)?;
+        if !self.layout.levels(k).is_empty() {
+            return None;
+        }
+        let column = &self.features[self.layout.range(k).start];
+        let rows = column.iter().enumerate().filter(|(_, v)| v.is_nan());
+        let first = rows.clone().map(|(r, _)| self.source_row[r]).min()?;
+        Some((first, rows.count()))
+    }
+
     /// The names of the model columns of the features `names`, in that order.
     pub fn column_names(&self, names: &[String]) -> Vec<String> {
         self.column_indices(names)

@@ -1617,3 +1617,55 @@ fn the_temporal_caveat_counts_each_row_once_over_repeats() {
         .clone();
     assert_eq!(caveat["count"], 180, "{report}");
 }
+
+/// A numeric column with empty cells stays a feature (issue 43): `init` says so, every
+/// starter arm imputes it first (median, on the fold's training rows), an extra starter
+/// compares that with imputing on all rows, and the pack runs and verifies. A missing
+/// value written as text (`NA`) is still left out (previous test).
+#[test]
+fn init_keeps_a_numeric_column_with_empty_cells_and_its_starters_impute_it() {
+    let dir = TempDir::new("byod-init-missing");
+    let csv = trial_csv().replace(",NA\n", ",\n");
+    let (_, out, init) = init_csv(&dir, "trial", &csv, &["--time", "t"]);
+    assert_eq!(init.status.code(), Some(0), "{}", text(&init));
+    let manifest = std::fs::read_to_string(out.join("pack.toml")).unwrap();
+    assert!(
+        manifest.contains("features = [\n  \"arm\",\n  \"x\",\n  \"lab\",\n]"),
+        "{manifest}"
+    );
+    assert!(
+        text(&init).contains("features with empty cells, kept as missing values: lab (1)"),
+        "{}",
+        text(&init)
+    );
+    let mut starters = 0;
+    for entry in std::fs::read_dir(out.join("experiments")).unwrap() {
+        let path = entry.unwrap().path();
+        let experiment: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        for arm in experiment["arms"].as_array().unwrap() {
+            assert_eq!(arm["prepare"][0]["step"], "impute", "{}", path.display());
+        }
+        starters += 1;
+    }
+    assert!(starters >= 3, "{starters} starters");
+    let impute = out
+        .join("experiments")
+        .join(counterlab::init::IMPUTE_STARTER);
+    let payload = dir.path().join("impute.json");
+    let ran = run(&["run", s(&impute), "--packs", s(&out), "--out", s(&payload)]);
+    assert_eq!(ran.status.code(), Some(0), "{}", text(&ran));
+    let verified = run(&[
+        "verify",
+        s(&payload),
+        "--packs",
+        s(&out),
+        "--permutations",
+        "19",
+    ]);
+    assert!(
+        [0, 3].contains(&verified.status.code().unwrap()),
+        "{}",
+        text(&verified)
+    );
+}

@@ -27,10 +27,35 @@ fn hash_mismatch_is_refused() {
 
 #[test]
 fn missing_value_names_file_row_and_column() {
-    let csv = "entity,label,x1\nA,1,0.5\nB,0,\nC,1,2\n";
-    let message = open_err(csv, &["x1"]);
+    // A numeric feature's empty cell loads as a missing value (issue 43): the pack opens,
+    // and an experiment that uses the feature without imputing it is refused naming the
+    // feature and the file's row (tests/parity/prepare.rs has the arm paths).
+    let csv = "entity,label,x1\nA,1,0.5\nB,0,\nC,1,2\nD,0,\n";
+    let root = TempDir::new("pack-missing");
+    let dir = write_pack(root.path(), "p", csv, &["x1"], None);
+    let pack = Pack::open(&dir).expect("a numeric feature may hold empty cells");
+    assert_eq!(pack.table().missing_cells("x1"), Some((2, 2)));
+    let experiment = counterlab::Experiment::from_value(&serde_json::json!({
+        "format": "counterlab.experiment/1", "pack": pack.id(), "seed": 1,
+        "model": {"kind": "logistic", "c": 1.0},
+        "arms": [{"name": "a", "split": {"kind": "random_rows", "test_fraction": 0.5}}],
+        "metrics": ["roc_auc"]
+    }))
+    .unwrap();
+    let message = experiment
+        .check(&pack)
+        .expect_err("not imputed")
+        .to_string();
     assert!(
-        message.contains("data.csv: row 2, column \"x1\": missing value"),
+        message.contains(
+            "$.arms[0]: feature \"x1\" has 2 empty cells (the first in data row 2 of data.csv)"
+        ),
+        "{message}"
+    );
+    // The entity and the label stay required.
+    let message = open_err("entity,label,x1\nA,1,0.5\nB,,1\n", &["x1"]);
+    assert!(
+        message.contains("data.csv: row 2, column \"label\": missing value"),
         "{message}"
     );
 }
@@ -521,7 +546,7 @@ fn canonical_order_is_entity_bytes_then_time() {
 #[test]
 fn bad_cells_are_listed_bounded_with_how_to_fix() {
     let root = TempDir::new("bad-cells");
-    let csv = "entity,t,label,x1,x2\nA,1,1,NA,0.5\nA,2,0,0.1,True\nB,1.0,1,nan,0.2\nB,2,0,0.3,\nC,1,1,0.4,0.9\n";
+    let csv = "entity,t,label,x1,x2\nA,1,1,NA,0.5\nA,2,0,0.1,True\nB,1.0,1,nan,0.2\n,2,0,0.3,\nC,1,1,0.4,0.9\n";
     let dir = write_pack(root.path(), "p", csv, &["x1", "x2"], Some("t"));
     let message = Pack::open(&dir).expect_err("refused").to_string();
     for expected in [
@@ -530,7 +555,7 @@ fn bad_cells_are_listed_bounded_with_how_to_fix() {
         "row 2, column \"x2\": not a number: \"True\"",
         "row 3, column \"t\": not an integer: \"1.0\"",
         "row 3, column \"x1\": not a finite number: \"nan\"",
-        "row 4, column \"x2\": missing value",
+        "row 4, column \"entity\": missing value",
         "how to fix: an empty cell is a missing value",
         "how to fix: NA (R), nan/NaN (pandas)",
         "how to fix: True/False is text to a numeric column",

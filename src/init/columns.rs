@@ -55,6 +55,8 @@ pub(super) fn read_columns(
 struct ColumnStats {
     rows: usize,
     missing: usize,
+    /// Missing cells written as a text (`NA`, `nan`, …) rather than left empty.
+    missing_texts: usize,
     /// The first missing cell's row and text.
     first_missing: Option<(usize, String)>,
     numbers: usize,
@@ -75,6 +77,7 @@ impl ColumnStats {
         self.rows += 1;
         if missing.is_missing(cell) {
             self.missing += 1;
+            self.missing_texts += usize::from(!cell.is_empty());
             self.first_missing
                 .get_or_insert_with(|| (row, cell.to_owned()));
             return;
@@ -109,8 +112,13 @@ impl ColumnStats {
     /// text and the column has few distinct values (at most [`MAX_LEVELS`], at most half
     /// the rows), every value — "3+" and "0" alike — a level as written; otherwise not
     /// used, with why.
+    ///
+    /// A numeric column whose missing cells are all empty stays a feature (a pack reads
+    /// an empty numeric cell as a missing value, which an arm must impute: the starters
+    /// do); missing values written as text, or in a text column, are not read yet.
     fn classify(self, missing: &MissingValues) -> ColumnUse {
-        if self.missing > 0 {
+        let numeric_with_empty_cells = self.missing_texts == 0 && self.texts == 0 && self.varies;
+        if self.missing > 0 && !numeric_with_empty_cells {
             let (row, text) = self.first_missing.unwrap_or_default();
             let text = if text.is_empty() {
                 "empty".to_owned()

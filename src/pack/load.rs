@@ -180,6 +180,12 @@ fn read_row(
     for (k, &at) in roles.features.iter().enumerate() {
         let range = layout.range(k);
         let levels = layout.levels(k);
+        if levels.is_empty() && csv.cell(record, row, at)?.is_empty() {
+            // A numeric feature's empty cell is a missing value, kept as NaN: an experiment
+            // may use the column only in arms that impute it first (Experiment::check).
+            columns.features[range.start].push(f64::NAN);
+            continue;
+        }
         let cell = required(at, bad)?;
         if levels.is_empty() {
             let value = cell.map_or(0.0, |cell| {

@@ -25,6 +25,8 @@ Definitions (what the JSON means)
   place, one column per level ("<column>=<level>"), as the kernel's layout does.
     - "mixed": 160 rows, 12 numeric columns and a 14-level categorical "site" as the 7th
       feature; about 25% positives; x01, x02 and the site carry signal.
+    - "mixed_missing": "mixed" with 19 cells of x03 and 19 of x05 missing (null; an empty
+      cell in the pack), drawn by np.random.default_rng(4343).
     - "wide_null": 60 rows, 400 numeric noise columns; labels independent of everything
       (half positive, shuffled): the setting of Ambroise & McLachlan (2002).
 - transforms. For a data set, a fixed split (test = rows whose index is a multiple of 5)
@@ -37,7 +39,7 @@ Definitions (what the JSON means)
       the training rows; the split then takes the original rows.
   Recorded: "columns" (the output's column names), "train" (row-major, training rows in
   order then the new rows), "test", "new_labels".
-  Steps: standardize = StandardScaler(); target_encode = TargetEncoder(smooth=m,
+  Steps: impute = SimpleImputer(strategy=s); standardize = StandardScaler(); target_encode = TargetEncoder(smooth=m,
   target_type="binary") fitted on the categorical column's text then transform (no
   cross fitting), its output column put where the column's one-hot block stood, named by
   the column; select_k_best = SelectKBest(f_classif, k=k) (its get_support applied to the
@@ -95,6 +97,19 @@ def mixed():
     return {"name": "mixed", "seed": 20261206, "label": y.tolist(), "columns": columns}
 
 
+def mixed_missing():
+    """"mixed" with about 12% of x03's and x05's cells missing (null in the JSON, an empty
+    cell in the pack)."""
+    d = mixed()
+    rng = np.random.default_rng(4343)
+    for name in ["x03", "x05"]:
+        column = next(c for c in d["columns"] if c["name"] == name)
+        for i in rng.choice(len(d["label"]), size=19, replace=False):
+            column["values"][int(i)] = None
+    d["name"] = "mixed_missing"
+    return d
+
+
 def wide_null():
     rng = np.random.default_rng(1002)
     n, p = 60, 400
@@ -111,7 +126,7 @@ def design(d):
     blocks, names, cats = [], [], {}
     for c in d["columns"]:
         if c["kind"] == "numeric":
-            blocks.append(np.array(c["values"], dtype=float)[:, None])
+            blocks.append(np.array([np.nan if v is None else v for v in c["values"]], dtype=float)[:, None])
             names.append(c["name"])
         else:
             codes = np.array([c["levels"].index(v) for v in c["values"]])
@@ -139,7 +154,10 @@ def run_steps(d, steps, fit_rows_of, n_rows):
     for step in steps:
         rows = fit_rows_of(len(f.x))
         kind = step["step"]
-        if kind == "standardize":
+        if kind == "impute":
+            s = SimpleImputer(strategy=step["strategy"]).fit(f.x[rows])
+            f.x = s.transform(f.x)
+        elif kind == "standardize":
             s = StandardScaler().fit(f.x[rows])
             f.x = s.transform(f.x)
         elif kind == "target_encode":
@@ -238,7 +256,9 @@ def imblearn_pipeline_agrees(d, steps):
     y = np.array(d["label"])
     parts = []
     for i, s in enumerate(steps):
-        if s["step"] == "standardize":
+        if s["step"] == "impute":
+            parts.append((f"s{i}", SimpleImputer(strategy=s["strategy"])))
+        elif s["step"] == "standardize":
             parts.append((f"s{i}", StandardScaler()))
         elif s["step"] == "select_k_best":
             parts.append((f"s{i}", SelectKBest(f_classif, k=s["k"])))
@@ -272,7 +292,7 @@ def impute_cases():
 
 
 def main():
-    datasets = [mixed(), wide_null()]
+    datasets = [mixed(), mixed_missing(), wide_null()]
     by_name = {d["name"]: d for d in datasets}
     te = {"step": "target_encode", "column": "site", "smooth": 2.0}
     singles = [
@@ -287,12 +307,19 @@ def main():
     transforms = [transform_case(by_name["mixed"], steps, fit_on)
                   for steps in singles for fit_on in ["training_rows", "all_rows"]]
     transforms.append(transform_case(by_name["wide_null"], [{"step": "select_k_best", "k": 10}], "training_rows"))
+    for strategy in ["mean", "median", "most_frequent"]:
+        for fit_on in ["training_rows", "all_rows"]:
+            transforms.append(transform_case(by_name["mixed_missing"],
+                                             [{"step": "impute", "strategy": strategy}, {"step": "standardize"}], fit_on))
     pipelines = [
         ("mixed", [te, {"step": "select_k_best", "k": 8}], "logistic"),
         ("mixed", [te, {"step": "select_k_best", "k": 8}], "gbdt"),
         ("mixed", [{"step": "oversample", "method": "smote", "k_neighbors": 5}], "logistic"),
         ("mixed", [{"step": "oversample", "method": "random"}], "gbdt"),
         ("wide_null", [{"step": "select_k_best", "k": 10}], "logistic"),
+        ("mixed_missing", [{"step": "impute", "strategy": "median"}], "logistic"),
+        ("mixed_missing", [{"step": "standardize"}, {"step": "impute", "strategy": "mean"},
+                           {"step": "oversample", "method": "smote", "k_neighbors": 5}], "gbdt"),
     ]
     cv = [cv_case(by_name[name], steps, model, way)
           for name, steps, model in pipelines for way in ["right", "wrong"]]

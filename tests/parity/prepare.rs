@@ -91,6 +91,7 @@ fn pack(d: &Dataset) -> Pack {
             .iter()
             .map(|c| match &c.values[i] {
                 Value::String(s) => s.clone(),
+                Value::Null => String::new(),
                 v => format!("{:?}", v.as_f64().expect("a number")),
             })
             .collect();
@@ -387,4 +388,45 @@ fn steps_the_pack_cannot_run_are_refused_at_their_json_path() {
     }
     let ok = serde_json::json!([{"step": "target_encode", "column": "site", "smooth": 1.0}, {"step": "select_k_best", "k": 13}]);
     assert!(experiment(&pack, vec![one_arm("a", ok)]).is_ok());
+}
+
+/// Empty cells of a numeric feature load as missing values; an arm may use the feature
+/// only when it imputes it first (a scaler before the imputer is fine: it leaves them
+/// missing), and the error names the arm, the feature and the first empty data row.
+#[test]
+fn missing_values_need_an_imputer_first() {
+    let goldens = goldens();
+    let d = goldens
+        .datasets
+        .iter()
+        .find(|d| d.name == "mixed_missing")
+        .unwrap();
+    let pack = pack(d);
+    let x03 = d.columns.iter().find(|c| c.name == "x03").unwrap();
+    let first = x03.values.iter().position(Value::is_null).unwrap() + 1;
+    let count = x03.values.iter().filter(|v| v.is_null()).count();
+    assert_eq!(pack.table().missing_cells("x03"), Some((first, count)));
+    assert_eq!(pack.table().missing_cells("x01"), None);
+    for steps in [
+        serde_json::json!([]),
+        serde_json::json!([{"step": "select_k_best", "k": 5}, {"step": "impute", "strategy": "mean"}]),
+    ] {
+        let error = experiment(&pack, vec![one_arm("a", steps.clone())])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("$.arms[0]")
+                && error.contains("\"x03\"")
+                && error.contains(&format!(
+                    "{count} empty cells (the first in data row {first} "
+                )),
+            "{steps}: {error}"
+        );
+    }
+    for steps in [
+        serde_json::json!([{"step": "impute", "strategy": "most_frequent"}]),
+        serde_json::json!([{"step": "standardize"}, {"step": "impute", "strategy": "median"}]),
+    ] {
+        assert!(experiment(&pack, vec![one_arm("a", steps)]).is_ok());
+    }
 }
