@@ -153,14 +153,24 @@ fn a_verification_prepares_each_arm_once_per_table_and_fits_it_once_per_labellin
             } else {
                 0
             };
+            // A supported margin claim's safeguard (stats::margin) prepares the two claimed
+            // arms once more, redrawn, and fits each fold of each redrawn repeat.
+            let (redraw_preparations, redraw_fits) =
+                if report.claim().is_some_and(|c| c.redraw.is_some()) {
+                    let parsed = crate::experiment::Experiment::from_value(experiment)
+                        .expect("a bundled experiment");
+                    (2, crate::stats::margin::redraw_fits(&parsed))
+                } else {
+                    (0, 0)
+                };
             // Recompute (its preparation serves the active mutations, the nulls and the
             // interval), the independent rerun and each row-order shuffle: one preparation
             // and one fit per feature set each; each active label mutation one fit per
             // feature set; the row null one fit per arm and permutation; an entity-aware
             // claim null one fit per claimed arm and permutation.
             (
-                a * (2 + r),
-                f * (1 + b) * (2 + r + active) + k * f1 + claim_null,
+                a * (2 + r) + redraw_preparations,
+                f * (1 + b) * (2 + r + active) + k * f1 + claim_null + redraw_fits,
             )
         };
         assert_eq!(
