@@ -968,3 +968,75 @@ fn revision_chain_measurement() {
         }
     }
 }
+
+/// A gap between an arm that selects features on all rows and one that selects them in the
+/// folds (src/prepare/) has no p-value: its paired interval alone decides
+/// (docs/VERDICTS.md, "Preparation"). This measures that rule on null packs of one row per
+/// entity, `p` noise features and a fair-coin label (Ambroise & McLachlan's setting), for
+/// two leak sizes: the truth is the expected gap μ of the design, estimated by the mean
+/// over the seeds (its standard error printed beside it). Reported: the two-sided 95%
+/// interval's coverage of μ, and the false-SUPPORTS rates of `at_least μ` (CI low > μ)
+/// and `at_most μ` (CI high < μ), each a claim that is exactly false at the boundary.
+/// docs/CALIBRATION.md quotes the table. `COUNTERLAB_PREPARE_SEEDS` (default 200).
+#[test]
+#[ignore = "slow: the preparation-gap interval study (docs/CALIBRATION.md)"]
+fn preparation_gap_interval_measurement() {
+    let seeds: u64 = env_or("COUNTERLAB_PREPARE_SEEDS", 200);
+    let settings = [(1000usize, 20u32), (100, 10)];
+    let root = TempDir::new("calibration-prepare");
+    println!("selection on all rows vs in the folds, 5-fold CV, logistic C = 1, {seeds} null packs of 100 rows");
+    println!("| features p, k | mean gap μ (sd; se of μ) | 95% CI covers μ | at_least μ SUPPORTS | at_most μ SUPPORTS |");
+    println!("|---|---|---|---|---|");
+    for (p, k) in settings {
+        let spec = NullPackSpec {
+            entities: 100,
+            rows_per_entity: 1,
+            features: p,
+            fingerprint_sd: 1.0,
+            row_noise_sd: 0.0,
+            prevalence_percent: 50,
+            row_flip_per_mille: 0,
+        };
+        let mut intervals: Vec<(f64, f64, f64)> = Vec::new();
+        for seed in 0..seeds {
+            let id = format!("wide-null-{p}-{seed:04}");
+            let dir = write_null_pack(root.path(), &id, seed, &spec).unwrap();
+            let pack = Pack::open(&dir).unwrap();
+            std::fs::remove_dir_all(&dir).unwrap();
+            let mut packs = Packs::default();
+            packs.insert(pack).unwrap();
+            let arm = |name: &str, fit_on: &str| {
+                json!({"name": name, "split": {"kind": "k_fold", "folds": 5},
+                       "prepare": [{"step": "select_k_best", "k": k, "fit_on": fit_on}]})
+            };
+            let experiment = Experiment::from_value(&json!({
+                "format": "counterlab.experiment/1", "pack": id, "seed": seed,
+                "model": {"kind": "logistic", "c": 1.0},
+                "arms": [arm("all_rows", "all_rows"), arm("in_folds", "training_rows")],
+                "metrics": ["roc_auc"],
+                "claim": {"kind": "metric_gap", "metric": "roc_auc", "higher": "all_rows", "lower": "in_folds", "at_least": 0.0}
+            }))
+            .unwrap();
+            let payload = counterlab::run(&packs, &experiment).unwrap();
+            let bytes = payload.to_json_pretty().unwrap().into_bytes();
+            let report = counterlab::verify(&bytes, &packs, &seed_options(seed, 19));
+            let claim = report.claim().expect("a claim report");
+            assert_eq!(claim.p_value, None, "the gap has no p-value");
+            let ci = claim.ci.expect("a paired interval");
+            intervals.push((claim.observed.expect("observed"), ci[0], ci[1]));
+        }
+        let n = intervals.len() as f64;
+        let mu = intervals.iter().map(|i| i.0).sum::<f64>() / n;
+        let sd = (intervals.iter().map(|i| (i.0 - mu) * (i.0 - mu)).sum::<f64>() / (n - 1.0)).sqrt();
+        let covered = intervals.iter().filter(|i| i.1 <= mu && mu <= i.2).count();
+        let above = intervals.iter().filter(|i| i.1 > mu).count();
+        let below = intervals.iter().filter(|i| i.2 < mu).count();
+        println!(
+            "| {p}, {k} | {mu:.4} ({sd:.4}; {:.4}) | {} | {} | {} |",
+            sd / n.sqrt(),
+            rate(covered, intervals.len()),
+            rate(above, intervals.len()),
+            rate(below, intervals.len())
+        );
+    }
+}

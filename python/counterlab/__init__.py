@@ -50,6 +50,7 @@ from ._native import (
 from . import _arguments as _args
 from . import _frames
 from ._report import Report, report as _report
+from ._sklearn import from_sklearn
 
 __version__: str = _native.CRATE_VERSION
 
@@ -65,6 +66,7 @@ __all__ = [
     "transfer",
     "select",
     "build_capsule",
+    "from_sklearn",
     "Error",
     "IoError",
     "PackError",

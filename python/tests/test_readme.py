@@ -21,7 +21,7 @@ def test_the_python_example_runs_and_prints_what_it_says(page, heading):
     with contextlib.redirect_stdout(out):
         exec(compile(example, "README.md", "exec"), {})
     lines = out.getvalue().splitlines()
-    assert lines[0] == "SUPPORTS 63c2b3f7cafa3259"
+    assert lines[0] == "SUPPORTS 5c8d8ef1a65830d7"
     low, high = eval(lines[1])
     assert 0.10 < low < high  # the flagship claim: CV gap above 0.10
     assert lines[2] == "True"  # a row split leaks patients

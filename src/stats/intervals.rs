@@ -71,6 +71,14 @@ pub enum IntervalMethod {
     /// `repeated-within-between(obuchowski-clustered-paired)`). Clustered when the
     /// per-repeat method is, and then the few-held-out-entities rule applies.
     RepeatedWithinBetween(PerRepeatMethod),
+    /// A gap between arms one of which fits a label-reading preparation step on all rows
+    /// (src/prepare/): the standard error is the larger of the paired method's and the
+    /// standard deviation of the gap over the row null's permutations, each of which
+    /// re-runs the whole preparation. The paired methods treat the test rows as the only
+    /// randomness; what the preparation picks on all rows (features, encodings, copies)
+    /// varies with the data too, and they undercover (docs/CALIBRATION.md, "Preparation
+    /// gaps"). Written `permutation-spread`.
+    PermutationSpread,
 }
 
 /// The interval of one repeat of a repeated cross-validation: a method of one test set
@@ -142,6 +150,7 @@ impl IntervalMethod {
             IntervalMethod::ClusterRobustNormal => "cluster-robust-normal",
             IntervalMethod::ClusterRobustNormalPaired => "cluster-robust-normal-paired",
             IntervalMethod::Mixed => "mixed",
+            IntervalMethod::PermutationSpread => "permutation-spread",
             IntervalMethod::RepeatedWithinBetween(per_repeat) => match per_repeat {
                 P::DeLong => "repeated-within-between(delong)",
                 P::DeLongPaired => "repeated-within-between(delong-paired)",
@@ -176,6 +185,7 @@ impl IntervalMethod {
             .map(PerRepeatMethod::method)
             .collect();
         all.push(IntervalMethod::Mixed);
+        all.push(IntervalMethod::PermutationSpread);
         all.extend(
             PerRepeatMethod::ALL
                 .into_iter()
@@ -831,7 +841,7 @@ mod tests {
     #[test]
     fn every_interval_label_reads_back() {
         let all = IntervalMethod::all();
-        assert_eq!(all.len(), 19);
+        assert_eq!(all.len(), 20);
         let mut labels: Vec<&str> = all.iter().map(|m| m.as_str()).collect();
         labels.sort_unstable();
         labels.dedup();
