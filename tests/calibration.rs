@@ -1027,7 +1027,12 @@ fn preparation_gap_interval_measurement() {
         }
         let n = intervals.len() as f64;
         let mu = intervals.iter().map(|i| i.0).sum::<f64>() / n;
-        let sd = (intervals.iter().map(|i| (i.0 - mu) * (i.0 - mu)).sum::<f64>() / (n - 1.0)).sqrt();
+        let sd = (intervals
+            .iter()
+            .map(|i| (i.0 - mu) * (i.0 - mu))
+            .sum::<f64>()
+            / (n - 1.0))
+            .sqrt();
         let covered = intervals.iter().filter(|i| i.1 <= mu && mu <= i.2).count();
         let above = intervals.iter().filter(|i| i.1 > mu).count();
         let below = intervals.iter().filter(|i| i.2 < mu).count();

@@ -45,6 +45,16 @@ What each side does (the comparison is conservative for counterlab):
   is row-level with random_state=1: the same number of refits of the same model on
   permuted labels. Measured, not extrapolated.
 
+Preparation (`"prepare"` on an arm, docs/PREPARE.md): scikit-learn's side is an
+imbalanced-learn `Pipeline` of the arm's steps (SimpleImputer, StandardScaler,
+SelectKBest(f_classif), RandomOverSampler, SMOTE; random_state = the experiment's seed) then
+the model, so every permutation refits the whole preparation on the fold's training rows.
+A step counterlab fits on all rows (`fit_on: all_rows`) is run the same way here (on the
+training rows: about the same work; scikit-learn has no "refit on all rows per
+permutation"). A categorical feature is one-hot encoded over its recorded levels and an
+empty numeric cell is NaN, as the pack reads them; `target_encode` is not translated (its
+payloads are listed as not measured).
+
 Gradient-boosted trees (`"model": {"kind": "gbdt", ...}`): scikit-learn's side is
 `HistGradientBoostingClassifier(early_stopping=False)` with the experiment's parameters,
 no scaler (trees do not need one), under the same permutation_test_score calls; the
@@ -143,7 +153,19 @@ class PackData:
         self.features = list(spec["features"])
         with open(pack_dir / spec["file"], newline="") as f:
             rows = list(csv.DictReader(f))
-        self.X = np.array([[float(r[c]) for c in self.features] for r in rows], dtype=np.float64)
+        # Model columns as the pack makes them: a categorical feature one-hot over its
+        # recorded levels, an empty numeric cell NaN (a missing value an arm imputes).
+        levels = spec.get("levels", {})
+        blocks, self.columns_of = [], {}
+        for c in self.features:
+            start = sum(b.shape[1] for b in blocks)
+            if c in levels:
+                codes = np.array([levels[c].index(r[c]) for r in rows])
+                blocks.append(np.eye(len(levels[c]))[codes])
+            else:
+                blocks.append(np.array([[float(r[c]) if r[c] != "" else np.nan] for r in rows]))
+            self.columns_of[c] = list(range(start, start + blocks[-1].shape[1]))
+        self.X = np.hstack(blocks).astype(np.float64)
         self.y = np.array([r[spec["label"]] == spec["positive"] for r in rows])
         self.groups = np.array([r[spec["entity"]] for r in rows])
         self.time = np.array([int(r[spec["time"]]) for r in rows]) if spec.get("time") else None
@@ -190,21 +212,26 @@ def sklearn_work(data, experiment, tol_kwargs, n_jobs=1, nulls=1, k=K):
     `nulls` times (with random_state 0, 1, ...); returns per arm the first call's (score,
     p-value)."""
     names = experiment.get("features") or data.features
-    X = data.X[:, [data.features.index(f) for f in names]]
+    X = data.X[:, [k for f in names for k in data.columns_of[f]]]
     arms = {arm["name"]: arm for arm in experiment["arms"]}
     cvs = {
         name: cv_folds(data, arms[name]["split"], experiment["seed"])
         or [split_indices(data, arms[name]["split"], experiment["seed"])]
         for name in claim_arms(experiment)
     }
-    def model():
-        return sklearn_model(experiment["model"], tol_kwargs)
+    def model(name):
+        return sklearn_model(
+            experiment["model"], tol_kwargs, arms[name].get("prepare", []), experiment["seed"]
+        )
+
+    for name in cvs:
+        model(name)  # NotTranslated before anything is timed
 
     def work():
         out = {}
         for name, cv in cvs.items():
             for state in range(nulls):
-                pipeline = model()
+                pipeline = model(name)
                 score, _, p_value = permutation_test_score(
                     pipeline, X, data.y, cv=cv, n_permutations=k, scoring="roc_auc",
                     n_jobs=n_jobs, random_state=state,
@@ -215,7 +242,7 @@ def sklearn_work(data, experiment, tol_kwargs, n_jobs=1, nulls=1, k=K):
     return work
 
 
-def sklearn_model(spec, tol_kwargs):
+def sklearn_model(spec, tol_kwargs, prepare=(), seed=0):
     """scikit-learn's counterpart of the experiment's model: the scaled logistic model, or
     for `{"kind": "gbdt", ...}` `HistGradientBoostingClassifier(early_stopping=False)` with
     the experiment's parameters (the keys it leaves out take scikit-learn's defaults, as in
@@ -223,12 +250,40 @@ def sklearn_model(spec, tol_kwargs):
     if spec.get("kind") == "gbdt":
         keys = ("learning_rate", "max_iter", "max_leaf_nodes", "min_samples_leaf",
                 "l2_regularization", "max_bins")
-        return HistGradientBoostingClassifier(
+        model = HistGradientBoostingClassifier(
             early_stopping=False, **{k: spec[k] for k in keys if k in spec}
         )
-    return Pipeline(
-        [("scale", StandardScaler()), ("model", LogisticRegression(C=spec["c"], **tol_kwargs))]
-    )
+    else:
+        model = Pipeline(
+            [("scale", StandardScaler()), ("model", LogisticRegression(C=spec["c"], **tol_kwargs))]
+        )
+    if not prepare:
+        return model
+    from imblearn.over_sampling import SMOTE, RandomOverSampler
+    from imblearn.pipeline import Pipeline as ImbPipeline
+    from sklearn.feature_selection import SelectKBest, f_classif
+    from sklearn.impute import SimpleImputer
+
+    steps = []
+    for i, step in enumerate(prepare):
+        kind = step["step"]
+        if kind == "impute":
+            steps.append((f"s{i}", SimpleImputer(strategy=step["strategy"])))
+        elif kind == "standardize":
+            steps.append((f"s{i}", StandardScaler()))
+        elif kind == "select_k_best":
+            steps.append((f"s{i}", SelectKBest(f_classif, k=step["k"])))
+        elif kind == "oversample" and step["method"] == "random":
+            steps.append((f"s{i}", RandomOverSampler(random_state=seed)))
+        elif kind == "oversample":
+            steps.append((f"s{i}", SMOTE(k_neighbors=step.get("k_neighbors", 5), random_state=seed)))
+        else:
+            raise NotTranslated(f"{kind} is not translated to scikit-learn here")
+    return ImbPipeline(steps + [("model", model)])
+
+
+class NotTranslated(Exception):
+    """A payload whose scikit-learn side this script does not build."""
 
 
 def time_limited(fn, limit):
@@ -492,6 +547,11 @@ def main():
                 data_cache[pack_dir] = PackData(pack_dir)
             data = data_cache[pack_dir]
             for tol in tolerances:
+                try:
+                    sklearn_work(data, experiment, TOLERANCES[tol], args.n_jobs)
+                except NotTranslated as why:
+                    full = False
+                    row = row.replace(" |", f" (scikit-learn side not measured: {why}) |", 1)
                 if not full:
                     row += " — | — | — | — | — |" + (" — | — |" if tol == "default" else "")
                     continue
