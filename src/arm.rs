@@ -662,6 +662,9 @@ struct PreparedFold {
     /// The arm's features first, then (prepared in full) each ablation's, in
     /// `ablation_list` order: their designs are made when fitted ([`PreparedFold::prepare`]).
     feature_sets: Vec<Vec<String>>,
+    /// Per feature set, its model columns, resolved the first time an arm with `prepare`
+    /// steps makes that design (then reused by every labelling).
+    resolved: Vec<std::sync::OnceLock<prepare::ModelColumns>>,
     /// What train and test share (prepared in full only: it is a full result's).
     overlap: Option<Overlap>,
 }
@@ -1144,6 +1147,10 @@ impl PreparedFold {
         PreparedFold {
             split,
             n_train,
+            resolved: feature_sets
+                .iter()
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
             feature_sets,
             overlap,
         }
@@ -1184,8 +1191,10 @@ impl PreparedFold {
             train: &train_rows,
             test: &test_rows,
         };
+        let columns =
+            self.resolved[which].get_or_init(|| prepare::ModelColumns::of(table, features));
         let prepared =
-            prepare::prepare_fold(table, features, rows, labels, steps, experiment.seed)?;
+            prepare::prepare_columns(table, columns, rows, labels, steps, experiment.seed)?;
         Ok(FoldDesign {
             design: model.prepare(prepared.train, prepared.test)?,
             columns: prepared.columns,

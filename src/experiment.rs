@@ -550,12 +550,17 @@ impl Experiment {
     fn check_prepare(&self, index: usize, steps: &[Step], pack: &Pack) -> Result<()> {
         let features = self.model_features(pack);
         let layout = pack.table().layout();
+        // Looked up by name through one index: a wide table has thousands of features.
+        let source_index: std::collections::BTreeMap<&str, usize> = layout
+            .sources()
+            .iter()
+            .enumerate()
+            .map(|(k, s)| (s.as_str(), k))
+            .collect();
         let levels = |name: &str| {
-            layout
-                .sources()
-                .iter()
-                .position(|s| s == name)
-                .map_or(0, |k| layout.levels(k).len())
+            source_index
+                .get(name)
+                .map_or(0, |&k| layout.levels(k).len())
         };
         let mut columns: usize = features.iter().map(|f| levels(f).max(1)).sum();
         for (i, step) in steps.iter().enumerate() {
@@ -602,6 +607,9 @@ impl Experiment {
             return Ok(());
         }
         let table = pack.table();
+        if !table.has_missing_cells() {
+            return Ok(());
+        }
         for feature in self.model_features(pack) {
             if let Some((row, count)) = table.missing_cells(&feature) {
                 let at = JsonPath::field("arms").index(index);

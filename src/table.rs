@@ -322,6 +322,11 @@ impl Table {
             .collect()
     }
 
+    /// Whether any feature holds a missing value (an empty numeric cell, kept as NaN).
+    pub fn has_missing_cells(&self) -> bool {
+        self.features.iter().flatten().any(|v| v.is_nan())
+    }
+
     /// A numeric feature's missing values (empty cells, kept as NaN): the first data row
     /// of the file that has one (1-based, as errors name rows) and how many there are;
     /// `None` when it has none, or is not a numeric feature of the table.

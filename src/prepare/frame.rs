@@ -14,6 +14,8 @@ use super::{
     impute, oversample, select_k_best, standardize, target_encode, FitOn, OversampleMethod, Step,
     DEFAULT_K_NEIGHBORS,
 };
+use std::sync::Arc;
+
 use crate::error::{Error, Result};
 use crate::model::Matrix;
 use crate::split::numpy_random::RandomState;
@@ -55,13 +57,53 @@ enum Role {
     Other,
 }
 
+/// A feature set resolved to the table's model columns once (its names looked up once, not
+/// in every fold of every labelling): the columns' indices, names and, for a one-hot
+/// column, its categorical feature.
+#[derive(Debug, Clone)]
+pub struct ModelColumns {
+    indices: Vec<usize>,
+    names: Vec<Arc<str>>,
+    sources: Vec<Option<Arc<str>>>,
+}
+
+impl ModelColumns {
+    /// The model columns of the source features `features` of `table`, in order (names an
+    /// experiment was checked against).
+    pub fn of(table: &Table, features: &[String]) -> ModelColumns {
+        let layout = table.layout();
+        let index: std::collections::BTreeMap<&str, usize> = layout
+            .sources()
+            .iter()
+            .enumerate()
+            .map(|(k, s)| (s.as_str(), k))
+            .collect();
+        let mut out = ModelColumns {
+            indices: Vec::new(),
+            names: Vec::new(),
+            sources: Vec::new(),
+        };
+        for feature in features {
+            let k = index[feature.as_str()];
+            let source: Option<Arc<str>> =
+                (!layout.levels(k).is_empty()).then(|| Arc::from(feature.as_str()));
+            for column in layout.range(k) {
+                out.indices.push(column);
+                out.names.push(Arc::from(layout.columns()[column].as_str()));
+                out.sources.push(source.clone());
+            }
+        }
+        out
+    }
+}
+
 /// One model column of the frame.
 struct Column {
-    name: String,
+    name: Arc<str>,
     /// Per frame row.
     values: Vec<f64>,
     /// The categorical feature a one-hot column belongs to.
-    source: Option<String>,
+    source: Option<Arc<str>>,
 }
 
 struct Frame {
@@ -89,7 +131,26 @@ pub fn prepare_fold(
     steps: &[Step],
     seed: u64,
 ) -> Result<PreparedRows> {
-    let mut frame = Frame::new(table, features, rows, labels, steps);
+    prepare_columns(
+        table,
+        &ModelColumns::of(table, features),
+        rows,
+        labels,
+        steps,
+        seed,
+    )
+}
+
+/// [`prepare_fold`] over a feature set resolved once ([`ModelColumns::of`]).
+pub fn prepare_columns(
+    table: &Table,
+    columns: &ModelColumns,
+    rows: FoldRows<'_>,
+    labels: &[bool],
+    steps: &[Step],
+    seed: u64,
+) -> Result<PreparedRows> {
+    let mut frame = Frame::new(table, columns, rows, labels, steps);
     for (i, step) in steps.iter().enumerate() {
         frame
             .apply(table, step, seed)
@@ -101,7 +162,7 @@ pub fn prepare_fold(
 impl Frame {
     fn new(
         table: &Table,
-        features: &[String],
+        model_columns: &ModelColumns,
         rows: FoldRows<'_>,
         labels: &[bool],
         steps: &[Step],
@@ -114,30 +175,18 @@ impl Frame {
             .filter(|&r| with_all || role_of[r] != Role::Other)
             .collect();
         let role = table_row.iter().map(|&r| role_of[r]).collect();
-        let layout = table.layout();
-        // Which feature each model column comes from, and whether it is categorical.
-        let index: std::collections::BTreeMap<&str, usize> = layout
-            .sources()
+        let columns = model_columns
+            .indices
             .iter()
-            .enumerate()
-            .map(|(k, s)| (s.as_str(), k))
-            .collect();
-        let mut source_of: Vec<Option<&String>> = Vec::new();
-        for feature in features {
-            let k = index[feature.as_str()];
-            let categorical = !layout.levels(k).is_empty();
-            source_of.extend(layout.range(k).map(|_| categorical.then_some(feature)));
-        }
-        let names = table.column_names(features);
-        let values = table.feature_columns(features);
-        let columns = names
-            .into_iter()
-            .zip(values)
-            .zip(source_of)
-            .map(|((name, column), source)| Column {
-                name,
-                values: table_row.iter().map(|&r| column[r]).collect(),
-                source: source.cloned(),
+            .zip(&model_columns.names)
+            .zip(&model_columns.sources)
+            .map(|((&k, name), source)| {
+                let column = &table.features[k];
+                Column {
+                    name: name.clone(),
+                    values: table_row.iter().map(|&r| column[r]).collect(),
+                    source: source.clone(),
+                }
             })
             .collect();
         Frame {
@@ -267,7 +316,7 @@ impl Frame {
         self.columns.insert(
             first,
             Column {
-                name: feature.to_owned(),
+                name: Arc::from(feature),
                 values,
                 source: None,
             },
@@ -368,7 +417,7 @@ impl Frame {
         PreparedRows {
             train: matrix(&train_rows),
             test: matrix(&test_rows),
-            columns: self.columns.iter().map(|c| c.name.clone()).collect(),
+            columns: self.columns.iter().map(|c| c.name.to_string()).collect(),
             new_labels: self.labels[real..].to_vec(),
             test_rows_with_kin,
         }

@@ -21,7 +21,7 @@ mod select_k_best;
 mod standardize;
 mod target_encode;
 
-pub use frame::{prepare_fold, FoldRows, PreparedRows};
+pub use frame::{prepare_columns, prepare_fold, FoldRows, ModelColumns, PreparedRows};
 
 /// The most steps an arm's `prepare` may hold (docs/payload.schema.json).
 pub const MAX_STEPS: usize = 16;
